@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# One-step set-up for a fresh Debian 12 machine (run as root, or with sudo available):
+# installs the Debian packages drainsim needs that are missing, configures and builds,
+# then does what is asked:
+#   scripts/setup.sh run [SCENARIO] [drainsim run options...]   (default: the rolling restart)
+#   scripts/setup.sh test                                      (the whole test suite)
+#   scripts/setup.sh build
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build="${DRAINSIM_BUILD_DIR:-$here/build}"
+action="${1:-run}"
+[ $# -gt 0 ] && shift
+
+packages=(
+  cmake ninja-build g++ pkg-config
+  nlohmann-json3-dev libfmt-dev libcli11-dev
+  libgtest-dev libbenchmark-dev
+  python3 python3-jsonschema
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}"
+  sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get update -qq
+  $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+werror=OFF
+[ "${CI:-}" = "true" ] && werror=ON
+cmake -S "$here" -B "$build" -G Ninja -DDRAINSIM_WERROR=$werror >/dev/null
+cmake --build "$build" -j "$(nproc)"
+
+case "$action" in
+  build) ;;
+  run)
+    cd "$here"
+    scenario="scenarios/rolling-restart.json"
+    if [ $# -gt 0 ] && [[ "$1" != -* ]]; then scenario="$1"; shift; fi
+    "$build/sim/drainsim" run "$scenario" "$@"
+    ;;
+  test)
+    ctest --test-dir "$build" --output-on-failure -j "$(nproc)"
+    ;;
+  *)
+    echo "usage: scripts/setup.sh [run [SCENARIO] [options] | test | build]" >&2
+    exit 2
+    ;;
+esac

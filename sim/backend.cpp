@@ -1,0 +1,299 @@
+#include "backend.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace drainsim {
+
+namespace {
+constexpr std::uint32_t kNil = UINT32_MAX;
+}
+
+Backend::Backend(Runtime& runtime, const BackendConfig& config, BackendMechanisms mechanisms,
+                 Recorder& recorder, BackendFaults faults)
+    : rt_(runtime),
+      config_(config),
+      mechanisms_(mechanisms),
+      recorder_(recorder),
+      faults_(faults),
+      free_head_(kNil) {}
+
+int Backend::queue(const std::string& name) {
+  for (std::size_t i = 0; i < queues_.size(); ++i) {
+    if (queues_[i].name == name) return static_cast<int>(i);
+  }
+  queues_.push_back(Queue{name, {}, {}});
+  return static_cast<int>(queues_.size() - 1);
+}
+
+JobId Backend::enqueue(int queue, const JobSpec& spec) {
+  std::uint32_t handle;
+  if (free_head_ != kNil) {
+    handle = free_head_;
+    free_head_ = jobs_[handle].next;
+  } else {
+    handle = static_cast<std::uint32_t>(jobs_.size());
+    jobs_.emplace_back();
+  }
+  const JobId id = next_id_++;
+  Job& job = jobs_[handle];
+  job = Job{id,  spec, 0,    0,         TimerId{}, 0, kNil, kNil, kNoWorker, 0,
+            static_cast<std::int16_t>(queue), JobState::kAvailable, true};
+  job.ledger = recorder_.job_enqueued(id, rt_.now(), handle);
+  ++live_;
+  make_available(handle, false);
+  return id;
+}
+
+WorkerId Backend::register_worker(std::span<const int> queues, WorkerListener* listener) {
+  const WorkerId id = static_cast<WorkerId>(workers_.size());
+  workers_.push_back(Worker{{queues.begin(), queues.end()},
+                            listener,
+                            rt_.now(),
+                            TimerId{},
+                            kNil,
+                            Directive::kRunning,
+                            Directive::kRunning,
+                            WorkerStatus::kAlive,
+                            false});
+  arm_deadline(id);
+  return id;
+}
+
+void Backend::arm_deadline(WorkerId worker) {
+  if (!mechanisms_.heartbeat_detection) return;
+  Worker& w = workers_[worker];
+  w.deadline = rt_.schedule(w.last_heartbeat + config_.heartbeat_timeout, Priority::kBackend,
+                            this, kWorkerDeadline, worker);
+}
+
+void Backend::deregister(WorkerId worker) {
+  Worker& w = workers_[worker];
+  if (w.status != WorkerStatus::kAlive) return;
+  w.status = WorkerStatus::kGone;
+  rt_.cancel(w.deadline);
+  while (w.active_head != kNil) recover(w.active_head, ErrorKind::kWorkerDeath);
+}
+
+void Backend::fetch(WorkerId worker, int count, std::vector<Lease>& out) {
+  Worker& w = workers_[worker];
+  if (w.status != WorkerStatus::kAlive || w.directive != Directive::kRunning ||
+      w.reported != Directive::kRunning) {
+    return;
+  }
+  const Time now = rt_.now();
+  for (int q : w.queues) {
+    auto& available = queues_[q].available;
+    while (count > 0 && !available.empty()) {
+      const std::uint32_t handle = available.front();
+      available.pop_front();
+      Job& job = jobs_[handle];
+      job.state = JobState::kActive;
+      job.holder = worker;
+      ++job.attempt;
+      job.lease_deadline = now + config_.visibility_timeout;
+      if (mechanisms_.lease_expiry) {
+        job.timer = rt_.schedule(job.lease_deadline, Priority::kBackend, this, kLeaseExpiry, handle);
+      }
+      job.prev = kNil;
+      job.next = w.active_head;
+      if (w.active_head != kNil) jobs_[w.active_head].prev = handle;
+      w.active_head = handle;
+      recorder_.job_claimed(job.ledger, now);
+      out.push_back(Lease{job.id, handle, job.ledger, job.attempt, job.progress, job.spec});
+      --count;
+    }
+  }
+}
+
+void Backend::wait_for_jobs(WorkerId worker) {
+  Worker& w = workers_[worker];
+  if (w.waiting || w.status != WorkerStatus::kAlive) return;
+  w.waiting = true;
+  for (int q : w.queues) queues_[q].waiting.push_back(worker);
+}
+
+bool Backend::holds(WorkerId worker, const Lease& lease) const {
+  if (lease.handle >= jobs_.size()) return false;
+  const Job& job = jobs_[lease.handle];
+  return job.live && job.id == lease.id && job.state == JobState::kActive &&
+         job.holder == worker && workers_[worker].status != WorkerStatus::kDead;
+}
+
+bool Backend::ack(WorkerId worker, const Lease& lease) {
+  if (!holds(worker, lease)) {
+    recorder_.report_rejected(lease.ledger, true);
+    return false;
+  }
+  Job& job = jobs_[lease.handle];
+  detach(lease.handle);
+  rt_.cancel(job.timer);
+  if (faults_.drop_acked_job == job.id) {
+    finish(lease.handle);  // the injected fault: forget the job, tell no one
+    return true;
+  }
+  job.state = JobState::kCompleted;
+  recorder_.job_completed(job.ledger, rt_.now());
+  finish(lease.handle);
+  return true;
+}
+
+bool Backend::fail(WorkerId worker, const Lease& lease, ErrorKind error, bool retryable,
+                   Duration progress) {
+  if (!holds(worker, lease)) {
+    recorder_.report_rejected(lease.ledger, false);
+    return false;
+  }
+  Job& job = jobs_[lease.handle];
+  detach(lease.handle);
+  rt_.cancel(job.timer);
+  job.progress = std::max(job.progress, progress);
+  const Time now = rt_.now();
+  const RetryPolicy& retry = config_.retry;
+  if (!retryable || job.attempt >= retry.max_attempts) {
+    job.state = JobState::kDiscarded;
+    recorder_.job_discarded(job.ledger, now, error, job.progress);
+    finish(lease.handle);
+    return true;
+  }
+  double delay = static_cast<double>(retry.initial_interval) *
+                 std::pow(retry.backoff_coefficient, job.attempt - 1);
+  delay = std::min(delay, static_cast<double>(retry.max_interval));
+  if (retry.jitter) delay *= rt_.rng(Stream::kBackend).uniform(0.5, 1.5);
+  job.state = JobState::kScheduled;
+  job.holder = kNoWorker;
+  recorder_.job_scheduled(job.ledger, now);
+  job.timer = rt_.schedule(now + static_cast<Duration>(delay), Priority::kBackend, this,
+                           kRetryDue, lease.handle);
+  return true;
+}
+
+Directive Backend::heartbeat(WorkerId worker, Directive state, std::span<const Lease> active) {
+  Worker& w = workers_[worker];
+  if (w.status != WorkerStatus::kAlive) return Directive::kTerminate;
+  w.last_heartbeat = rt_.now();
+  w.reported = state;
+  for (const Lease& lease : active) {
+    if (holds(worker, lease)) {
+      jobs_[lease.handle].lease_deadline = rt_.now() + config_.visibility_timeout;
+    }
+  }
+  return w.directive;
+}
+
+void Backend::set_directive(WorkerId worker, Directive directive) {
+  Worker& w = workers_[worker];
+  w.directive = std::max(w.directive, directive);
+}
+
+void Backend::checkpoint(const Lease& lease, Duration progress) {
+  if (lease.handle >= jobs_.size()) return;
+  Job& job = jobs_[lease.handle];
+  if (job.live && job.id == lease.id) job.progress = std::max(job.progress, progress);
+}
+
+std::optional<JobState> Backend::job_state(std::uint32_t handle, JobId id) const {
+  if (handle >= jobs_.size() || !jobs_[handle].live || jobs_[handle].id != id) return std::nullopt;
+  return jobs_[handle].state;
+}
+
+void Backend::make_available(std::uint32_t handle, bool front) {
+  Job& job = jobs_[handle];
+  job.state = JobState::kAvailable;
+  job.holder = kNoWorker;
+  Queue& q = queues_[job.queue];
+  if (front) {
+    q.available.push_front(handle);
+  } else {
+    q.available.push_back(handle);
+  }
+  recorder_.job_available(job.ledger, rt_.now());
+  while (!q.waiting.empty()) {
+    Worker& w = workers_[q.waiting.front()];
+    q.waiting.pop_front();
+    if (!w.waiting || w.status != WorkerStatus::kAlive) continue;
+    w.waiting = false;
+    w.listener->on_jobs_available();
+    break;
+  }
+}
+
+void Backend::detach(std::uint32_t handle) {
+  Job& job = jobs_[handle];
+  if (job.holder == kNoWorker) return;
+  Worker& w = workers_[job.holder];
+  if (job.prev != kNil) {
+    jobs_[job.prev].next = job.next;
+  } else {
+    w.active_head = job.next;
+  }
+  if (job.next != kNil) jobs_[job.next].prev = job.prev;
+  job.prev = job.next = kNil;
+  job.holder = kNoWorker;
+}
+
+void Backend::finish(std::uint32_t handle) {
+  Job& job = jobs_[handle];
+  job.live = false;
+  job.next = free_head_;
+  free_head_ = handle;
+  --live_;
+}
+
+void Backend::recover(std::uint32_t handle, ErrorKind why) {
+  Job& job = jobs_[handle];
+  detach(handle);
+  rt_.cancel(job.timer);
+  recorder_.job_recovered(job.ledger, rt_.now());
+  if (job.attempt >= config_.retry.max_attempts) {
+    job.state = JobState::kDiscarded;
+    recorder_.job_discarded(job.ledger, rt_.now(), why, job.progress);
+    finish(handle);
+    return;
+  }
+  make_available(handle, false);
+}
+
+void Backend::worker_died(WorkerId worker) {
+  Worker& w = workers_[worker];
+  w.status = WorkerStatus::kDead;
+  w.waiting = false;
+  while (w.active_head != kNil) recover(w.active_head, ErrorKind::kWorkerDeath);
+}
+
+void Backend::on_timer(std::uint32_t tag, std::uint64_t arg) {
+  const Time now = rt_.now();
+  switch (static_cast<Tag>(tag)) {
+    case kLeaseExpiry: {
+      const auto handle = static_cast<std::uint32_t>(arg);
+      Job& job = jobs_[handle];
+      job.timer = TimerId{};
+      if (job.lease_deadline > now) {
+        job.timer = rt_.schedule(job.lease_deadline, Priority::kBackend, this, kLeaseExpiry, handle);
+      } else {
+        recover(handle, ErrorKind::kVisibilityTimeout);
+      }
+      break;
+    }
+    case kWorkerDeadline: {
+      const auto worker = static_cast<WorkerId>(arg);
+      Worker& w = workers_[worker];
+      w.deadline = TimerId{};
+      if (w.status != WorkerStatus::kAlive) break;
+      if (w.last_heartbeat + config_.heartbeat_timeout > now) {
+        arm_deadline(worker);
+      } else {
+        worker_died(worker);
+      }
+      break;
+    }
+    case kRetryDue: {
+      const auto handle = static_cast<std::uint32_t>(arg);
+      jobs_[handle].timer = TimerId{};
+      make_available(handle, false);
+      break;
+    }
+  }
+}
+
+}  // namespace drainsim

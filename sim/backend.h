@@ -1,0 +1,144 @@
+// In-process job store with Open Job Spec semantics: named queues; enqueue; fetch with an
+// atomic claim and a lease (visibility timeout); ack; fail with an error kind and a
+// retryable flag through the retry policy (exponential backoff with jitter, cap, then
+// discarded); heartbeats that renew the listed jobs' leases and answer with a directive;
+// a worker registry; dead-worker detection after heartbeat_timeout; lease expiry. Which
+// recovery mechanisms run is the profile's choice (BackendMechanisms).
+//
+// An ack or fail from a worker that no longer holds the job's lease is rejected and
+// recorded. Job records are freed as soon as a job completes or is discarded.
+// Event-driven: time and randomness come from the Runtime. Not thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "ids.h"
+#include "profile.h"
+#include "recorder.h"
+#include "runtime.h"
+#include "scenario.h"
+
+namespace drainsim {
+
+// How a worker hears that jobs became available while it waits (a long-poll answering).
+// Implementations must not call back into the backend from inside this call.
+class WorkerListener {
+ public:
+  virtual void on_jobs_available() = 0;
+
+ protected:
+  ~WorkerListener() = default;
+};
+
+// Test-only faults, for proving the audit catches what it should.
+struct BackendFaults {
+  std::optional<JobId> drop_acked_job;  // accept this job's ack, then forget the job
+};
+
+class Backend final : public TimerTarget, public BackendView {
+ public:
+  Backend(Runtime& runtime, const BackendConfig& config, BackendMechanisms mechanisms,
+          Recorder& recorder, BackendFaults faults = {});
+
+  // The index of a named queue, created on first use.
+  int queue(const std::string& name);
+
+  JobId enqueue(int queue, const JobSpec& spec);
+
+  // A new worker id for a process start; its queues in priority order.
+  WorkerId register_worker(std::span<const int> queues, WorkerListener* listener);
+  // A clean goodbye: the worker is no longer watched. Jobs it still holds are requeued as
+  // if it had died.
+  void deregister(WorkerId worker);
+
+  // Claims up to `count` jobs, in queue priority order, appending their leases to `out`.
+  // A quiet, terminating, dead or deregistered worker gets none.
+  void fetch(WorkerId worker, int count, std::vector<Lease>& out);
+  // Asks to be told (once) when a job becomes available in the worker's queues.
+  void wait_for_jobs(WorkerId worker);
+
+  // True when accepted; false when the worker no longer holds the lease.
+  bool ack(WorkerId worker, const Lease& lease);
+  // `progress` is the work checkpointed so far (kept for the next attempt).
+  bool fail(WorkerId worker, const Lease& lease, ErrorKind error, bool retryable,
+            Duration progress);
+
+  // Records a heartbeat in `state` ("running", "quiet", "terminate"), renews the leases
+  // of `active` that the worker holds, and answers with the directive for the worker.
+  Directive heartbeat(WorkerId worker, Directive state, std::span<const Lease> active);
+  // Answers the worker's following heartbeats with `directive` (directives only escalate).
+  void set_directive(WorkerId worker, Directive directive);
+
+  // Stores progress checkpointed by a running attempt.
+  void checkpoint(const Lease& lease, Duration progress);
+
+  // Jobs queued, waiting out a backoff, or active.
+  std::size_t unfinished() const { return live_; }
+  std::size_t live_jobs() const override { return live_; }
+  std::optional<JobState> job_state(std::uint32_t handle, JobId id) const override;
+
+  void on_timer(std::uint32_t tag, std::uint64_t arg) override;
+
+ private:
+  enum Tag : std::uint32_t { kLeaseExpiry, kWorkerDeadline, kRetryDue };
+  enum class WorkerStatus : std::uint8_t { kAlive, kDead, kGone };
+
+  struct Job {
+    JobId id;
+    JobSpec spec;
+    Time lease_deadline;
+    Duration progress;
+    TimerId timer;  // lease expiry while active, retry promotion while scheduled
+    std::uint32_t ledger;
+    std::uint32_t prev, next;  // the holder's list of active jobs, or the free list
+    WorkerId holder;
+    int attempt;
+    std::int16_t queue;
+    JobState state;
+    bool live;
+  };
+  struct Worker {
+    std::vector<int> queues;
+    WorkerListener* listener;
+    Time last_heartbeat;
+    TimerId deadline;
+    std::uint32_t active_head;
+    Directive directive;
+    Directive reported;
+    WorkerStatus status;
+    bool waiting;
+  };
+  struct Queue {
+    std::string name;
+    std::deque<std::uint32_t> available;  // job handles, front first
+    std::deque<WorkerId> waiting;
+  };
+
+  bool holds(WorkerId worker, const Lease& lease) const;
+  void make_available(std::uint32_t handle, bool front);
+  void detach(std::uint32_t handle);  // from its holder's active list
+  void finish(std::uint32_t handle);  // free the record
+  // Takes the job from its holder: back to available with no backoff, or discarded.
+  void recover(std::uint32_t handle, ErrorKind why);
+  void worker_died(WorkerId worker);
+  void arm_deadline(WorkerId worker);
+
+  Runtime& rt_;
+  BackendConfig config_;
+  BackendMechanisms mechanisms_;
+  Recorder& recorder_;
+  BackendFaults faults_;
+  std::vector<Job> jobs_;
+  std::uint32_t free_head_;
+  std::size_t live_ = 0;
+  JobId next_id_ = 0;
+  std::vector<Worker> workers_;
+  std::vector<Queue> queues_;
+};
+
+}  // namespace drainsim

@@ -1,0 +1,198 @@
+// drainsim command line: run and validate scenarios.
+// Exit codes: 0 ok, 2 bad input (file, JSON path and what was expected on stderr),
+// 3 audit failure (which jobs, and why).
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+
+#include "scenario_loader.h"
+#include "simulation.h"
+
+namespace {
+
+using drainsim::Scenario;
+using nlohmann::json;
+
+constexpr int kBadInput = 2;
+constexpr int kAuditFailed = 3;
+
+std::string fmt_seconds(const json& v) {
+  if (v.is_null()) return "-";
+  return fmt::format("{:.3f}s", v.get<double>());
+}
+
+std::string fmt_dist(const json& d) {
+  if (d.is_null()) return "none";
+  return fmt::format("p50 {}  p99 {}  max {}  (n={})", fmt_seconds(d["p50"]),
+                     fmt_seconds(d["p99"]), fmt_seconds(d["max"]), d["count"].get<long>());
+}
+
+void print_summary(const json& r, const std::string& path, double wall_s) {
+  const json& s = r["summary"];
+  const json& e = s["exits"];
+  fmt::print("drainsim {} — scenario {} (seed {}), engine {}\n", r["drainsim_version"].get<std::string>(),
+             r["scenario"]["name"].get<std::string>(), r["seed"].get<std::uint64_t>(),
+             r["engine"].get<std::string>());
+  fmt::print("  simulated {:.1f}s{}\n", r["run"]["ended_at_s"].get<double>(),
+             r["run"]["ended_early"].get<bool>() ? " (ended once nothing was left to do)" : "");
+  fmt::print("jobs\n");
+  fmt::print("  enqueued {}  completed {}  pending {}  discarded {}  lost {}\n",
+             s["jobs_enqueued"].get<long>(), s["jobs_completed"].get<long>(),
+             s["jobs_pending"].get<long>(), s["jobs_discarded"].get<long>(),
+             s["jobs_lost"].get<long>());
+  fmt::print("  job loss {} (lost {} + discarded by shutdown {})\n", s["job_loss"].get<long>(),
+             s["jobs_lost"].get<long>(), s["jobs_discarded_by_shutdown"].get<long>());
+  fmt::print("  interrupted jobs {} ({:.3f}%)  shutdown retries {}  duplicate executions {}\n",
+             s["interrupted_jobs"].get<long>(), 100 * s["interrupted_fraction"].get<double>(),
+             s["shutdown_retries"].get<long>(), s["duplicate_executions"].get<long>());
+  fmt::print("  wasted work {:.1f}s  stuck at end {}\n", s["wasted_work_s"].get<double>(),
+             s["stuck_at_end"].get<long>());
+  fmt::print("  job latency {}\n",
+             s["job_latency_s"].is_null()
+                 ? std::string("none")
+                 : fmt::format("p50 {}  p99 {}", fmt_seconds(s["job_latency_s"]["p50"]),
+                               fmt_seconds(s["job_latency_s"]["p99"])));
+  fmt::print("shutdown\n");
+  fmt::print("  drain latency          {}\n", fmt_dist(s["drain_latency_s"]));
+  fmt::print("  orphan recovery delay  {}\n", fmt_dist(s["orphan_recovery_delay_s"]));
+  fmt::print("  exits: clean {}  died on TERM {}  killed at deadline {}  OOM killed {}  "
+             "exited with error {}  killed by signal {}  running at end {}\n",
+             e["clean"].get<long>(), e["died_on_term"].get<long>(),
+             e["killed_at_deadline"].get<long>(), e["oom_killed"].get<long>(),
+             e["exited_with_error"].get<long>(), e["killed_by_signal"].get<long>(),
+             e["running_at_end"].get<long>());
+  const json& d = s["deploy_duration_s"];
+  fmt::print("  deploys: {}\n", d.is_null() ? std::string("none")
+                                            : fmt::format("{} finished, mean {}  max {}",
+                                                          d["count"].get<long>(),
+                                                          fmt_seconds(d["mean"]),
+                                                          fmt_seconds(d["max"])));
+  for (const auto& w : r["warnings"]) fmt::print("warning: {}\n", w.get<std::string>());
+  const json& a = s["audit"];
+  if (a["ok"].get<bool>()) {
+    fmt::print("audit: ok ({})\n", a["balance"].get<std::string>());
+  } else {
+    fmt::print("audit: FAILED, {} errors ({})\n", a["error_count"].get<long>(),
+               a["balance"].get<std::string>());
+    for (const auto& err : a["errors"]) fmt::print("  {}\n", err.get<std::string>());
+  }
+  fmt::print("result hash {}  written to {}  ({:.3f}s wall)\n",
+             r["result_hash"].get<std::string>(), path, wall_s);
+}
+
+struct RunArgs {
+  std::string scenario;
+  std::vector<std::string> sets;
+  std::optional<std::uint64_t> seed;
+  bool timeline = false;
+  std::string out;
+  std::string fault;
+};
+
+int run(const RunArgs& args) {
+  Scenario s;
+  try {
+    s = drainsim::load_scenario_file(args.scenario, args.sets);
+  } catch (const drainsim::ScenarioError& e) {
+    fmt::print(stderr, "error: {}\n", e.what());
+    return kBadInput;
+  }
+  if (args.seed) s.seed = *args.seed;
+  drainsim::RunOptions options;
+  options.timeline = args.timeline;
+  if (!args.fault.empty()) {
+    const std::string prefix = "drop-acked-job=";
+    if (args.fault.rfind(prefix, 0) != 0) {
+      fmt::print(stderr, "error: --inject-fault: expected drop-acked-job=JOB, got \"{}\"\n",
+                 args.fault);
+      return kBadInput;
+    }
+    options.faults.drop_acked_job = std::stoull(args.fault.substr(prefix.size()));
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  drainsim::RunOutput out = drainsim::run_scenario(s, options);
+  const double wall =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+
+  std::string path = args.out;
+  if (path.empty()) {
+    std::filesystem::create_directories("results");
+    path = fmt::format("results/{}-{}.json", s.name, s.seed);
+  }
+  {
+    std::ofstream f(path, std::ios::binary);
+    if (!f) {
+      fmt::print(stderr, "error: {}: cannot write the results file\n", path);
+      return kBadInput;
+    }
+    f << (args.timeline ? out.results.dump() : out.results.dump(2)) << '\n';
+  }
+  print_summary(out.results, path, wall);
+  if (!out.audit.ok) {
+    fmt::print(stderr, "error: the audit failed: {} jobs or totals do not balance\n",
+               out.audit.error_count);
+    for (const std::string& e : out.audit.errors) fmt::print(stderr, "  {}\n", e);
+    return kAuditFailed;
+  }
+  return 0;
+}
+
+int validate(const std::vector<std::string>& files, const std::vector<std::string>& sets) {
+  int status = 0;
+  for (const std::string& f : files) {
+    try {
+      const Scenario s = drainsim::load_scenario_file(f, sets);
+      fmt::print("{}: ok ({}, {} events)\n", f, s.name, s.events.size());
+    } catch (const drainsim::ScenarioError& e) {
+      fmt::print(stderr, "error: {}\n", e.what());
+      status = kBadInput;
+    }
+  }
+  return status;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"drainsim: what will your workers' shutdown settings cost?"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", DRAINSIM_VERSION);
+
+  RunArgs run_args;
+  CLI::App* run_cmd = app.add_subcommand("run", "Run one scenario in virtual time");
+  run_cmd->add_option("scenario", run_args.scenario, "Scenario file (JSON)")->required();
+  run_cmd->add_option("--seed", run_args.seed, "Seed (overrides the scenario's)");
+  run_cmd->add_option("--set", run_args.sets, "Override a field: PATH=VALUE (repeatable)");
+  run_cmd->add_flag("--timeline", run_args.timeline, "Record the timeline in the results");
+  run_cmd->add_option("--out", run_args.out, "Results file (default results/<name>-<seed>.json)");
+  run_cmd->add_option("--inject-fault", run_args.fault, "Testing only: drop-acked-job=JOB")
+      ->group("");
+
+  std::vector<std::string> files, validate_sets;
+  CLI::App* validate_cmd = app.add_subcommand("validate", "Check scenario files");
+  validate_cmd->add_option("scenarios", files, "Scenario files")->required();
+  validate_cmd->add_option("--set", validate_sets, "Override a field: PATH=VALUE");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return kBadInput;
+  }
+  if (*run_cmd) return run(run_args);
+  if (*validate_cmd) return validate(files, validate_sets);
+  return kBadInput;
+}

@@ -1,0 +1,189 @@
+#include "results.h"
+
+#include <fmt/format.h>
+
+#include "scenario_loader.h"
+
+namespace drainsim {
+
+namespace {
+
+using nlohmann::json;
+
+json seconds_or_null(Time t) { return t < 0 ? json(nullptr) : json(to_seconds(t)); }
+
+json summary(const Scenario& s, const Recorder& rec, const Platform& platform,
+             const AuditResult& audit) {
+  const JobTotals& t = rec.totals();
+  json exits = {{"clean", 0},           {"died_on_term", 0},      {"killed_at_deadline", 0},
+                {"oom_killed", 0},      {"exited_with_error", 0}, {"killed_by_signal", 0},
+                {"running_at_end", 0}};
+  Percentiles drain;
+  for (const ProcessRecord& p : platform.processes()) {
+    const char* key = p.exit == ExitKind::kRunning ? "running_at_end" : to_string(p.exit);
+    exits[key] = exits[key].get<int>() + 1;
+    if (p.termination >= 0 && p.ended >= 0 && p.exit != ExitKind::kOomKilled) {
+      drain.add(to_seconds(p.ended - p.termination));
+    }
+  }
+  json deploy = nullptr;
+  Percentiles deploys;
+  int superseded = 0, unfinished = 0;
+  for (const DeployRecord& d : platform.deploys()) {
+    if (d.superseded) {
+      ++superseded;
+    } else if (d.end < 0) {
+      ++unfinished;
+    } else {
+      deploys.add(to_seconds(d.end - d.start));
+    }
+  }
+  if (deploys.count() > 0) {
+    deploy = {{"count", deploys.count()}, {"mean", deploys.mean()}, {"max", deploys.max()}};
+  }
+  json latency = nullptr;
+  if (rec.job_latency().count() > 0) {
+    latency = {{"p50", rec.job_latency().quantile(0.5)},
+               {"p99", rec.job_latency().quantile(0.99)}};
+  }
+  json attempts = json::object();
+  for (int o = 0; o < 6; ++o) attempts[to_string(static_cast<Outcome>(o))] = t.attempts[o];
+  json audit_json = {{"ok", audit.ok},
+                     {"error_count", audit.error_count},
+                     {"errors", audit.errors},
+                     {"balance", fmt::format("enqueued {} = completed {} + lost {} + discarded "
+                                             "{} + pending {}",
+                                             t.enqueued, t.completed, t.lost, t.discarded,
+                                             t.pending)}};
+  const std::int64_t clean = exits["clean"].get<std::int64_t>();
+  const std::int64_t forced = exits["killed_at_deadline"].get<std::int64_t>() +
+                              exits["oom_killed"].get<std::int64_t>();
+  (void)s;
+  return json{
+      {"jobs_enqueued", t.enqueued},
+      {"jobs_completed", t.completed},
+      {"jobs_discarded", t.discarded},
+      {"jobs_pending", t.pending},
+      {"jobs_lost", t.lost},
+      {"jobs_discarded_by_shutdown", t.discarded_by_shutdown},
+      {"job_loss", t.lost + t.discarded_by_shutdown},
+      {"duplicate_executions", t.duplicate_executions},
+      {"shutdown_retries", t.shutdown_retries},
+      {"interrupted_jobs", t.interrupted},
+      {"interrupted_fraction",
+       t.enqueued ? static_cast<double>(t.interrupted) / static_cast<double>(t.enqueued) : 0.0},
+      {"wasted_work_s", to_seconds(t.wasted_work)},
+      {"drain_latency_s", drain.summary_json()},
+      {"exits", exits},
+      {"graceful_exits", clean},
+      {"forced_kills", forced},
+      {"orphan_recovery_delay_s", rec.orphan_recovery().summary_json()},
+      {"stuck_at_end", t.stuck_at_end},
+      {"deploy_duration_s", deploy},
+      {"deploys_superseded", superseded},
+      {"deploys_unfinished", unfinished},
+      {"job_latency_s", latency},
+      {"attempts", attempts},
+      {"rejected_acks", t.rejected_acks},
+      {"rejected_fails", t.rejected_fails},
+      {"audit", audit_json},
+  };
+}
+
+json pods_json(const Platform& platform) {
+  json pods = json::array();
+  for (const PodRecord& p : platform.pods()) {
+    json procs = json::array();
+    for (int i : p.processes) {
+      const ProcessRecord& r = platform.processes()[i];
+      json drain = nullptr;
+      if (r.termination >= 0 && r.ended >= 0 && r.exit != ExitKind::kOomKilled) {
+        drain = to_seconds(r.ended - r.termination);
+      }
+      procs.push_back({{"worker", r.worker},
+                       {"started_s", to_seconds(r.started)},
+                       {"ended_s", seconds_or_null(r.ended)},
+                       {"termination_s", seconds_or_null(r.termination)},
+                       {"exit", r.exit == ExitKind::kRunning ? "running_at_end" : to_string(r.exit)},
+                       {"exit_code", r.ended < 0 ? json(nullptr) : json(r.code)},
+                       {"drain_latency_s", drain}});
+    }
+    pods.push_back({{"id", fmt::format("pod-{}", p.id)},
+                    {"node", p.node},
+                    {"generation", p.generation},
+                    {"created_s", to_seconds(p.created)},
+                    {"first_ready_s", seconds_or_null(p.first_ready)},
+                    {"deleted_s", seconds_or_null(p.deleted)},
+                    {"gone_s", seconds_or_null(p.gone)},
+                    {"processes", procs}});
+  }
+  return pods;
+}
+
+json timeline_json(const Recorder& rec) {
+  json states = json::array();
+  for (const PodStateRecord& r : rec.pod_states()) {
+    states.push_back({to_seconds(r.at), r.pod, to_string(r.state)});
+  }
+  json signals = json::array();
+  for (const SignalRecord& r : rec.signals()) {
+    signals.push_back({to_seconds(r.at), r.pod, to_string(r.signal), r.delivered, r.source});
+  }
+  json attempts = json::array();
+  for (const AttemptRecord& a : rec.attempts()) {
+    attempts.push_back({a.job, a.attempt, a.pod, a.worker, a.slot, to_seconds(a.start),
+                        to_seconds(a.end),
+                        a.duplicate ? "duplicate" : to_string(a.outcome)});
+  }
+  json remaining = json::array();
+  for (const RemainingRecord& r : rec.remaining_log()) {
+    remaining.push_back({to_seconds(r.at), r.pod, r.worker, r.remaining});
+  }
+  json series = json::array();
+  for (const SeriesPoint& p : rec.series()) {
+    series.push_back({to_seconds(p.at), p.queued, p.scheduled, p.in_flight});
+  }
+  return {
+      {"pod_states", {{"columns", {"t_s", "pod", "state"}}, {"rows", states}}},
+      {"signals", {{"columns", {"t_s", "pod", "signal", "delivered", "source"}}, {"rows", signals}}},
+      {"attempts",
+       {{"columns", {"job", "attempt", "pod", "worker", "slot", "start_s", "end_s", "outcome"}},
+        {"rows", attempts}}},
+      {"drain_remaining", {{"columns", {"t_s", "pod", "worker", "remaining"}}, {"rows", remaining}}},
+      {"series", {{"columns", {"t_s", "queued", "scheduled", "in_flight"}}, {"rows", series}}},
+  };
+}
+
+}  // namespace
+
+json build_results(const Scenario& scenario, const Recorder& recorder, const Platform& platform,
+                   const AuditResult& audit, Time ended_at, bool ended_early) {
+  json out = {
+      {"schema_version", kResultsSchemaVersion},
+      {"drainsim_version", DRAINSIM_VERSION},
+      {"scenario", scenario_to_json(scenario)},
+      {"seed", scenario.seed},
+      {"engine", "virtual"},
+      {"run", {{"ended_at_s", to_seconds(ended_at)}, {"ended_early", ended_early}}},
+      {"summary", summary(scenario, recorder, platform, audit)},
+      {"pods", pods_json(platform)},
+      {"warnings", recorder.warnings()},
+  };
+  if (recorder.timeline()) out["timeline"] = timeline_json(recorder);
+  return out;
+}
+
+std::string stamp_hash(json& results) {
+  results.erase("result_hash");
+  const std::string text = results.dump();
+  std::uint64_t h = 0xcbf29ce484222325ULL;
+  for (unsigned char c : text) {
+    h ^= c;
+    h *= 0x100000001b3ULL;
+  }
+  std::string hex = fmt::format("{:016x}", h);
+  results["result_hash"] = hex;
+  return hex;
+}
+
+}  // namespace drainsim

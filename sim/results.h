@@ -1,0 +1,26 @@
+// The results document of a run (schema in results/README.md): the effective scenario,
+// the summary metrics of DESIGN.md, per-pod process records, warnings, the audit, and the
+// timeline when recorded. Times are seconds (doubles) of simulated time.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "platform.h"
+#include "recorder.h"
+#include "scenario.h"
+
+namespace drainsim {
+
+inline constexpr const char* kResultsSchemaVersion = "1.0";
+
+nlohmann::json build_results(const Scenario& scenario, const Recorder& recorder,
+                             const Platform& platform, const AuditResult& audit, Time ended_at,
+                             bool ended_early);
+
+// Sets results["result_hash"] to the FNV-1a 64 hash (16 hex digits) of the document's
+// compact dump without that field, and returns it.
+std::string stamp_hash(nlohmann::json& results);
+
+}  // namespace drainsim

@@ -1,0 +1,169 @@
+#include "worker_process.h"
+
+#include <algorithm>
+
+namespace drainsim {
+
+WorkerProcess::WorkerProcess(Runtime& runtime, Backend& backend, Recorder& recorder,
+                             ProcessObserver& observer, const WorkerConfig& worker,
+                             const WorkloadConfig& workload, int pod)
+    : rt_(runtime),
+      backend_(backend),
+      recorder_(recorder),
+      observer_(observer),
+      workload_(workload),
+      core_(runtime, *this, worker),
+      bodies_(static_cast<std::size_t>(worker.concurrency)),
+      pod_(pod) {
+  for (const std::string& q : worker.queues) queues_.push_back(backend.queue(q));
+  fetched_.reserve(bodies_.size());
+}
+
+void WorkerProcess::start() {
+  alive_ = true;
+  worker_id_ = backend_.register_worker(queues_, this);
+  core_.start();
+}
+
+void WorkerProcess::deliver(Signal signal) {
+  if (!alive_) return;
+  if (signal == Signal::kKill) {
+    kill();
+    return;
+  }
+  if (core_.on_signal(signal)) return;
+  // No handler: TERM, INT and QUIT terminate; TSTP would stop the process and CONT
+  // resume it, which only matters to profiles without handlers for them.
+  if (signal == Signal::kTerm || signal == Signal::kInt || signal == Signal::kQuit) {
+    core_.on_killed();
+    end_all(Outcome::kKilled);
+    die(ProcessEnd::kSignalled, 128 + 15);
+  }
+}
+
+void WorkerProcess::kill() {
+  if (!alive_) return;
+  core_.on_killed();
+  end_all(Outcome::kKilled);
+  die(ProcessEnd::kKilled, 137);
+}
+
+void WorkerProcess::die(ProcessEnd how, int code) {
+  alive_ = false;
+  rt_.cancel(wake_);
+  observer_.on_process_end(pod_, how, code);
+}
+
+Duration WorkerProcess::periodic_saves(const Body& body, Duration run) const {
+  if (!workload_.checkpointing) return 0;
+  const Duration remaining = body.lease.spec.work - body.lease.progress;
+  return std::min(remaining, run / workload_.checkpoint_interval * workload_.checkpoint_interval);
+}
+
+void WorkerProcess::end_attempt(int slot, Outcome outcome, Duration saved) {
+  Body& body = bodies_[slot];
+  rt_.cancel(body.timer);
+  body.running = false;
+  AttemptRecord record;
+  record.job = body.lease.id;
+  record.attempt = body.lease.attempt;
+  record.pod = pod_;
+  record.worker = worker_id_;
+  record.slot = slot;
+  record.start = body.start;
+  record.end = rt_.now();
+  record.outcome = outcome;
+  recorder_.attempt_ended(body.lease, record, saved);
+}
+
+void WorkerProcess::end_all(Outcome outcome) {
+  for (std::size_t i = 0; i < bodies_.size(); ++i) {
+    Body& body = bodies_[i];
+    if (!body.running) continue;
+    const Duration saved = periodic_saves(body, rt_.now() - body.start);
+    if (saved > 0) backend_.checkpoint(body.lease, body.lease.progress + saved);
+    end_attempt(static_cast<int>(i), outcome, saved);
+  }
+}
+
+void WorkerProcess::fetch(int count) {
+  fetched_.clear();
+  backend_.fetch(worker_id_, count, fetched_);
+  core_.on_fetched(fetched_);
+}
+
+void WorkerProcess::wait_for_jobs() { backend_.wait_for_jobs(worker_id_); }
+
+void WorkerProcess::on_jobs_available() {
+  if (alive_ && !wake_.pending()) wake_ = rt_.schedule(rt_.now(), Priority::kTimer, this, kWake);
+}
+
+void WorkerProcess::ack(int /*slot*/, const Lease& lease) { backend_.ack(worker_id_, lease); }
+
+void WorkerProcess::fail(int slot, const Lease& lease, ErrorKind error, bool retryable) {
+  Body& body = bodies_[slot];
+  Duration progress = lease.progress;
+  if (body.running && body.lease.id == lease.id) {
+    // Given up while its body still runs: interrupted. A graceful FAIL saves all progress.
+    const Duration saved =
+        workload_.checkpointing ? std::min(rt_.now() - body.start, lease.spec.work - lease.progress)
+                                : 0;
+    progress += saved;
+    end_attempt(slot, Outcome::kInterrupted, saved);
+  } else if (workload_.checkpointing) {
+    progress += periodic_saves(body, rt_.now() - body.start);
+  }
+  backend_.fail(worker_id_, lease, error, retryable, progress);
+}
+
+void WorkerProcess::heartbeat(Directive state, std::span<const Lease> active) {
+  const Directive reply = backend_.heartbeat(worker_id_, state, active);
+  if (state != Directive::kTerminate) core_.on_directive(reply);
+}
+
+void WorkerProcess::deregister() { backend_.deregister(worker_id_); }
+
+void WorkerProcess::start_job(int slot, const Lease& lease) {
+  Body& body = bodies_[slot];
+  body.lease = lease;
+  body.start = rt_.now();
+  body.running = true;
+  body.fails = workload_.failure_rate > 0 &&
+               rt_.rng(Stream::kJobBehaviour).bernoulli(workload_.failure_rate);
+  recorder_.attempt_started(lease, body.start);
+  const Duration remaining = std::max<Duration>(0, lease.spec.work - lease.progress);
+  body.timer =
+      rt_.schedule(body.start + remaining, Priority::kCompletion, this, kJobDone, slot);
+}
+
+void WorkerProcess::state_changed(WorkerState state) { observer_.on_worker_state(pod_, state); }
+
+void WorkerProcess::log_remaining(int active) {
+  recorder_.remaining(rt_.now(), pod_, worker_id_, active);
+}
+
+void WorkerProcess::exit(int code) {
+  end_all(Outcome::kAbandoned);  // still running at exit: nobody reported them
+  die(ProcessEnd::kExited, code);
+}
+
+void WorkerProcess::on_timer(std::uint32_t tag, std::uint64_t arg) {
+  switch (static_cast<Tag>(tag)) {
+    case kJobDone: {
+      const int slot = static_cast<int>(arg);
+      Body& body = bodies_[slot];
+      body.timer = TimerId{};
+      const bool failed = body.fails;
+      end_attempt(slot, failed ? Outcome::kFailed : Outcome::kCompleted,
+                  failed ? periodic_saves(body, rt_.now() - body.start) : 0);
+      core_.on_job_finished(slot, failed ? JobResult::kFailed : JobResult::kSucceeded);
+      break;
+    }
+    case kWake:
+      wake_ = TimerId{};
+      core_.on_jobs_available();
+      break;
+  }
+}
+
+}  // namespace drainsim

@@ -1,0 +1,103 @@
+// WorkerProcess: one simulated worker OS process. It hosts a WorkerCore, runs its job
+// bodies in virtual time (each body ends after its remaining work; checkpoints are saved
+// every checkpoint_interval of run time and at a graceful FAIL), talks to the in-process
+// Backend, reports attempts to the Recorder, and applies signals: SIGKILL kills it on the
+// spot, a signal the core does not handle takes its default action.
+#pragma once
+
+#include <vector>
+
+#include "backend.h"
+#include "recorder.h"
+#include "runtime.h"
+#include "scenario.h"
+#include "worker_core.h"
+
+namespace drainsim {
+
+// How a process ended.
+enum class ProcessEnd : std::uint8_t {
+  kExited,      // by itself, with an exit code
+  kSignalled,   // a signal's default action (no handler) killed it
+  kKilled,      // SIGKILL
+};
+
+// The platform's view of its processes.
+class ProcessObserver {
+ public:
+  virtual void on_worker_state(int pod, WorkerState state) = 0;
+  virtual void on_process_end(int pod, ProcessEnd how, int code) = 0;
+
+ protected:
+  ~ProcessObserver() = default;
+};
+
+class WorkerProcess final : public WorkerPort, public WorkerListener, public TimerTarget {
+ public:
+  WorkerProcess(Runtime& runtime, Backend& backend, Recorder& recorder,
+                ProcessObserver& observer, const WorkerConfig& worker,
+                const WorkloadConfig& workload, int pod);
+
+  // Registers with the backend and starts the worker.
+  void start();
+  // Delivers a catchable signal to the process.
+  void deliver(Signal signal);
+  // SIGKILL.
+  void kill();
+
+  bool alive() const { return alive_; }
+  WorkerId worker_id() const { return worker_id_; }
+  WorkerState state() const { return core_.state(); }
+  int active_jobs() const { return core_.active(); }
+
+  // WorkerPort
+  void fetch(int count) override;
+  void wait_for_jobs() override;
+  void ack(int slot, const Lease& lease) override;
+  void fail(int slot, const Lease& lease, ErrorKind error, bool retryable) override;
+  void heartbeat(Directive state, std::span<const Lease> active) override;
+  void deregister() override;
+  void start_job(int slot, const Lease& lease) override;
+  void state_changed(WorkerState state) override;
+  void log_remaining(int active) override;
+  void exit(int code) override;
+
+  // WorkerListener
+  void on_jobs_available() override;
+
+  // TimerTarget
+  void on_timer(std::uint32_t tag, std::uint64_t arg) override;
+
+ private:
+  enum Tag : std::uint32_t { kJobDone, kWake };
+  struct Body {
+    Lease lease;
+    Time start = 0;
+    TimerId timer;
+    bool running = false;
+    bool fails = false;
+  };
+
+  // Work saved by periodic checkpoints after `run` of this attempt.
+  Duration periodic_saves(const Body& body, Duration run) const;
+  // Ends the attempt in `slot` now with `outcome`, having checkpointed `saved`.
+  void end_attempt(int slot, Outcome outcome, Duration saved);
+  void end_all(Outcome outcome);
+  void die(ProcessEnd how, int code);
+
+  Runtime& rt_;
+  Backend& backend_;
+  Recorder& recorder_;
+  ProcessObserver& observer_;
+  const WorkloadConfig& workload_;
+  std::vector<int> queues_;
+  WorkerCore core_;
+  std::vector<Body> bodies_;
+  std::vector<Lease> fetched_;
+  TimerId wake_;
+  WorkerId worker_id_ = kNoWorker;
+  int pod_;
+  bool alive_ = false;
+};
+
+}  // namespace drainsim
