@@ -37,8 +37,19 @@ JobId Backend::enqueue(int queue, const JobSpec& spec) {
   }
   const JobId id = next_id_++;
   Job& job = jobs_[handle];
-  job = Job{id,  spec, 0,    0,         TimerId{}, 0, kNil, kNil, kNoWorker, 0,
-            static_cast<std::int16_t>(queue), JobState::kAvailable, true};
+  job = Job{id,
+            spec,
+            0,
+            0,
+            TimerId{},
+            0,
+            kNil,
+            kNil,
+            kNoWorker,
+            0,
+            static_cast<std::int16_t>(queue),
+            JobState::kAvailable,
+            true};
   job.ledger = recorder_.job_enqueued(id, rt_.now(), handle);
   ++live_;
   make_available(handle, false);
@@ -63,8 +74,8 @@ WorkerId Backend::register_worker(std::span<const int> queues, WorkerListener* l
 void Backend::arm_deadline(WorkerId worker) {
   if (!mechanisms_.heartbeat_detection) return;
   Worker& w = workers_[worker];
-  w.deadline = rt_.schedule(w.last_heartbeat + config_.heartbeat_timeout, Priority::kBackend,
-                            this, kWorkerDeadline, worker);
+  w.deadline = rt_.schedule(w.last_heartbeat + config_.heartbeat_timeout, Priority::kBackend, this,
+                            kWorkerDeadline, worker);
 }
 
 void Backend::deregister(WorkerId worker) {
@@ -93,7 +104,8 @@ void Backend::fetch(WorkerId worker, int count, std::vector<Lease>& out) {
       ++job.attempt;
       job.lease_deadline = now + config_.visibility_timeout;
       if (mechanisms_.lease_expiry) {
-        job.timer = rt_.schedule(job.lease_deadline, Priority::kBackend, this, kLeaseExpiry, handle);
+        job.timer =
+            rt_.schedule(job.lease_deadline, Priority::kBackend, this, kLeaseExpiry, handle);
       }
       job.prev = kNil;
       job.next = w.active_head;
@@ -116,8 +128,8 @@ void Backend::wait_for_jobs(WorkerId worker) {
 bool Backend::holds(WorkerId worker, const Lease& lease) const {
   if (lease.handle >= jobs_.size()) return false;
   const Job& job = jobs_[lease.handle];
-  return job.live && job.id == lease.id && job.state == JobState::kActive &&
-         job.holder == worker && workers_[worker].status != WorkerStatus::kDead;
+  return job.live && job.id == lease.id && job.state == JobState::kActive && job.holder == worker &&
+         workers_[worker].status != WorkerStatus::kDead;
 }
 
 bool Backend::ack(WorkerId worker, const Lease& lease) {
@@ -163,8 +175,8 @@ bool Backend::fail(WorkerId worker, const Lease& lease, ErrorKind error, bool re
   job.state = JobState::kScheduled;
   job.holder = kNoWorker;
   recorder_.job_scheduled(job.ledger, now);
-  job.timer = rt_.schedule(now + static_cast<Duration>(delay), Priority::kBackend, this,
-                           kRetryDue, lease.handle);
+  job.timer = rt_.schedule(now + static_cast<Duration>(delay), Priority::kBackend, this, kRetryDue,
+                           lease.handle);
   return true;
 }
 
@@ -269,7 +281,8 @@ void Backend::on_timer(std::uint32_t tag, std::uint64_t arg) {
       Job& job = jobs_[handle];
       job.timer = TimerId{};
       if (job.lease_deadline > now) {
-        job.timer = rt_.schedule(job.lease_deadline, Priority::kBackend, this, kLeaseExpiry, handle);
+        job.timer =
+            rt_.schedule(job.lease_deadline, Priority::kBackend, this, kLeaseExpiry, handle);
       } else {
         recover(handle, ErrorKind::kVisibilityTimeout);
       }

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <fmt/ostream.h>
+#include <CLI/CLI.hpp>
 
 #include "scenario_loader.h"
 #include "simulation.h"
@@ -30,16 +30,16 @@ std::string fmt_seconds(const json& v) {
 
 std::string fmt_dist(const json& d) {
   if (d.is_null()) return "none";
-  return fmt::format("p50 {}  p99 {}  max {}  (n={})", fmt_seconds(d["p50"]),
-                     fmt_seconds(d["p99"]), fmt_seconds(d["max"]), d["count"].get<long>());
+  return fmt::format("p50 {}  p99 {}  max {}  (n={})", fmt_seconds(d["p50"]), fmt_seconds(d["p99"]),
+                     fmt_seconds(d["max"]), d["count"].get<long>());
 }
 
 void print_summary(const json& r, const std::string& path, double wall_s) {
   const json& s = r["summary"];
   const json& e = s["exits"];
-  fmt::print("drainsim {} — scenario {} (seed {}), engine {}\n", r["drainsim_version"].get<std::string>(),
-             r["scenario"]["name"].get<std::string>(), r["seed"].get<std::uint64_t>(),
-             r["engine"].get<std::string>());
+  fmt::print("drainsim {} — scenario {} (seed {}), engine {}\n",
+             r["drainsim_version"].get<std::string>(), r["scenario"]["name"].get<std::string>(),
+             r["seed"].get<std::uint64_t>(), r["engine"].get<std::string>());
   fmt::print("  simulated {:.1f}s{}\n", r["run"]["ended_at_s"].get<double>(),
              r["run"]["ended_early"].get<bool>() ? " (ended once nothing was left to do)" : "");
   fmt::print("jobs\n");
@@ -62,18 +62,17 @@ void print_summary(const json& r, const std::string& path, double wall_s) {
   fmt::print("shutdown\n");
   fmt::print("  drain latency          {}\n", fmt_dist(s["drain_latency_s"]));
   fmt::print("  orphan recovery delay  {}\n", fmt_dist(s["orphan_recovery_delay_s"]));
-  fmt::print("  exits: clean {}  died on TERM {}  killed at deadline {}  OOM killed {}  "
-             "exited with error {}  killed by signal {}  running at end {}\n",
-             e["clean"].get<long>(), e["died_on_term"].get<long>(),
-             e["killed_at_deadline"].get<long>(), e["oom_killed"].get<long>(),
-             e["exited_with_error"].get<long>(), e["killed_by_signal"].get<long>(),
-             e["running_at_end"].get<long>());
+  fmt::print(
+      "  exits: clean {}  died on TERM {}  killed at deadline {}  OOM killed {}  "
+      "exited with error {}  killed by signal {}  running at end {}\n",
+      e["clean"].get<long>(), e["died_on_term"].get<long>(), e["killed_at_deadline"].get<long>(),
+      e["oom_killed"].get<long>(), e["exited_with_error"].get<long>(),
+      e["killed_by_signal"].get<long>(), e["running_at_end"].get<long>());
   const json& d = s["deploy_duration_s"];
-  fmt::print("  deploys: {}\n", d.is_null() ? std::string("none")
-                                            : fmt::format("{} finished, mean {}  max {}",
-                                                          d["count"].get<long>(),
-                                                          fmt_seconds(d["mean"]),
-                                                          fmt_seconds(d["max"])));
+  fmt::print("  deploys: {}\n",
+             d.is_null() ? std::string("none")
+                         : fmt::format("{} finished, mean {}  max {}", d["count"].get<long>(),
+                                       fmt_seconds(d["mean"]), fmt_seconds(d["max"])));
   for (const auto& w : r["warnings"]) fmt::print("warning: {}\n", w.get<std::string>());
   const json& a = s["audit"];
   if (a["ok"].get<bool>()) {
@@ -83,8 +82,8 @@ void print_summary(const json& r, const std::string& path, double wall_s) {
                a["balance"].get<std::string>());
     for (const auto& err : a["errors"]) fmt::print("  {}\n", err.get<std::string>());
   }
-  fmt::print("result hash {}  written to {}  ({:.3f}s wall)\n",
-             r["result_hash"].get<std::string>(), path, wall_s);
+  fmt::print("result hash {}  written to {}  ({:.3f}s wall)\n", r["result_hash"].get<std::string>(),
+             path, wall_s);
 }
 
 struct RunArgs {
@@ -118,8 +117,7 @@ int run(const RunArgs& args) {
   }
   const auto t0 = std::chrono::steady_clock::now();
   drainsim::RunOutput out = drainsim::run_scenario(s, options);
-  const double wall =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
   std::string path = args.out;
   if (path.empty()) {

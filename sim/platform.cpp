@@ -12,19 +12,25 @@ constexpr Duration kPreStopExtension = 2 * kSecond;  // kubelet's one-off grace 
 
 const char* to_string(ExitKind k) {
   switch (k) {
-    case ExitKind::kRunning: return "running";
-    case ExitKind::kClean: return "clean";
-    case ExitKind::kExitedWithError: return "exited_with_error";
-    case ExitKind::kDiedOnTerm: return "died_on_term";
-    case ExitKind::kKilledAtDeadline: return "killed_at_deadline";
-    case ExitKind::kOomKilled: return "oom_killed";
-    case ExitKind::kKilledBySignal: return "killed_by_signal";
+    case ExitKind::kRunning:
+      return "running";
+    case ExitKind::kClean:
+      return "clean";
+    case ExitKind::kExitedWithError:
+      return "exited_with_error";
+    case ExitKind::kDiedOnTerm:
+      return "died_on_term";
+    case ExitKind::kKilledAtDeadline:
+      return "killed_at_deadline";
+    case ExitKind::kOomKilled:
+      return "oom_killed";
+    case ExitKind::kKilledBySignal:
+      return "killed_by_signal";
   }
   return "?";
 }
 
-Platform::Platform(Runtime& runtime, const Scenario& scenario, Backend& backend,
-                   Recorder& recorder)
+Platform::Platform(Runtime& runtime, const Scenario& scenario, Backend& backend, Recorder& recorder)
     : rt_(runtime),
       scenario_(scenario),
       backend_(backend),
@@ -34,9 +40,7 @@ Platform::Platform(Runtime& runtime, const Scenario& scenario, Backend& backend,
 
 Platform::~Platform() = default;
 
-bool Platform::docker() const {
-  return scenario_.platform.kind == PlatformConfig::Kind::kDocker;
-}
+bool Platform::docker() const { return scenario_.platform.kind == PlatformConfig::Kind::kDocker; }
 
 void Platform::start() {
   for (int i = 0; i < replicas_; ++i) create_pod(true);
@@ -60,6 +64,10 @@ int Platform::create_pod(bool ready_now) {
   rec.generation = generation_;
   rec.created = rt_.now();
   records_.push_back(rec);
+  if (rec.node < 0) {
+    recorder_.warning(fmt::format("at {}s: every node is cordoned; pod-{} stays Pending",
+                                  to_seconds(rt_.now()), id));
+  }
   if (!ready_now) refresh(id);
   if (ready_now) {
     start_process(id);
@@ -94,18 +102,30 @@ void Platform::refresh(int pod) {
   PodState shown = PodState::kStarting;
   p.ready = false;
   switch (p.phase) {
-    case Phase::kStarting: shown = PodState::kStarting; break;
-    case Phase::kCrashed: shown = PodState::kCrashed; break;
-    case Phase::kGone: shown = PodState::kGone; break;
+    case Phase::kStarting:
+      shown = PodState::kStarting;
+      break;
+    case Phase::kCrashed:
+      shown = PodState::kCrashed;
+      break;
+    case Phase::kGone:
+      shown = PodState::kGone;
+      break;
     case Phase::kRunning:
       switch (p.process->state()) {
         case WorkerState::kRunning:
           shown = p.deleting ? PodState::kTerminating : PodState::kReady;
           p.ready = !p.deleting;
           break;
-        case WorkerState::kQuiet: shown = PodState::kQuiet; break;
-        case WorkerState::kDraining: shown = PodState::kDraining; break;
-        case WorkerState::kStopped: shown = p.shown; break;  // exiting: the end follows
+        case WorkerState::kQuiet:
+          shown = PodState::kQuiet;
+          break;
+        case WorkerState::kDraining:
+          shown = PodState::kDraining;
+          break;
+        case WorkerState::kStopped:
+          shown = p.shown;
+          break;  // exiting: the end follows
       }
       break;
   }
@@ -203,7 +223,9 @@ void Platform::on_process_end(int pod, ProcessEnd how, int code) {
     case ProcessEnd::kExited:
       rec.exit = code == 0 ? ExitKind::kClean : ExitKind::kExitedWithError;
       break;
-    case ProcessEnd::kSignalled: rec.exit = ExitKind::kDiedOnTerm; break;
+    case ProcessEnd::kSignalled:
+      rec.exit = ExitKind::kDiedOnTerm;
+      break;
     case ProcessEnd::kKilled:
       rec.exit = p.kill_reason == KillReason::kDeadline ? ExitKind::kKilledAtDeadline
                  : p.kill_reason == KillReason::kOom    ? ExitKind::kOomKilled
@@ -286,8 +308,7 @@ void Platform::on_timer(std::uint32_t tag, std::uint64_t arg) {
 }
 
 bool Platform::pod_exists(int pod, std::size_t event_index, const char* what) {
-  if (pod >= 0 && pod < static_cast<int>(pods_.size()) &&
-      pods_[pod].phase == Phase::kRunning) {
+  if (pod >= 0 && pod < static_cast<int>(pods_.size()) && pods_[pod].phase == Phase::kRunning) {
     return true;
   }
   recorder_.warning(fmt::format("events[{}] ({}) at {}s: pod-{} has no running process; skipped",
@@ -365,9 +386,10 @@ void Platform::apply(const ScenarioEvent& e, std::size_t index) {
     case K::kDeletePod:
       if (e.pod < 0 || e.pod >= static_cast<int>(pods_.size()) || pods_[e.pod].deleting ||
           pods_[e.pod].phase == Phase::kGone) {
-        recorder_.warning(fmt::format("events[{}] (delete_pod) at {}s: pod-{} does not exist; "
-                                      "skipped",
-                                      index, to_seconds(rt_.now()), e.pod));
+        recorder_.warning(
+            fmt::format("events[{}] (delete_pod) at {}s: pod-{} does not exist; "
+                        "skipped",
+                        index, to_seconds(rt_.now()), e.pod));
         break;
       }
       delete_pod(e.pod);
@@ -413,10 +435,12 @@ void Platform::reconcile() {
   // Rolling update (Kubernetes' rules; Docker counts terminating containers so it stops
   // the old one before starting the new).
   auto count_ready = [&](const std::vector<int>& v) {
-    return static_cast<int>(std::count_if(v.begin(), v.end(), [&](int i) { return pods_[i].ready; }));
+    return static_cast<int>(
+        std::count_if(v.begin(), v.end(), [&](int i) { return pods_[i].ready; }));
   };
   int total = static_cast<int>(old_pods.size() + new_pods.size()) + (docker() ? terminating : 0);
-  const int add = std::min(replicas_ + surge_ - total, replicas_ - static_cast<int>(new_pods.size()));
+  const int add =
+      std::min(replicas_ + surge_ - total, replicas_ - static_cast<int>(new_pods.size()));
   for (int i = 0; i < add; ++i) {
     new_pods.push_back(create_pod(false));
     ++total;

@@ -28,7 +28,7 @@ enum class ExitKind : std::uint8_t {
   kDiedOnTerm,        // killed by a signal's default action (no handler)
   kKilledAtDeadline,  // SIGKILL at the grace deadline
   kOomKilled,
-  kKilledBySignal,    // SIGKILL from a signal event or a preStop script
+  kKilledBySignal,  // SIGKILL from a signal event or a preStop script
 };
 const char* to_string(ExitKind k);
 
@@ -81,8 +81,14 @@ class Platform final : public TimerTarget, public ProcessObserver {
 
  private:
   enum Tag : std::uint32_t {
-    kStarted, kRestart, kPreStopDone, kPreStopPoll, kPreStopTimeout, kDeadline,
-    kExtensionKill, kReconcile,
+    kStarted,
+    kRestart,
+    kPreStopDone,
+    kPreStopPoll,
+    kPreStopTimeout,
+    kDeadline,
+    kExtensionKill,
+    kReconcile,
   };
   enum class Phase : std::uint8_t { kStarting, kRunning, kCrashed, kGone };
   enum class KillReason : std::uint8_t { kNone, kDeadline, kOom, kSignal };

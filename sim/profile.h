@@ -19,8 +19,8 @@ struct BackendMechanisms {
 
 struct Profile {
   std::string_view name;
-  std::string_view summary;   // one line for `drainsim profiles`
-  WorkerConfig defaults;      // what a scenario leaves out
+  std::string_view summary;  // one line for `drainsim profiles`
+  WorkerConfig defaults;     // what a scenario leaves out
   BackendMechanisms mechanisms;
 };
 

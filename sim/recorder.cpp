@@ -16,13 +16,20 @@ bool is_shutdown_outcome(Outcome o) {
 
 const char* to_string(PodState s) {
   switch (s) {
-    case PodState::kStarting: return "starting";
-    case PodState::kReady: return "ready";
-    case PodState::kQuiet: return "quiet";
-    case PodState::kDraining: return "draining";
-    case PodState::kTerminating: return "terminating";
-    case PodState::kCrashed: return "crashed";
-    case PodState::kGone: return "gone";
+    case PodState::kStarting:
+      return "starting";
+    case PodState::kReady:
+      return "ready";
+    case PodState::kQuiet:
+      return "quiet";
+    case PodState::kDraining:
+      return "draining";
+    case PodState::kTerminating:
+      return "terminating";
+    case PodState::kCrashed:
+      return "crashed";
+    case PodState::kGone:
+      return "gone";
   }
   return "?";
 }
@@ -38,8 +45,9 @@ std::uint32_t Recorder::job_enqueued(JobId id, Time now, std::uint32_t backend_h
     slot = static_cast<std::uint32_t>(entries_.size());
     entries_.emplace_back();
   }
-  entries_[slot] = Entry{id,    now,   -1,    -1,    0,     backend_handle, kNoSlot, 0, 0,
-                         JobState::kScheduled, true, false, false, false, false};
+  entries_[slot] =
+      Entry{id,   now,   -1,    -1,    0,    backend_handle, kNoSlot, 0, 0, JobState::kScheduled,
+            true, false, false, false, false};
   ++totals_.enqueued;
   ++scheduled_;  // counted as not yet available until job_available moves it
   return slot;
@@ -77,9 +85,10 @@ void Recorder::job_completed(std::uint32_t ledger, Time now) {
   Entry& e = entry(ledger);
   set_state(e, JobState::kCompleted, now);
   if (e.completed_attempts == 0) {
-    audit_error(fmt::format("job {}: the backend marked it completed at {}s without a completed "
-                            "attempt",
-                            e.id, to_seconds(now)));
+    audit_error(
+        fmt::format("job {}: the backend marked it completed at {}s without a completed "
+                    "attempt",
+                    e.id, to_seconds(now)));
   }
   maybe_finalize(ledger);
 }
@@ -227,9 +236,10 @@ AuditResult Recorder::finish(Time now, const BackendView& backend) {
       continue;
     }
     if (!actual && !is_terminal(e.state)) {
-      audit_error(fmt::format("job {}: vanished from the backend (last {} state: {}, {} "
-                              "completed attempts) and no event explains it",
-                              e.id, "reported", to_string(e.state), e.completed_attempts));
+      audit_error(
+          fmt::format("job {}: vanished from the backend (last {} state: {}, {} "
+                      "completed attempts) and no event explains it",
+                      e.id, "reported", to_string(e.state), e.completed_attempts));
       e.lost = true;
       count_job(e);
       continue;

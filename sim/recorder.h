@@ -78,10 +78,9 @@ struct SeriesPoint {
 };
 
 struct JobTotals {
-  std::int64_t enqueued = 0, completed = 0, discarded = 0, discarded_by_shutdown = 0,
-               pending = 0, lost = 0, stuck_at_end = 0, interrupted = 0,
-               duplicate_executions = 0, shutdown_retries = 0, rejected_acks = 0,
-               rejected_fails = 0;
+  std::int64_t enqueued = 0, completed = 0, discarded = 0, discarded_by_shutdown = 0, pending = 0,
+               lost = 0, stuck_at_end = 0, interrupted = 0, duplicate_executions = 0,
+               shutdown_retries = 0, rejected_acks = 0, rejected_fails = 0;
   std::int64_t attempts[6] = {};  // by Outcome
   Duration wasted_work = 0;
 };
@@ -142,9 +141,9 @@ class Recorder {
   struct Entry {
     JobId id;
     Time enqueued;
-    Time orphaned_at;     // end of the last killed/abandoned/interrupted attempt, or -1
-    Time first_completed; // -1 until an attempt completes
-    Duration saved;       // progress checkpointed by its attempts so far
+    Time orphaned_at;      // end of the last killed/abandoned/interrupted attempt, or -1
+    Time first_completed;  // -1 until an attempt completes
+    Duration saved;        // progress checkpointed by its attempts so far
     std::uint32_t backend_handle;
     std::uint32_t next_free;
     std::uint16_t completed_attempts;

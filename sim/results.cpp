@@ -15,8 +15,8 @@ json seconds_or_null(Time t) { return t < 0 ? json(nullptr) : json(to_seconds(t)
 json summary(const Scenario& s, const Recorder& rec, const Platform& platform,
              const AuditResult& audit) {
   const JobTotals& t = rec.totals();
-  json exits = {{"clean", 0},           {"died_on_term", 0},      {"killed_at_deadline", 0},
-                {"oom_killed", 0},      {"exited_with_error", 0}, {"killed_by_signal", 0},
+  json exits = {{"clean", 0},         {"died_on_term", 0},      {"killed_at_deadline", 0},
+                {"oom_killed", 0},    {"exited_with_error", 0}, {"killed_by_signal", 0},
                 {"running_at_end", 0}};
   Percentiles drain;
   for (const ProcessRecord& p : platform.processes()) {
@@ -43,21 +43,20 @@ json summary(const Scenario& s, const Recorder& rec, const Platform& platform,
   }
   json latency = nullptr;
   if (rec.job_latency().count() > 0) {
-    latency = {{"p50", rec.job_latency().quantile(0.5)},
-               {"p99", rec.job_latency().quantile(0.99)}};
+    latency = {{"p50", rec.job_latency().quantile(0.5)}, {"p99", rec.job_latency().quantile(0.99)}};
   }
   json attempts = json::object();
   for (int o = 0; o < 6; ++o) attempts[to_string(static_cast<Outcome>(o))] = t.attempts[o];
-  json audit_json = {{"ok", audit.ok},
-                     {"error_count", audit.error_count},
-                     {"errors", audit.errors},
-                     {"balance", fmt::format("enqueued {} = completed {} + lost {} + discarded "
-                                             "{} + pending {}",
-                                             t.enqueued, t.completed, t.lost, t.discarded,
-                                             t.pending)}};
+  json audit_json = {
+      {"ok", audit.ok},
+      {"error_count", audit.error_count},
+      {"errors", audit.errors},
+      {"balance", fmt::format("enqueued {} = completed {} + lost {} + discarded "
+                              "{} + pending {}",
+                              t.enqueued, t.completed, t.lost, t.discarded, t.pending)}};
   const std::int64_t clean = exits["clean"].get<std::int64_t>();
-  const std::int64_t forced = exits["killed_at_deadline"].get<std::int64_t>() +
-                              exits["oom_killed"].get<std::int64_t>();
+  const std::int64_t forced =
+      exits["killed_at_deadline"].get<std::int64_t>() + exits["oom_killed"].get<std::int64_t>();
   (void)s;
   return json{
       {"jobs_enqueued", t.enqueued},
@@ -100,13 +99,14 @@ json pods_json(const Platform& platform) {
       if (r.termination >= 0 && r.ended >= 0 && r.exit != ExitKind::kOomKilled) {
         drain = to_seconds(r.ended - r.termination);
       }
-      procs.push_back({{"worker", r.worker},
-                       {"started_s", to_seconds(r.started)},
-                       {"ended_s", seconds_or_null(r.ended)},
-                       {"termination_s", seconds_or_null(r.termination)},
-                       {"exit", r.exit == ExitKind::kRunning ? "running_at_end" : to_string(r.exit)},
-                       {"exit_code", r.ended < 0 ? json(nullptr) : json(r.code)},
-                       {"drain_latency_s", drain}});
+      procs.push_back(
+          {{"worker", r.worker},
+           {"started_s", to_seconds(r.started)},
+           {"ended_s", seconds_or_null(r.ended)},
+           {"termination_s", seconds_or_null(r.termination)},
+           {"exit", r.exit == ExitKind::kRunning ? "running_at_end" : to_string(r.exit)},
+           {"exit_code", r.ended < 0 ? json(nullptr) : json(r.code)},
+           {"drain_latency_s", drain}});
     }
     pods.push_back({{"id", fmt::format("pod-{}", p.id)},
                     {"node", p.node},
@@ -132,8 +132,7 @@ json timeline_json(const Recorder& rec) {
   json attempts = json::array();
   for (const AttemptRecord& a : rec.attempts()) {
     attempts.push_back({a.job, a.attempt, a.pod, a.worker, a.slot, to_seconds(a.start),
-                        to_seconds(a.end),
-                        a.duplicate ? "duplicate" : to_string(a.outcome)});
+                        to_seconds(a.end), a.duplicate ? "duplicate" : to_string(a.outcome)});
   }
   json remaining = json::array();
   for (const RemainingRecord& r : rec.remaining_log()) {
@@ -145,11 +144,13 @@ json timeline_json(const Recorder& rec) {
   }
   return {
       {"pod_states", {{"columns", {"t_s", "pod", "state"}}, {"rows", states}}},
-      {"signals", {{"columns", {"t_s", "pod", "signal", "delivered", "source"}}, {"rows", signals}}},
+      {"signals",
+       {{"columns", {"t_s", "pod", "signal", "delivered", "source"}}, {"rows", signals}}},
       {"attempts",
        {{"columns", {"job", "attempt", "pod", "worker", "slot", "start_s", "end_s", "outcome"}},
         {"rows", attempts}}},
-      {"drain_remaining", {{"columns", {"t_s", "pod", "worker", "remaining"}}, {"rows", remaining}}},
+      {"drain_remaining",
+       {{"columns", {"t_s", "pod", "worker", "remaining"}}, {"rows", remaining}}},
       {"series", {{"columns", {"t_s", "queued", "scheduled", "in_flight"}}, {"rows", series}}},
   };
 }

@@ -5,8 +5,8 @@
 
 #include <cstdint>
 
-#include "rng.h"
 #include "duration.h"
+#include "rng.h"
 
 namespace drainsim {
 

@@ -20,14 +20,14 @@ struct DurationDistribution {
     double weight = 0;
   };
   Kind kind = Kind::kConstant;
-  Duration value = 0;               // constant
-  Duration min = 0, max = 0;        // uniform
-  Duration mean = 0;                // exponential
-  Duration median = 0, p99 = 0;     // lognormal
-  Duration scale = 0;               // pareto
-  double shape = 0;                 // pareto
-  std::vector<Duration> values;     // empirical {values} (uniform choice) or sequence
-  std::vector<Bucket> histogram;    // empirical {histogram}
+  Duration value = 0;             // constant
+  Duration min = 0, max = 0;      // uniform
+  Duration mean = 0;              // exponential
+  Duration median = 0, p99 = 0;   // lognormal
+  Duration scale = 0;             // pareto
+  double shape = 0;               // pareto
+  std::vector<Duration> values;   // empirical {values} (uniform choice) or sequence
+  std::vector<Bucket> histogram;  // empirical {histogram}
 };
 
 struct ArrivalProcess {
@@ -40,7 +40,7 @@ struct ArrivalProcess {
 };
 
 struct CancelBehaviour {
-  double cooperative_fraction = 1.0;   // share of jobs that stop when cancelled
+  double cooperative_fraction = 1.0;      // share of jobs that stop when cancelled
   Duration latency = 100 * kMillisecond;  // how long a cooperative job takes to stop
 };
 
@@ -81,9 +81,9 @@ struct WorkerConfig {
 struct PreStop {
   enum class Kind { kNone, kSleep, kQuietThenSleep, kQuietThenWait };
   Kind kind = Kind::kNone;
-  Duration duration = 0;               // sleep, quiet_then_sleep
-  Duration poll = 10 * kSecond;        // quiet_then_wait
-  Duration timeout = 2 * kMinute;      // quiet_then_wait: SIGKILLs the worker then
+  Duration duration = 0;           // sleep, quiet_then_sleep
+  Duration poll = 10 * kSecond;    // quiet_then_wait
+  Duration timeout = 2 * kMinute;  // quiet_then_wait: SIGKILLs the worker then
 };
 
 struct PlatformConfig {
@@ -138,8 +138,8 @@ struct Scenario {
   std::string name;
   std::string description;
   std::uint64_t seed = 1;
-  Duration duration = 0;     // arrivals stop here
-  Duration settle = kHour;   // the run ends at duration + settle at the latest
+  Duration duration = 0;    // arrivals stop here
+  Duration settle = kHour;  // the run ends at duration + settle at the latest
   WorkloadConfig workload;
   BackendConfig backend;
   WorkerConfig worker;
@@ -147,7 +147,7 @@ struct Scenario {
   std::vector<ScenarioEvent> events;  // sorted by `at`, stable
 };
 
-const char* to_string(Signal s);        // "SIGTERM", ...
-const char* to_string(Directive d);     // "running", "quiet", "terminate"
+const char* to_string(Signal s);     // "SIGTERM", ...
+const char* to_string(Directive d);  // "running", "quiet", "terminate"
 
 }  // namespace drainsim

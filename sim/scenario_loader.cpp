@@ -136,7 +136,7 @@ std::int64_t to_integer(const Context& c, const json& v, const std::string& path
 // A number in [min, max], or (min, max] when min_open.
 struct Range {
   double min = 0;
-  double max = std::numeric_limits<double>::infinity();
+  double max = kInf;
   bool min_open = false;
   std::string describe() const {
     if (std::isfinite(max)) return fmt::format("a number from {} to {}", min, max);
@@ -391,7 +391,7 @@ const std::vector<Kind<EK>> kEventKinds = {
     {"delete_pod", EK::kDeletePod, {"pod"}},
 };
 
-// Short names ("TERM") are accepted as well; see read_signal.
+// Short names ("TERM") are accepted as well; see read_event.
 const std::vector<Named<Signal>> kSignals = {
     {"SIGTERM", Signal::kTerm}, {"SIGINT", Signal::kInt},   {"SIGTSTP", Signal::kTstp},
     {"SIGCONT", Signal::kCont}, {"SIGKILL", Signal::kKill}, {"SIGQUIT", Signal::kQuit},
@@ -457,8 +457,9 @@ DurationDistribution read_job_duration(const Reader& r) {
       r.need("max", kDurationLike);
       r.duration("min", d.min);
       r.duration("max", d.max);
-      if (d.max < d.min)
+      if (d.max < d.min) {
         r.expected("max", fmt::format("a duration >= min ({})", format_duration(d.min)));
+      }
       break;
     case DD::Kind::kExponential:
       r.need("mean", "a positive duration");
@@ -492,7 +493,7 @@ DurationDistribution read_job_duration(const Reader& r) {
         const json& buckets = r.array(
             "histogram", "a non-empty list of buckets like {\"le\": \"1s\", \"weight\": 1}", true);
         for (std::size_t i = 0; i < buckets.size(); ++i) {
-          Reader b(r.context(), buckets[i], fmt::format("{}[{}]", r.at("histogram"), i));
+          const Reader b(r.context(), buckets[i], fmt::format("{}[{}]", r.at("histogram"), i));
           b.allow({"le", "weight"});
           b.need("le", kDurationLike);
           b.need("weight", "a number > 0");
@@ -762,8 +763,9 @@ std::optional<std::vector<Step>> parse_path(std::string_view path) {
     part.remove_prefix(bracket == std::string_view::npos ? part.size() : bracket);
     while (!part.empty()) {
       const std::size_t close = part.find(']');
-      if (part[0] != '[' || close == std::string_view::npos || close == 1 || close > 10)
+      if (part[0] != '[' || close == std::string_view::npos || close == 1 || close > 10) {
         return std::nullopt;
+      }
       std::size_t index = 0;
       for (char ch : part.substr(1, close - 1)) {
         if (ch < '0' || ch > '9') return std::nullopt;
@@ -798,8 +800,9 @@ void apply_override(json& root, const std::string& text, Context& c) {
   std::string at;
   for (const Step& step : *steps) {
     if (node->is_null()) *node = json::object();
-    if (!node->is_object())
+    if (!node->is_object()) {
       c.expected(at, fmt::format("an object to set \"{}\" in", step.key), *node);
+    }
     at += fmt::format("{}{}", at.empty() ? "" : ".", step.key);
     node = &(*node)[step.key];
     for (std::size_t i : step.indexes) {

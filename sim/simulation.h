@@ -22,7 +22,7 @@ struct RunOptions {
 struct RunOutput {
   nlohmann::json results;  // the results document (DESIGN.md, Metrics; results/README.md)
   AuditResult audit;
-  std::string hash;        // result_hash: FNV-1a 64 of the document without it, in hex
+  std::string hash;  // result_hash: FNV-1a 64 of the document without it, in hex
   std::uint64_t events = 0;
   Time ended_at = 0;
 };

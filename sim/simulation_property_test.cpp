@@ -19,12 +19,16 @@ DurationDistribution random_durations(Rng& r) {
   DurationDistribution d;
   d.kind = static_cast<DurationDistribution::Kind>(r.below(7));
   switch (d.kind) {
-    case DurationDistribution::Kind::kConstant: d.value = pick(r, 0, 40 * kSecond); break;
+    case DurationDistribution::Kind::kConstant:
+      d.value = pick(r, 0, 40 * kSecond);
+      break;
     case DurationDistribution::Kind::kUniform:
       d.min = pick(r, 0, 5 * kSecond);
       d.max = d.min + pick(r, 0, 40 * kSecond);
       break;
-    case DurationDistribution::Kind::kExponential: d.mean = pick(r, kMillisecond, 20 * kSecond); break;
+    case DurationDistribution::Kind::kExponential:
+      d.mean = pick(r, kMillisecond, 20 * kSecond);
+      break;
     case DurationDistribution::Kind::kLognormal:
       d.median = pick(r, 10 * kMillisecond, 5 * kSecond);
       d.p99 = d.median + pick(r, kMillisecond, 60 * kSecond);
@@ -60,8 +64,14 @@ Scenario random_scenario(std::uint64_t seed) {
   s.settle = pick(r, kMinute, 10 * kMinute);
   WorkloadConfig& w = s.workload;
   switch (r.below(3)) {
-    case 0: w.arrival.kind = ArrivalProcess::Kind::kPoisson; w.arrival.rate_per_s = r.uniform(0.2, 6); break;
-    case 1: w.arrival.kind = ArrivalProcess::Kind::kConstant; w.arrival.rate_per_s = r.uniform(0.2, 4); break;
+    case 0:
+      w.arrival.kind = ArrivalProcess::Kind::kPoisson;
+      w.arrival.rate_per_s = r.uniform(0.2, 6);
+      break;
+    case 1:
+      w.arrival.kind = ArrivalProcess::Kind::kConstant;
+      w.arrival.rate_per_s = r.uniform(0.2, 4);
+      break;
     default:
       w.arrival.kind = ArrivalProcess::Kind::kBurst;
       w.arrival.count = static_cast<std::int64_t>(1 + r.below(40));
@@ -106,7 +116,8 @@ Scenario random_scenario(std::uint64_t seed) {
     e.max_surge = Amount{r.bernoulli(0.5), static_cast<double>(r.below(3))};
     e.max_unavailable = Amount{false, static_cast<double>(1 + r.below(2))};
     e.count = static_cast<int>(1 + r.below(2));
-    e.replicas = static_cast<int>(e.kind == ScenarioEvent::Kind::kScaleUp ? 1 + r.below(5) : r.below(5));
+    e.replicas =
+        static_cast<int>(e.kind == ScenarioEvent::Kind::kScaleUp ? 1 + r.below(5) : r.below(5));
     e.pod = r.bernoulli(0.3) ? -1 : static_cast<int>(r.below(6));
     if (e.kind == ScenarioEvent::Kind::kSignal || e.kind == ScenarioEvent::Kind::kDirective ||
         e.kind == ScenarioEvent::Kind::kDeletePod) {
@@ -133,7 +144,8 @@ TEST(SimulationProperty, ThousandRandomScenariosBalance) {
     const auto& sum = out.results["summary"];
     ASSERT_EQ(sum["jobs_lost"], 0) << "seed " << seed;
     ASSERT_EQ(sum["jobs_enqueued"].get<std::int64_t>(),
-              sum["jobs_completed"].get<std::int64_t>() + sum["jobs_discarded"].get<std::int64_t>() +
+              sum["jobs_completed"].get<std::int64_t>() +
+                  sum["jobs_discarded"].get<std::int64_t>() +
                   sum["jobs_pending"].get<std::int64_t>())
         << "seed " << seed;
     ASSERT_LE(out.ended_at, s.duration + s.settle);
@@ -141,7 +153,8 @@ TEST(SimulationProperty, ThousandRandomScenariosBalance) {
     interrupted += sum["interrupted_jobs"].get<std::int64_t>();
     kills += sum["forced_kills"].get<std::int64_t>();
   }
-  std::printf("jobs %ld interrupted %ld forced kills %ld\n", static_cast<long>(jobs), static_cast<long>(interrupted), static_cast<long>(kills));
+  std::printf("jobs %ld interrupted %ld forced kills %ld\n", static_cast<long>(jobs),
+              static_cast<long>(interrupted), static_cast<long>(kills));
   // The generator must really exercise shutdowns, not just happy paths.
   EXPECT_GT(jobs, 10000);
   EXPECT_GT(interrupted, 100);

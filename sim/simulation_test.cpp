@@ -33,8 +33,8 @@ std::string four_jobs(const std::string& worker, const std::string& platform,
          worker + R"(},
     "platform": {"replicas": 1, "pod_start_delay": "5s")" +
          platform + R"(},
-    "events": )" + events +
-         "}";
+    "events": )" +
+         events + "}";
 }
 
 const json& summary(const RunOutput& r) { return r.results["summary"]; }
@@ -139,7 +139,8 @@ TEST(HandWorked, C_OomKillRecoveredByDeadWorkerDetection) {
 }
 
 TEST(HandWorked, D_PlatformGraceShorterThanWorkerGraceKillsAtDeadline) {
-  std::string text = four_jobs(R"(, "grace_period": "60s")", R"(, "termination_grace_period": "30s")");
+  std::string text =
+      four_jobs(R"(, "grace_period": "60s")", R"(, "termination_grace_period": "30s")");
   text.replace(text.find("\"20s\""), 5, "\"100s\"");
   const RunOutput r = run_json(text);
   ASSERT_TRUE(r.audit.ok);
@@ -241,8 +242,8 @@ TEST(HandWorked, G_ScaleDownOfShortJobsExitsCleanly) {
 }
 
 TEST(Determinism, SameSeedSameBytesOtherSeedOtherBytes) {
-  const Scenario s = load_scenario_file(std::string(DRAINSIM_SOURCE_DIR) +
-                                        "/scenarios/rolling-restart.json");
+  const Scenario s =
+      load_scenario_file(std::string(DRAINSIM_SOURCE_DIR) + "/scenarios/rolling-restart.json");
   RunOptions options;
   options.timeline = true;
   const RunOutput a = run_scenario(s, options);
@@ -259,8 +260,7 @@ TEST(Determinism, SameSeedSameBytesOtherSeedOtherBytes) {
 TEST(Audit, DroppedAckedJobFailsTheAuditNamingIt) {
   RunOptions options;
   options.faults.drop_acked_job = 2;
-  const RunOutput r =
-      run_scenario(parse_scenario(four_jobs("", ""), "test"), options);
+  const RunOutput r = run_scenario(parse_scenario(four_jobs("", ""), "test"), options);
   ASSERT_FALSE(r.audit.ok);
   ASSERT_FALSE(r.audit.errors.empty());
   EXPECT_NE(r.audit.errors.front().find("job 2:"), std::string::npos) << r.audit.errors.front();

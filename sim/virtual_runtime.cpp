@@ -17,8 +17,8 @@ Rng& VirtualRuntime::rng(Stream stream) {
   return streams_[static_cast<std::size_t>(stream) % streams_.size()];
 }
 
-TimerId VirtualRuntime::schedule(Time at, Priority priority, TimerTarget* target,
-                                 std::uint32_t tag, std::uint64_t arg) {
+TimerId VirtualRuntime::schedule(Time at, Priority priority, TimerTarget* target, std::uint32_t tag,
+                                 std::uint64_t arg) {
   assert(at >= now_);
   std::uint32_t slot;
   if (free_head_ != kNoSlot) {

@@ -8,10 +8,14 @@ constexpr Duration kRemainingLogInterval = 5 * kSecond;
 
 const char* to_string(WorkerState s) {
   switch (s) {
-    case WorkerState::kRunning: return "running";
-    case WorkerState::kQuiet: return "quiet";
-    case WorkerState::kDraining: return "draining";
-    case WorkerState::kStopped: return "stopped";
+    case WorkerState::kRunning:
+      return "running";
+    case WorkerState::kQuiet:
+      return "quiet";
+    case WorkerState::kDraining:
+      return "draining";
+    case WorkerState::kStopped:
+      return "stopped";
   }
   return "?";
 }
@@ -28,8 +32,8 @@ WorkerCore::WorkerCore(Runtime& runtime, WorkerPort& port, const WorkerConfig& c
 const Lease* WorkerCore::lease(int slot) const { return busy_[slot] ? &slots_[slot] : nullptr; }
 
 void WorkerCore::start() {
-  heartbeat_ = rt_.schedule(rt_.now() + config_.heartbeat_interval, Priority::kTimer, this,
-                            kHeartbeat);
+  heartbeat_ =
+      rt_.schedule(rt_.now() + config_.heartbeat_interval, Priority::kTimer, this, kHeartbeat);
   fill_slots();
 }
 
@@ -181,8 +185,8 @@ void WorkerCore::stop_timers() {
 void WorkerCore::on_timer(std::uint32_t tag, std::uint64_t /*arg*/) {
   switch (static_cast<Tag>(tag)) {
     case kHeartbeat:
-      heartbeat_ = rt_.schedule(rt_.now() + config_.heartbeat_interval, Priority::kTimer, this,
-                                kHeartbeat);
+      heartbeat_ =
+          rt_.schedule(rt_.now() + config_.heartbeat_interval, Priority::kTimer, this, kHeartbeat);
       send_heartbeat(reported_state());
       break;
     case kPoll:
@@ -200,8 +204,8 @@ void WorkerCore::on_timer(std::uint32_t tag, std::uint64_t /*arg*/) {
       finish_shutdown();
       break;
     case kRemaining:
-      remaining_ = rt_.schedule(rt_.now() + kRemainingLogInterval, Priority::kTimer, this,
-                                kRemaining);
+      remaining_ =
+          rt_.schedule(rt_.now() + kRemainingLogInterval, Priority::kTimer, this, kRemaining);
       port_.log_remaining(active_);
       break;
   }

@@ -105,9 +105,9 @@ void WorkerProcess::fail(int slot, const Lease& lease, ErrorKind error, bool ret
   Duration progress = lease.progress;
   if (body.running && body.lease.id == lease.id) {
     // Given up while its body still runs: interrupted. A graceful FAIL saves all progress.
-    const Duration saved =
-        workload_.checkpointing ? std::min(rt_.now() - body.start, lease.spec.work - lease.progress)
-                                : 0;
+    const Duration saved = workload_.checkpointing
+                               ? std::min(rt_.now() - body.start, lease.spec.work - lease.progress)
+                               : 0;
     progress += saved;
     end_attempt(slot, Outcome::kInterrupted, saved);
   } else if (workload_.checkpointing) {
@@ -132,8 +132,7 @@ void WorkerProcess::start_job(int slot, const Lease& lease) {
                rt_.rng(Stream::kJobBehaviour).bernoulli(workload_.failure_rate);
   recorder_.attempt_started(lease, body.start);
   const Duration remaining = std::max<Duration>(0, lease.spec.work - lease.progress);
-  body.timer =
-      rt_.schedule(body.start + remaining, Priority::kCompletion, this, kJobDone, slot);
+  body.timer = rt_.schedule(body.start + remaining, Priority::kCompletion, this, kJobDone, slot);
 }
 
 void WorkerProcess::state_changed(WorkerState state) { observer_.on_worker_state(pod_, state); }

@@ -17,9 +17,9 @@ namespace drainsim {
 
 // How a process ended.
 enum class ProcessEnd : std::uint8_t {
-  kExited,      // by itself, with an exit code
-  kSignalled,   // a signal's default action (no handler) killed it
-  kKilled,      // SIGKILL
+  kExited,     // by itself, with an exit code
+  kSignalled,  // a signal's default action (no handler) killed it
+  kKilled,     // SIGKILL
 };
 
 // The platform's view of its processes.
@@ -34,9 +34,8 @@ class ProcessObserver {
 
 class WorkerProcess final : public WorkerPort, public WorkerListener, public TimerTarget {
  public:
-  WorkerProcess(Runtime& runtime, Backend& backend, Recorder& recorder,
-                ProcessObserver& observer, const WorkerConfig& worker,
-                const WorkloadConfig& workload, int pod);
+  WorkerProcess(Runtime& runtime, Backend& backend, Recorder& recorder, ProcessObserver& observer,
+                const WorkerConfig& worker, const WorkloadConfig& workload, int pod);
 
   // Registers with the backend and starts the worker.
   void start();

@@ -1,0 +1,511 @@
+#include "backend.h"
+
+#include <algorithm>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "recorder.h"
+#include "virtual_runtime.h"
+
+namespace drainsim {
+namespace {
+
+// Counts wakeups, and appends its name to a shared log so tests can check the order.
+struct Wakeups final : WorkerListener {
+  void on_jobs_available() override {
+    ++count;
+    if (order != nullptr) order->push_back(name);
+  }
+  int count = 0;
+  char name = '?';
+  std::vector<char>* order = nullptr;
+};
+
+class BackendTest : public ::testing::Test {
+ protected:
+  BackendTest() { config.retry.jitter = false; }
+
+  Backend& make(BackendMechanisms mechanisms = {true, true}) {
+    backend = std::make_unique<Backend>(rt, config, mechanisms, recorder);
+    queue = backend->queue("default");
+    return *backend;
+  }
+  WorkerId add_worker(Wakeups* listener = nullptr) {
+    const int queues[] = {queue};
+    return backend->register_worker(queues, listener != nullptr ? listener : &unused);
+  }
+  JobId enqueue(Duration work = kSecond) { return backend->enqueue(queue, JobSpec{work, 0, true}); }
+  std::vector<Lease> fetch(WorkerId worker, int count) {
+    std::vector<Lease> out;
+    backend->fetch(worker, count, out);
+    return out;
+  }
+  std::optional<JobState> state(const Lease& lease) const {
+    return backend->job_state(lease.handle, lease.id);
+  }
+  // What a worker process reports around an attempt that ran to completion, so the ledger
+  // stays consistent with the backend.
+  void complete_attempt(const Lease& lease, WorkerId worker) {
+    recorder.attempt_started(lease, rt.now());
+    AttemptRecord record;
+    record.job = lease.id;
+    record.attempt = lease.attempt;
+    record.worker = worker;
+    record.start = record.end = rt.now();
+    record.outcome = Outcome::kCompleted;
+    recorder.attempt_ended(lease, record, 0);
+  }
+
+  VirtualRuntime rt{1};
+  Recorder recorder{true};
+  BackendConfig config;
+  std::unique_ptr<Backend> backend;
+  int queue = 0;
+  Wakeups unused;
+};
+
+TEST_F(BackendTest, FetchClaimsAtMostCountInFifoOrder) {
+  make();
+  for (int i = 1; i <= 5; ++i) enqueue(i * kSecond);
+  const WorkerId w = add_worker();
+  const auto first = fetch(w, 3);
+  ASSERT_EQ(first.size(), 3u);
+  for (int i = 0; i < 3; ++i) {
+    const Lease& l = first[static_cast<std::size_t>(i)];
+    EXPECT_EQ(l.id, static_cast<JobId>(i));  // enqueue order
+    EXPECT_EQ(l.attempt, 1);
+    EXPECT_EQ(l.progress, 0);
+    EXPECT_EQ(l.spec.work, (i + 1) * kSecond);  // the args travel with the lease
+    EXPECT_EQ(state(l), JobState::kActive);
+  }
+  EXPECT_EQ(backend->live_jobs(), 5u);  // claimed jobs are still live
+  // A second fetch only sees the two unclaimed jobs, even when asking for more.
+  const auto second = fetch(w, 5);
+  ASSERT_EQ(second.size(), 2u);
+  EXPECT_EQ(second[0].id, 3u);
+  EXPECT_EQ(second[1].id, 4u);
+  EXPECT_TRUE(fetch(w, 5).empty());
+  EXPECT_TRUE(fetch(add_worker(), 5).empty());
+  EXPECT_TRUE(fetch(w, 0).empty());
+}
+
+TEST_F(BackendTest, AckAcceptedFinishesTheJob) {
+  make();
+  enqueue();
+  enqueue();
+  const WorkerId w = add_worker();
+  const auto leases = fetch(w, 1);
+  ASSERT_EQ(leases.size(), 1u);
+  EXPECT_EQ(backend->live_jobs(), 2u);
+  complete_attempt(leases[0], w);
+  EXPECT_TRUE(backend->ack(w, leases[0]));
+  EXPECT_EQ(backend->live_jobs(), 1u);
+  EXPECT_EQ(state(leases[0]), std::nullopt);  // the record is freed
+  EXPECT_EQ(recorder.totals().rejected_acks, 0);
+  // Acking it again: the worker no longer holds it.
+  EXPECT_FALSE(backend->ack(w, leases[0]));
+  EXPECT_EQ(recorder.totals().rejected_acks, 1);
+  // The freed record is reused by a new job, and the stale lease still does not match it.
+  enqueue();
+  const auto rest = fetch(w, 2);
+  ASSERT_EQ(rest.size(), 2u);
+  EXPECT_FALSE(backend->ack(w, leases[0]));
+  EXPECT_EQ(recorder.totals().rejected_acks, 2);
+  for (const Lease& l : rest) {
+    complete_attempt(l, w);
+    EXPECT_TRUE(backend->ack(w, l));
+  }
+  const AuditResult audit = recorder.finish(rt.now(), *backend);
+  EXPECT_TRUE(audit.ok) << (audit.errors.empty() ? "" : audit.errors[0]);
+  EXPECT_EQ(recorder.totals().enqueued, 3);
+  EXPECT_EQ(recorder.totals().completed, 3);
+}
+
+TEST_F(BackendTest, AckOrFailFromAnotherWorkerIsRejected) {
+  make();
+  enqueue();
+  const WorkerId w1 = add_worker();
+  const WorkerId w2 = add_worker();
+  const auto leases = fetch(w1, 1);
+  ASSERT_EQ(leases.size(), 1u);
+  EXPECT_FALSE(backend->ack(w2, leases[0]));
+  EXPECT_EQ(recorder.totals().rejected_acks, 1);
+  EXPECT_FALSE(backend->fail(w2, leases[0], ErrorKind::kHandler, true, 0));
+  EXPECT_EQ(recorder.totals().rejected_fails, 1);
+  EXPECT_EQ(state(leases[0]), JobState::kActive);  // untouched
+  EXPECT_TRUE(backend->ack(w1, leases[0]));
+  EXPECT_EQ(backend->live_jobs(), 0u);
+}
+
+TEST_F(BackendTest, RetryableFailBacksOffExponentially) {
+  // initial 1 s, coefficient 2, no jitter: after attempt n fails, the wait is 1 s * 2^(n-1).
+  config.retry = RetryPolicy{3, kSecond, 2.0, 5 * kMinute, false};
+  make({false, false});  // no other timers in the queue
+  enqueue();
+  const WorkerId w = add_worker();
+  auto l = fetch(w, 1);
+  ASSERT_EQ(l.size(), 1u);
+  EXPECT_TRUE(backend->fail(w, l[0], ErrorKind::kHandler, true, 0));
+  EXPECT_EQ(state(l[0]), JobState::kScheduled);
+  EXPECT_TRUE(fetch(w, 1).empty());  // waiting out the backoff
+  rt.run_until(kSecond - 1);
+  EXPECT_EQ(state(l[0]), JobState::kScheduled);
+  rt.run_until(kSecond);  // first wait: 1 s
+  EXPECT_EQ(state(l[0]), JobState::kAvailable);
+  l = fetch(w, 1);
+  ASSERT_EQ(l.size(), 1u);
+  EXPECT_EQ(l[0].attempt, 2);
+  EXPECT_TRUE(backend->fail(w, l[0], ErrorKind::kHandler, true, 0));
+  rt.run_until(3 * kSecond - 1);  // second wait: 2 s, from t = 1 s to 3 s
+  EXPECT_EQ(state(l[0]), JobState::kScheduled);
+  rt.run_until(3 * kSecond);
+  EXPECT_EQ(state(l[0]), JobState::kAvailable);
+  l = fetch(w, 1);
+  ASSERT_EQ(l.size(), 1u);
+  EXPECT_EQ(l[0].attempt, 3);
+  // The third failure uses up max_attempts = 3: discarded at once.
+  EXPECT_TRUE(backend->fail(w, l[0], ErrorKind::kHandler, true, 0));
+  EXPECT_EQ(state(l[0]), std::nullopt);
+  EXPECT_EQ(backend->live_jobs(), 0u);
+  EXPECT_EQ(rt.pending(), 0u);  // no retry scheduled
+  recorder.finish(rt.now(), *backend);
+  EXPECT_EQ(recorder.totals().discarded, 1);
+  EXPECT_EQ(recorder.totals().discarded_by_shutdown, 0);  // the job's own error
+  EXPECT_EQ(recorder.totals().pending, 0);
+}
+
+TEST_F(BackendTest, RetryWaitIsCappedByMaxInterval) {
+  // initial 2 s, coefficient 10, cap 5 s: waits 2 s, then min(20 s, 5 s) = 5 s.
+  config.retry = RetryPolicy{5, 2 * kSecond, 10.0, 5 * kSecond, false};
+  make({false, false});
+  enqueue();
+  const WorkerId w = add_worker();
+  auto l = fetch(w, 1);
+  backend->fail(w, l[0], ErrorKind::kHandler, true, 0);
+  EXPECT_EQ(rt.next_time(), 2 * kSecond);
+  rt.run_until(2 * kSecond);
+  l = fetch(w, 1);
+  ASSERT_EQ(l.size(), 1u);
+  backend->fail(w, l[0], ErrorKind::kHandler, true, 0);
+  EXPECT_EQ(rt.next_time(), 7 * kSecond);
+}
+
+TEST_F(BackendTest, RetryJitterStaysWithinHalfToOneAndAHalf) {
+  // jitter multiplies the 10 s wait by U[0.5, 1.5): every wait is in [5 s, 15 s). With 200
+  // waits, all above 7 s has probability 0.8^200 ~ 1e-19, so the spread is checked too.
+  config.retry = RetryPolicy{3, 10 * kSecond, 2.0, 5 * kMinute, true};
+  make({false, false});
+  const WorkerId w = add_worker();
+  Duration lo = kNever, hi = 0;
+  for (int i = 0; i < 200; ++i) {
+    enqueue();
+    auto l = fetch(w, 1);
+    ASSERT_EQ(l.size(), 1u);
+    ASSERT_EQ(l[0].attempt, 1);
+    backend->fail(w, l[0], ErrorKind::kHandler, true, 0);
+    const Duration wait = rt.next_time() - rt.now();
+    lo = std::min(lo, wait);
+    hi = std::max(hi, wait);
+    rt.run_until(rt.next_time());
+    l = fetch(w, 1);
+    ASSERT_EQ(l.size(), 1u);
+    backend->ack(w, l[0]);
+  }
+  EXPECT_GE(lo, 5 * kSecond);
+  EXPECT_LT(hi, 15 * kSecond);
+  EXPECT_LT(lo, 7 * kSecond);
+  EXPECT_GT(hi, 13 * kSecond);
+}
+
+TEST_F(BackendTest, NonRetryableFailDiscardsAtOnce) {
+  make({false, false});
+  enqueue();
+  const WorkerId w = add_worker();
+  const auto l = fetch(w, 1);
+  ASSERT_EQ(l.size(), 1u);
+  EXPECT_TRUE(backend->fail(w, l[0], ErrorKind::kHandler, false, 0));
+  EXPECT_EQ(state(l[0]), std::nullopt);
+  EXPECT_EQ(backend->live_jobs(), 0u);
+  EXPECT_EQ(rt.pending(), 0u);
+  recorder.finish(rt.now(), *backend);
+  EXPECT_EQ(recorder.totals().discarded, 1);
+  EXPECT_EQ(recorder.totals().discarded_by_shutdown, 0);
+}
+
+TEST_F(BackendTest, ShutdownFailOnTheLastAttemptIsDiscardedByShutdown) {
+  config.retry.max_attempts = 1;
+  make({false, false});
+  enqueue();
+  const WorkerId w = add_worker();
+  const auto l = fetch(w, 1);
+  EXPECT_TRUE(backend->fail(w, l[0], ErrorKind::kShutdown, true, 0));
+  EXPECT_EQ(state(l[0]), std::nullopt);
+  recorder.finish(rt.now(), *backend);
+  EXPECT_EQ(recorder.totals().discarded, 1);
+  EXPECT_EQ(recorder.totals().discarded_by_shutdown, 1);
+}
+
+TEST_F(BackendTest, FailKeepsCheckpointedProgressForTheNextAttempt) {
+  make({false, false});
+  enqueue(10 * kSecond);
+  const WorkerId w = add_worker();
+  auto l = fetch(w, 1);
+  backend->fail(w, l[0], ErrorKind::kShutdown, true, 4 * kSecond);
+  rt.run_until(kSecond);  // 1 s backoff
+  l = fetch(w, 1);
+  ASSERT_EQ(l.size(), 1u);
+  EXPECT_EQ(l[0].progress, 4 * kSecond);
+}
+
+TEST_F(BackendTest, LeaseExpiresExactlyOneVisibilityTimeoutAfterFetch) {
+  config.visibility_timeout = 10 * kSecond;
+  config.heartbeat_timeout = kHour;  // the worker stays alive throughout
+  make();
+  enqueue();
+  const WorkerId w1 = add_worker();
+  rt.run_until(2 * kSecond);
+  const auto l = fetch(w1, 1);  // at 2 s: the lease runs to 12 s
+  ASSERT_EQ(l.size(), 1u);
+  rt.run_until(12 * kSecond - 1);
+  EXPECT_EQ(state(l[0]), JobState::kActive);
+  rt.run_until(12 * kSecond);
+  EXPECT_EQ(state(l[0]), JobState::kAvailable);
+  // The old holder's ack comes too late.
+  EXPECT_FALSE(backend->ack(w1, l[0]));
+  EXPECT_EQ(recorder.totals().rejected_acks, 1);
+  const WorkerId w2 = add_worker();
+  const auto again = fetch(w2, 1);
+  ASSERT_EQ(again.size(), 1u);
+  EXPECT_EQ(again[0].id, l[0].id);
+  EXPECT_EQ(again[0].attempt, 2);
+  EXPECT_TRUE(backend->ack(w2, again[0]));
+}
+
+TEST_F(BackendTest, HeartbeatsRenewLeases) {
+  config.visibility_timeout = 10 * kSecond;
+  config.heartbeat_timeout = 30 * kSecond;
+  make();
+  enqueue();
+  const WorkerId w = add_worker();
+  const auto l = fetch(w, 1);
+  ASSERT_EQ(l.size(), 1u);
+  // Heartbeats every 5 s: each pushes the lease to heartbeat + 10 s.
+  for (Time t = 5 * kSecond; t <= 40 * kSecond; t += 5 * kSecond) {
+    rt.run_until(t);
+    ASSERT_EQ(state(l[0]), JobState::kActive) << "t=" << t;
+    EXPECT_EQ(backend->heartbeat(w, Directive::kRunning, l), Directive::kRunning);
+  }
+  EXPECT_TRUE(fetch(add_worker(), 1).empty());  // still leased at 40 s, past 30 s
+  // The last heartbeat was at 40 s: the lease ends at exactly 50 s.
+  rt.run_until(50 * kSecond - 1);
+  EXPECT_EQ(state(l[0]), JobState::kActive);
+  rt.run_until(50 * kSecond);
+  EXPECT_EQ(state(l[0]), JobState::kAvailable);
+  EXPECT_FALSE(backend->ack(w, l[0]));
+}
+
+TEST_F(BackendTest, HeartbeatRenewsOnlyTheListedLeases) {
+  config.visibility_timeout = 10 * kSecond;
+  make();
+  enqueue();
+  enqueue();
+  const WorkerId w = add_worker();
+  const auto l = fetch(w, 2);
+  ASSERT_EQ(l.size(), 2u);
+  rt.run_until(5 * kSecond);
+  backend->heartbeat(w, Directive::kRunning, std::span<const Lease>(l.data(), 1));
+  rt.run_until(10 * kSecond);  // job 1 was not listed: its lease ends at 0 + 10 s
+  EXPECT_EQ(state(l[0]), JobState::kActive);
+  EXPECT_EQ(state(l[1]), JobState::kAvailable);
+  rt.run_until(15 * kSecond);  // job 0's lease was renewed to 5 + 10 s
+  EXPECT_EQ(state(l[0]), JobState::kAvailable);
+}
+
+TEST_F(BackendTest, DeadWorkerJobsAreAvailableAtLastHeartbeatPlusTimeout) {
+  config.heartbeat_timeout = 30 * kSecond;
+  make();
+  enqueue();
+  enqueue();
+  const WorkerId w1 = add_worker();
+  const auto l = fetch(w1, 2);
+  ASSERT_EQ(l.size(), 2u);
+  rt.run_until(5 * kSecond);
+  backend->heartbeat(w1, Directive::kRunning, l);  // last heartbeat: 5 s -> dead at 35 s
+  rt.run_until(35 * kSecond - 1);
+  EXPECT_EQ(state(l[0]), JobState::kActive);
+  EXPECT_EQ(state(l[1]), JobState::kActive);
+  rt.run_until(35 * kSecond);
+  EXPECT_EQ(state(l[0]), JobState::kAvailable);
+  EXPECT_EQ(state(l[1]), JobState::kAvailable);
+  const WorkerId w2 = add_worker();
+  const auto again = fetch(w2, 2);
+  ASSERT_EQ(again.size(), 2u);
+  for (const Lease& a : again) EXPECT_EQ(a.attempt, 2);
+  // The dead worker is told to terminate and gets nothing more.
+  EXPECT_FALSE(backend->ack(w1, l[0]));
+  EXPECT_EQ(backend->heartbeat(w1, Directive::kRunning, {}), Directive::kTerminate);
+  enqueue();
+  EXPECT_TRUE(fetch(w1, 1).empty());
+}
+
+TEST_F(BackendTest, DeadWorkerJobIsDiscardedWhenAttemptsAreUsedUp) {
+  config.heartbeat_timeout = 30 * kSecond;
+  config.retry.max_attempts = 1;
+  make();
+  enqueue();
+  const WorkerId w = add_worker();  // registered at 0, never heartbeats: dead at 30 s
+  const auto l = fetch(w, 1);
+  rt.run_until(30 * kSecond);
+  EXPECT_EQ(state(l[0]), std::nullopt);
+  EXPECT_EQ(backend->live_jobs(), 0u);
+  recorder.finish(rt.now(), *backend);
+  EXPECT_EQ(recorder.totals().discarded, 1);
+  EXPECT_EQ(recorder.totals().discarded_by_shutdown, 1);
+}
+
+TEST_F(BackendTest, NoDeadWorkerRecoveryWithoutHeartbeatDetection) {
+  config.heartbeat_timeout = 30 * kSecond;
+  make({false, true});  // lease expiry only, with the default 30 min visibility timeout
+  enqueue();
+  const WorkerId w = add_worker();
+  const auto l = fetch(w, 1);
+  rt.run_until(10 * kMinute);  // 20 heartbeat timeouts without a heartbeat
+  EXPECT_EQ(state(l[0]), JobState::kActive);
+  EXPECT_EQ(backend->heartbeat(w, Directive::kRunning, {}), Directive::kRunning);
+  EXPECT_TRUE(backend->ack(w, l[0]));
+}
+
+TEST_F(BackendTest, NoLeaseExpiryWithoutTheMechanism) {
+  config.visibility_timeout = 10 * kSecond;
+  make({false, false});
+  enqueue();
+  const WorkerId w = add_worker();
+  const auto l = fetch(w, 1);
+  rt.run_until(kMinute);
+  EXPECT_EQ(state(l[0]), JobState::kActive);
+  EXPECT_TRUE(backend->ack(w, l[0]));
+}
+
+TEST_F(BackendTest, QuietOrTerminateHeartbeatStateFetchesNothing) {
+  make();
+  enqueue();
+  const WorkerId w = add_worker();
+  EXPECT_EQ(backend->heartbeat(w, Directive::kQuiet, {}), Directive::kRunning);
+  EXPECT_TRUE(fetch(w, 1).empty());
+  EXPECT_EQ(backend->heartbeat(w, Directive::kTerminate, {}), Directive::kRunning);
+  EXPECT_TRUE(fetch(w, 1).empty());
+  // Reporting running again (SIGCONT) lets it fetch.
+  backend->heartbeat(w, Directive::kRunning, {});
+  EXPECT_EQ(fetch(w, 1).size(), 1u);
+}
+
+TEST_F(BackendTest, DirectivesOnlyEscalate) {
+  make();
+  enqueue();
+  const WorkerId w = add_worker();
+  const WorkerId other = add_worker();
+  EXPECT_EQ(backend->heartbeat(w, Directive::kRunning, {}), Directive::kRunning);
+  backend->set_directive(w, Directive::kQuiet);
+  EXPECT_EQ(backend->heartbeat(w, Directive::kRunning, {}), Directive::kQuiet);
+  EXPECT_TRUE(fetch(w, 1).empty());  // told to be quiet: no jobs
+  backend->set_directive(w, Directive::kRunning);
+  EXPECT_EQ(backend->heartbeat(w, Directive::kRunning, {}), Directive::kQuiet);
+  backend->set_directive(w, Directive::kTerminate);
+  EXPECT_EQ(backend->heartbeat(w, Directive::kQuiet, {}), Directive::kTerminate);
+  backend->set_directive(w, Directive::kQuiet);
+  EXPECT_EQ(backend->heartbeat(w, Directive::kQuiet, {}), Directive::kTerminate);
+  backend->set_directive(w, Directive::kRunning);
+  EXPECT_EQ(backend->heartbeat(w, Directive::kQuiet, {}), Directive::kTerminate);
+  // Directives are per worker.
+  EXPECT_EQ(backend->heartbeat(other, Directive::kRunning, {}), Directive::kRunning);
+  EXPECT_EQ(fetch(other, 1).size(), 1u);
+}
+
+TEST_F(BackendTest, DeregisterRequeuesHeldJobs) {
+  make();
+  enqueue();
+  enqueue();
+  enqueue();
+  const WorkerId w1 = add_worker();
+  const auto l = fetch(w1, 2);
+  ASSERT_EQ(l.size(), 2u);
+  backend->deregister(w1);
+  EXPECT_EQ(state(l[0]), JobState::kAvailable);
+  EXPECT_EQ(state(l[1]), JobState::kAvailable);
+  EXPECT_EQ(backend->live_jobs(), 3u);
+  const WorkerId w2 = add_worker();
+  auto again = fetch(w2, 3);
+  ASSERT_EQ(again.size(), 3u);
+  // Job 2 was never fetched; jobs 0 and 1 run their second attempt (in either order).
+  std::sort(again.begin(), again.end(), [](const Lease& a, const Lease& b) { return a.id < b.id; });
+  EXPECT_EQ(again[0].attempt, 2);
+  EXPECT_EQ(again[1].attempt, 2);
+  EXPECT_EQ(again[2].attempt, 1);
+  // The deregistered worker holds nothing and gets nothing.
+  EXPECT_FALSE(backend->ack(w1, l[0]));
+  EXPECT_EQ(backend->heartbeat(w1, Directive::kRunning, {}), Directive::kTerminate);
+  enqueue();
+  EXPECT_TRUE(fetch(w1, 1).empty());
+}
+
+TEST_F(BackendTest, WaitForJobsWakesOneWaiterPerJobInFifoOrder) {
+  make({false, false});
+  std::vector<char> order;
+  Wakeups a, b, c;
+  a.name = 'A', b.name = 'B', c.name = 'C';
+  a.order = b.order = c.order = &order;
+  const WorkerId wa = add_worker(&a);
+  const WorkerId wb = add_worker(&b);
+  const WorkerId wc = add_worker(&c);
+  // Waiting order B, A, C (not registration order); A asks twice but waits once.
+  backend->wait_for_jobs(wb);
+  backend->wait_for_jobs(wa);
+  backend->wait_for_jobs(wa);
+  backend->wait_for_jobs(wc);
+  EXPECT_TRUE(order.empty());
+  enqueue();
+  EXPECT_EQ(order, (std::vector<char>{'B'}));
+  enqueue();
+  EXPECT_EQ(order, (std::vector<char>{'B', 'A'}));
+  enqueue();
+  EXPECT_EQ(order, (std::vector<char>{'B', 'A', 'C'}));
+  enqueue();  // nobody is waiting any more
+  EXPECT_EQ(order.size(), 3u);
+  EXPECT_EQ(a.count, 1);
+  EXPECT_EQ(b.count, 1);
+  EXPECT_EQ(c.count, 1);
+  // A job that becomes available again after a retry backoff wakes a waiter too.
+  const auto l = fetch(wc, 1);
+  ASSERT_EQ(l.size(), 1u);
+  backend->fail(wc, l[0], ErrorKind::kHandler, true, 0);
+  backend->wait_for_jobs(wa);
+  EXPECT_EQ(a.count, 1);  // not yet: the job is waiting out its 1 s backoff
+  rt.run_until(kSecond);
+  EXPECT_EQ(a.count, 2);
+  EXPECT_EQ(order.back(), 'A');
+}
+
+TEST_F(BackendTest, DeadOrDeregisteredWorkersAreNotWoken) {
+  config.heartbeat_timeout = 30 * kSecond;
+  make();
+  Wakeups a, b, c;
+  const WorkerId wa = add_worker(&a);  // registered at 0: dead at 30 s
+  backend->wait_for_jobs(wa);
+  const WorkerId wc = add_worker(&c);
+  backend->wait_for_jobs(wc);
+  backend->deregister(wc);
+  rt.run_until(20 * kSecond);
+  const WorkerId wb = add_worker(&b);  // registered at 20 s: alive until 50 s
+  backend->wait_for_jobs(wb);
+  rt.run_until(31 * kSecond);
+  enqueue();
+  EXPECT_EQ(a.count, 0);
+  EXPECT_EQ(c.count, 0);
+  EXPECT_EQ(b.count, 1);
+}
+
+}  // namespace
+}  // namespace drainsim

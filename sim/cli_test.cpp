@@ -1,0 +1,158 @@
+// The drainsim command line as a user meets it: exit codes (0 ok, 2 bad input, 3 audit
+// failure), messages naming the file and JSON path, and where results go.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Result {
+  int code;
+  std::string out, err;
+};
+
+class Cli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("drainsim_cli_" +
+            std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  std::string write(const std::string& name, const std::string& text) {
+    const fs::path p = dir_ / name;
+    std::ofstream(p) << text;
+    return p.string();
+  }
+  static std::string slurp(const fs::path& p) {
+    std::ifstream f(p);
+    std::stringstream s;
+    s << f.rdbuf();
+    return s.str();
+  }
+  Result drainsim(const std::string& args) {
+    const std::string cmd =
+        "cd '" + dir_.string() + "' && '" + DRAINSIM_BINARY + "' " + args + " > out.txt 2> err.txt";
+    const int status = std::system(cmd.c_str());
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(dir_ / "out.txt"),
+            slurp(dir_ / "err.txt")};
+  }
+
+  fs::path dir_;
+};
+
+const char* kValid = R"({"name": "ok", "duration": "10s", "settle": "1m",
+  "workload": {"arrival": {"kind": "burst", "count": 4, "at": "0s"},
+               "job_duration": {"kind": "constant", "value": "20s"}},
+  "worker": {"concurrency": 4},
+  "platform": {"replicas": 1, "pod_start_delay": "5s"},
+  "events": [{"at": "10s", "kind": "rolling_restart", "max_surge": 1, "max_unavailable": 0}]})";
+
+std::string replaced(std::string text, const std::string& from, const std::string& to) {
+  const auto at = text.find(from);
+  if (at == std::string::npos) throw std::runtime_error("no " + from);
+  return text.replace(at, from.size(), to);
+}
+
+struct BadCase {
+  const char* name;
+  std::string text;
+  const char* path;  // the JSON path the message must name ("" for whole-file errors)
+};
+
+TEST_F(Cli, MalformedScenariosExit2NamingFileAndPath) {
+  const BadCase cases[] = {
+      {"not_json", "{\"name\": ", ""},
+      {"empty", "", ""},
+      {"missing_section", replaced(kValid, R"("worker": {"concurrency": 4},)", ""), "worker"},
+      {"wrong_type", replaced(kValid, R"("concurrency": 4)", R"("concurrency": "four")"),
+       "worker.concurrency"},
+      {"negative_duration", replaced(kValid, R"("value": "20s")", R"("value": "-3s")"),
+       "workload.job_duration.value"},
+      {"unparsable_duration", replaced(kValid, R"("settle": "1m")", R"("settle": "soon")"),
+       "settle"},
+      {"unknown_field", replaced(kValid, R"("concurrency": 4)", R"("concurency": 4)"),
+       "worker.concurency"},
+      {"unknown_profile", replaced(kValid, R"("concurrency": 4)", R"("profile": "nosuch")"),
+       "worker.profile"},
+      {"unknown_event_kind", replaced(kValid, "rolling_restart", "rolling_restrat"),
+       "events[0].kind"},
+      {"unknown_distribution", replaced(kValid, R"("kind": "constant")", R"("kind": "gaussian")"),
+       "workload.job_duration.kind"},
+      {"percent_over_100", replaced(kValid, R"("max_surge": 1)", R"("max_surge": "150%")"),
+       "events[0].max_surge"},
+      {"event_after_end", replaced(kValid, R"("at": "10s")", R"("at": "5m")"), "events[0].at"},
+      {"bad_pod_id",
+       replaced(kValid,
+                R"({"at": "10s", "kind": "rolling_restart", "max_surge": 1, "max_unavailable": 0})",
+                R"({"at": "1s", "kind": "signal", "pod": "web-1", "signal": "SIGTERM"})"),
+       "events[0].pod"},
+  };
+  for (const BadCase& c : cases) {
+    const std::string file = write(std::string(c.name) + ".json", c.text);
+    for (const char* cmd : {"run", "validate"}) {
+      const Result r = drainsim(std::string(cmd) + " '" + file + "'");
+      EXPECT_EQ(r.code, 2) << c.name << " via " << cmd << ": " << r.err;
+      EXPECT_NE(r.err.find(file), std::string::npos) << c.name << " via " << cmd << ": " << r.err;
+      EXPECT_NE(r.err.find(std::string(c.path) + ":"), std::string::npos)
+          << c.name << " via " << cmd << ": " << r.err;
+    }
+  }
+}
+
+TEST_F(Cli, MissingFileAndBadOverrideExit2) {
+  Result r = drainsim("run nosuch.json");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("nosuch.json"), std::string::npos) << r.err;
+  const std::string file = write("ok.json", kValid);
+  r = drainsim("run '" + file + "' --set worker.grace_perod=10s");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("grace_period"), std::string::npos) << r.err;  // the suggestion
+  r = drainsim("run '" + file + "' --set worker.grace_period=-1s");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("worker.grace_period:"), std::string::npos) << r.err;
+  r = drainsim("run '" + file + "' --no-such-flag");
+  EXPECT_EQ(r.code, 2);
+}
+
+TEST_F(Cli, RunWritesResultsNamedAfterScenarioAndSeed) {
+  const std::string scenario = std::string(DRAINSIM_SOURCE_DIR) + "/scenarios/oom-kill.json";
+  const Result r =
+      drainsim("run '" + scenario + "' --seed 7 --set worker.grace_period=10s --timeline");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("audit: ok"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("result hash"), std::string::npos) << r.out;
+  const auto doc = nlohmann::json::parse(slurp(dir_ / "results" / "oom-kill-7.json"));
+  EXPECT_EQ(doc["seed"], 7);
+  EXPECT_EQ(doc["scenario"]["worker"]["grace_period"], "10s");
+  EXPECT_TRUE(doc.contains("timeline"));
+  EXPECT_EQ(doc["summary"]["exits"]["oom_killed"].get<int>(), 3);  // 1 pod at 2m, 2 at 5m
+}
+
+TEST_F(Cli, AuditFailureExits3NamingTheJob) {
+  const std::string file = write("ok.json", kValid);
+  const Result r = drainsim("run '" + file + "' --out res.json --inject-fault drop-acked-job=2");
+  EXPECT_EQ(r.code, 3) << r.out << r.err;
+  EXPECT_NE(r.err.find("job 2:"), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find("audit: FAILED"), std::string::npos) << r.out;
+}
+
+TEST_F(Cli, ValidateAcceptsEveryShippedScenario) {
+  const Result r = drainsim("validate " + std::string(DRAINSIM_SOURCE_DIR) + "/scenarios/*.json");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("rolling-restart.json: ok"), std::string::npos) << r.out;
+}
+
+}  // namespace
