@@ -315,9 +315,12 @@ TEST_F(BackendTest, HeartbeatRenewsOnlyTheListedLeases) {
   const WorkerId w = add_worker();
   const auto l = fetch(w, 2);
   ASSERT_EQ(l.size(), 2u);
+  const WorkerId other = add_worker();
   rt.run_until(5 * kSecond);
   backend->heartbeat(w, Directive::kRunning, std::span<const Lease>(l.data(), 1));
-  rt.run_until(10 * kSecond);  // job 1 was not listed: its lease ends at 0 + 10 s
+  // Another worker listing job 1 does not renew a lease it does not hold.
+  backend->heartbeat(other, Directive::kRunning, std::span<const Lease>(l.data() + 1, 1));
+  rt.run_until(10 * kSecond);  // job 1 was not renewed: its lease ends at 0 + 10 s
   EXPECT_EQ(state(l[0]), JobState::kActive);
   EXPECT_EQ(state(l[1]), JobState::kAvailable);
   rt.run_until(15 * kSecond);  // job 0's lease was renewed to 5 + 10 s
@@ -455,7 +458,9 @@ TEST_F(BackendTest, WaitForJobsWakesOneWaiterPerJobInFifoOrder) {
   make({false, false});
   std::vector<char> order;
   Wakeups a, b, c;
-  a.name = 'A', b.name = 'B', c.name = 'C';
+  a.name = 'A';
+  b.name = 'B';
+  c.name = 'C';
   a.order = b.order = c.order = &order;
   const WorkerId wa = add_worker(&a);
   const WorkerId wb = add_worker(&b);

@@ -59,6 +59,7 @@ std::optional<Duration> parse_duration(std::string_view text) {
         continue;
       }
       scale /= 10;
+      if (term > INT64_MAX - (c - '0') * scale) return std::nullopt;
       term += (c - '0') * scale;
     }
     if (total > INT64_MAX - term) return std::nullopt;

@@ -30,8 +30,7 @@ TEST(Rng, SameSeedSameSequence) {
   EXPECT_EQ(same_positions(draw(Rng(42), 1000), draw(Rng(43), 1000)), 0);
   // Seed 0 is a valid seed (splitmix64 never leaves xoshiro's state all zero).
   const auto zero = draw(Rng(0), 1000);
-  EXPECT_GT(std::count_if(zero.begin(), zero.end(), [](std::uint64_t x) { return x != 0; }),
-            990);
+  EXPECT_GT(std::count_if(zero.begin(), zero.end(), [](std::uint64_t x) { return x != 0; }), 990);
 }
 
 TEST(Rng, ForkedStreamsDifferFromEachOtherAndTheParent) {
@@ -69,9 +68,13 @@ TEST(Rng, BelowStaysInRange) {
       ASSERT_LT(x, n) << "n=" << n;
       max_seen = std::max(max_seen, x);
     }
-    if (n == 1) EXPECT_EQ(max_seen, 0u);
+    if (n == 1) {
+      EXPECT_EQ(max_seen, 0u);
+    }
     // 10000 draws from [0, 7) all miss 6 with probability (6/7)^10000 ~ 0.
-    if (n == 7) EXPECT_EQ(max_seen, 6u);
+    if (n == 7) {
+      EXPECT_EQ(max_seen, 6u);
+    }
   }
 }
 

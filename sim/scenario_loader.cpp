@@ -414,7 +414,8 @@ std::string_view name_of(const std::vector<Row>& table, E value) {
 // --- Sections -----------------------------------------------------------------------------
 
 std::string within(Duration limit) {
-  return fmt::format("a time within duration ({})", format_duration(limit));
+  // Arrivals fall in [0, duration): "duration" is when they stop.
+  return fmt::format("a time before duration ({})", format_duration(limit));
 }
 
 ArrivalProcess read_arrival(const Reader& r, Duration duration) {
@@ -430,12 +431,12 @@ ArrivalProcess read_arrival(const Reader& r, Duration duration) {
       r.need("count", "an integer >= 1");
       r.integer("count", a.count, 1);
       r.duration("at", a.at);
-      if (a.at > duration) r.expected("at", within(duration));
+      if (a.at >= duration) r.expected("at", within(duration));
       break;
     case AP::Kind::kList:
       r.need("at", "a list of times like [\"1s\", \"2s\"]");
       a.times = r.durations("at", false, true);
-      if (!a.times.empty() && a.times.back() > duration) {
+      if (!a.times.empty() && a.times.back() >= duration) {
         r.context().expected(fmt::format("{}[{}]", r.at("at"), a.times.size() - 1),
                              within(duration), r.find("at")->back());
       }

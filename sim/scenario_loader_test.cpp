@@ -253,7 +253,7 @@ TEST(ScenarioLoaderTest, DistributionParameterRelations) {
             "x.json: workload.arrival.at[2]: expected a time >= the previous one (5s), got \"2s\"");
   EXPECT_EQ(error_of(with(minimal(), "/workload/arrival",
                           {{"kind", "burst"}, {"count", 3}, {"at", "2m"}})),
-            "x.json: workload.arrival.at: expected a time within duration (1m), got \"2m\"");
+            "x.json: workload.arrival.at: expected a time before duration (1m), got \"2m\"");
 }
 
 TEST(ScenarioLoaderTest, FractionsAndCoefficients) {

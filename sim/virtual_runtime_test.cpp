@@ -216,8 +216,8 @@ TEST(VirtualRuntime, PendingCountsOnlyLiveTimers) {
   for (int i = 0; i < 1000; ++i) {
     if (i != 500) rt.cancel(ids[static_cast<std::size_t>(i)]);
   }
-  EXPECT_EQ(rt.pending(), 1u);       // 999 cancelled timers are really gone
-  EXPECT_EQ(rt.next_time(), 500);    // tag 500 is due at 1000 - 500
+  EXPECT_EQ(rt.pending(), 1u);     // 999 cancelled timers are really gone
+  EXPECT_EQ(rt.next_time(), 500);  // tag 500 is due at 1000 - 500
   // Schedule-and-cancel churn never grows the queue.
   for (int i = 0; i < 100000; ++i) {
     TimerId t = rt.schedule(2000 + i % 7, Priority::kBackend, &log, 9);
@@ -245,9 +245,9 @@ TEST(VirtualRuntime, RandomOperationsMatchAReferenceModel) {
   VirtualRuntime rt(1);
   Log log(rt);
   Rng rng(2718);
-  std::map<Key, std::uint32_t> model;               // key -> tag
+  std::map<Key, std::uint32_t> model;                     // key -> tag
   std::map<std::uint32_t, std::pair<Key, TimerId>> live;  // tag -> (key, handle)
-  std::vector<TimerId> dead;                        // fired or cancelled handles
+  std::vector<TimerId> dead;                              // fired or cancelled handles
   std::vector<std::uint32_t> expected;
   std::uint64_t seq = 0;
   std::uint32_t next_tag = 0;

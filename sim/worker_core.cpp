@@ -64,6 +64,7 @@ void WorkerCore::fill_slots() {
 
 void WorkerCore::on_fetched(std::span<const Lease> leases) {
   fetching_ = false;
+  if (state_ == WorkerState::kStopped) return;  // a late reply: the process has exited
   std::size_t slot = 0;
   for (const Lease& lease : leases) {
     while (busy_[slot]) ++slot;

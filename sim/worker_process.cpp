@@ -37,7 +37,8 @@ void WorkerProcess::deliver(Signal signal) {
   if (signal == Signal::kTerm || signal == Signal::kInt || signal == Signal::kQuit) {
     core_.on_killed();
     end_all(Outcome::kKilled);
-    die(ProcessEnd::kSignalled, 128 + 15);
+    const int number = signal == Signal::kTerm ? 15 : signal == Signal::kInt ? 2 : 3;
+    die(ProcessEnd::kSignalled, 128 + number);
   }
 }
 
