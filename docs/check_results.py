@@ -235,9 +235,15 @@ def check_semantics(raw: bytes, doc):
         expect(pod["id"] == f"pod-{i}", f"pods[{i}].id is {pod['id']!r}, expected 'pod-{i}'")
     processes = [p for pod in doc["pods"] for p in pod["processes"]]
     by_exit = {key: 0 for key in exits}
+    running = 0
     for p in processes:
-        by_exit[p["exit"]] += 1
+        if p["exit"] == "running_at_end":
+            running += 1
+        else:
+            by_exit[p["exit"]] += 1
     expect(by_exit == exits, f"summary.exits {exits} != the exits of pods[].processes[] {by_exit}")
+    expect(running == s["processes_running_at_end"],
+           f"processes_running_at_end {s['processes_running_at_end']} != {running} in pods[]")
     drains = []
     for p in processes:
         d = p["drain_latency_s"]

@@ -88,6 +88,7 @@ void Backend::deregister(WorkerId worker) {
 
 void Backend::fetch(WorkerId worker, int count, std::vector<Lease>& out) {
   Worker& w = workers_[worker];
+  w.waiting = false;  // a fetch ends a wait; a worker with free slots left waits again
   if (w.status != WorkerStatus::kAlive || w.directive != Directive::kRunning ||
       w.reported != Directive::kRunning) {
     return;

@@ -59,7 +59,8 @@ class Backend final : public TimerTarget, public BackendView {
   // Claims up to `count` jobs, in queue priority order, appending their leases to `out`.
   // A quiet, terminating, dead or deregistered worker gets none.
   void fetch(WorkerId worker, int count, std::vector<Lease>& out);
-  // Asks to be told (once) when a job becomes available in the worker's queues.
+  // Asks to be told (once) when a job becomes available in the worker's queues. The wait
+  // ends when the worker is told or when it fetches, whichever comes first.
   void wait_for_jobs(WorkerId worker);
 
   // True when accepted; false when the worker no longer holds the lease.

@@ -493,6 +493,27 @@ TEST_F(BackendTest, WaitForJobsWakesOneWaiterPerJobInFifoOrder) {
   EXPECT_EQ(order.back(), 'A');
 }
 
+TEST_F(BackendTest, AFetchEndsTheWaitSoTheNextJobWakesAnIdleWorker) {
+  // A waits, then gets a job by polling (its slots are now full); B waits. The next job
+  // must wake B, not A.
+  make({false, false});
+  Wakeups a, b;
+  const WorkerId wa = add_worker(&a);
+  const WorkerId wb = add_worker(&b);
+  backend->wait_for_jobs(wa);
+  backend->wait_for_jobs(wb);
+  enqueue();  // wakes A (first in line)
+  ASSERT_EQ(a.count, 1);
+  backend->wait_for_jobs(wa);  // A fetched nothing in time and waits again, behind B
+  enqueue();                   // wakes B
+  ASSERT_EQ(b.count, 1);
+  backend->wait_for_jobs(wb);
+  ASSERT_EQ(fetch(wa, 1).size(), 1u);  // A's poll takes a job: its wait is over
+  enqueue();
+  EXPECT_EQ(a.count, 1);
+  EXPECT_EQ(b.count, 2);
+}
+
 TEST_F(BackendTest, DeadOrDeregisteredWorkersAreNotWoken) {
   config.heartbeat_timeout = 30 * kSecond;
   make();

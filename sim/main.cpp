@@ -64,10 +64,10 @@ void print_summary(const json& r, const std::string& path, double wall_s) {
   fmt::print("  orphan recovery delay  {}\n", fmt_dist(s["orphan_recovery_delay_s"]));
   fmt::print(
       "  exits: clean {}  died on TERM {}  killed at deadline {}  OOM killed {}  "
-      "exited with error {}  killed by signal {}  running at end {}\n",
+      "exited with error {}  killed by signal {}  (still running at the end: {})\n",
       e["clean"].get<long>(), e["died_on_term"].get<long>(), e["killed_at_deadline"].get<long>(),
       e["oom_killed"].get<long>(), e["exited_with_error"].get<long>(),
-      e["killed_by_signal"].get<long>(), e["running_at_end"].get<long>());
+      e["killed_by_signal"].get<long>(), s["processes_running_at_end"].get<long>());
   const json& d = s["deploy_duration_s"];
   fmt::print("  deploys: {}\n",
              d.is_null() ? std::string("none")

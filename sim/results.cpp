@@ -15,13 +15,16 @@ json seconds_or_null(Time t) { return t < 0 ? json(nullptr) : json(to_seconds(t)
 json summary(const Scenario& s, const Recorder& rec, const Platform& platform,
              const AuditResult& audit) {
   const JobTotals& t = rec.totals();
-  json exits = {{"clean", 0},         {"died_on_term", 0},      {"killed_at_deadline", 0},
-                {"oom_killed", 0},    {"exited_with_error", 0}, {"killed_by_signal", 0},
-                {"running_at_end", 0}};
+  json exits = {{"clean", 0},      {"died_on_term", 0},      {"killed_at_deadline", 0},
+                {"oom_killed", 0}, {"exited_with_error", 0}, {"killed_by_signal", 0}};
+  int running = 0;  // left alone at the end: not an exit
   Percentiles drain;
   for (const ProcessRecord& p : platform.processes()) {
-    const char* key = p.exit == ExitKind::kRunning ? "running_at_end" : to_string(p.exit);
-    exits[key] = exits[key].get<int>() + 1;
+    if (p.exit == ExitKind::kRunning) {
+      ++running;
+    } else {
+      exits[to_string(p.exit)] = exits[to_string(p.exit)].get<int>() + 1;
+    }
     if (p.termination >= 0 && p.ended >= 0 && p.exit != ExitKind::kOomKilled) {
       drain.add(to_seconds(p.ended - p.termination));
     }
@@ -76,6 +79,7 @@ json summary(const Scenario& s, const Recorder& rec, const Platform& platform,
       {"exits", exits},
       {"graceful_exits", clean},
       {"forced_kills", forced},
+      {"processes_running_at_end", running},
       {"orphan_recovery_delay_s", rec.orphan_recovery().summary_json()},
       {"stuck_at_end", t.stuck_at_end},
       {"deploy_duration_s", deploy},
