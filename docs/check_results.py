@@ -29,10 +29,9 @@ import pathlib
 import subprocess
 import sys
 import tempfile
+import warnings
 
 import jsonschema
-import referencing
-import referencing.jsonschema
 
 FNV_OFFSET = 0xCBF29CE484222325
 FNV_PRIME = 0x100000001B3
@@ -145,8 +144,8 @@ def parse(raw: bytes):
 
 def make_validator(docs: pathlib.Path):
     """A draft 2020-12 validator for results.schema.json whose relative $ref
-    "scenario.schema.json" resolves to the file beside it."""
-    resources = []
+    "scenario.schema.json" resolves to the file beside it. Uses RefResolver, which
+    Debian 12's python3-jsonschema (4.10) has; newer versions deprecate it but keep it."""
     schemas = {}
     for name in ("results.schema.json", "scenario.schema.json"):
         path = docs / name
@@ -160,13 +159,12 @@ def make_validator(docs: pathlib.Path):
             jsonschema.Draft202012Validator.check_schema(schema)
         except jsonschema.SchemaError as e:
             raise CheckError(f"{path}: not a valid JSON Schema: {e.message}") from e
-        uri = path.resolve().as_uri()
-        schemas[name] = uri
-        resources.append((uri, referencing.Resource.from_contents(
-            schema, default_specification=referencing.jsonschema.DRAFT202012)))
-    registry = referencing.Registry().with_resources(resources)
-    return jsonschema.Draft202012Validator({"$ref": schemas["results.schema.json"]},
-                                           registry=registry)
+        schemas[path.resolve().as_uri()] = schema
+    base = (docs / "results.schema.json").resolve().as_uri()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        resolver = jsonschema.RefResolver(base_uri=base, referrer=schemas[base], store=schemas)
+        return jsonschema.Draft202012Validator(schemas[base], resolver=resolver)
 
 
 def short(value, limit=120):

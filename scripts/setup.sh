@@ -34,7 +34,9 @@ fi
 
 werror=OFF
 [ "${CI:-}" = "true" ] && werror=ON
-cmake -S "$here" -B "$build" -G Ninja -DDRAINSIM_WERROR=$werror >/dev/null
+# Debian's python3 (with python3-jsonschema), even when another python3 comes first in PATH.
+python=/usr/bin/python3
+cmake -S "$here" -B "$build" -G Ninja -DDRAINSIM_WERROR=$werror -DPython3_EXECUTABLE=$python >/dev/null
 cmake --build "$build" -j "$(nproc)"
 
 case "$action" in
