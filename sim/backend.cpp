@@ -129,7 +129,8 @@ void Backend::wait_for_jobs(WorkerId worker) {
 bool Backend::holds(WorkerId worker, const Lease& lease) const {
   if (lease.handle >= jobs_.size()) return false;
   const Job& job = jobs_[lease.handle];
-  return job.live && job.id == lease.id && job.state == JobState::kActive && job.holder == worker &&
+  return job.live && job.id == lease.id && job.attempt == lease.attempt &&
+         job.state == JobState::kActive && job.holder == worker &&
          workers_[worker].status != WorkerStatus::kDead;
 }
 

@@ -88,10 +88,16 @@ void WorkerCore::on_job_finished(int slot, JobResult result) {
   const Lease lease = slots_[slot];
   busy_[slot] = false;
   --active_;
-  if (result == JobResult::kSucceeded) {
-    port_.ack(slot, lease);
-  } else {
-    port_.fail(slot, lease, ErrorKind::kHandler, true);
+  switch (result) {
+    case JobResult::kSucceeded:
+      port_.ack(slot, lease);
+      break;
+    case JobResult::kFailed:
+      port_.fail(slot, lease, ErrorKind::kHandler, true);
+      break;
+    case JobResult::kCancelled:
+      port_.fail(slot, lease, ErrorKind::kShutdown, true);
+      break;
   }
   if (state_ == WorkerState::kDraining) {
     if (active_ == 0) finish_shutdown();

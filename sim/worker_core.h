@@ -27,7 +27,7 @@ enum class WorkerState : std::uint8_t { kRunning, kQuiet, kDraining, kStopped };
 const char* to_string(WorkerState s);
 
 // What a finished job body reports.
-enum class JobResult : std::uint8_t { kSucceeded, kFailed };
+enum class JobResult : std::uint8_t { kSucceeded, kFailed, kCancelled };
 
 // The effects a WorkerCore asks for. Replies come back through the core's on_* methods
 // and may arrive before the call returns (an in-process backend answers at once).
@@ -40,6 +40,10 @@ class WorkerPort {
   virtual void heartbeat(Directive state, std::span<const Lease> active) = 0;  // on_directive
   virtual void deregister() = 0;
   virtual void start_job(int slot, const Lease& lease) = 0;  // reply: on_job_finished
+  // Asks the job's body to stop. A cooperative body stops after its cancel latency
+  // (reply: on_job_finished with kCancelled, unless it finishes first); an uncooperative
+  // one runs on.
+  virtual void cancel_job(int slot) = 0;
   virtual void state_changed(WorkerState state) = 0;
   virtual void log_remaining(int active) = 0;
   virtual void exit(int code) = 0;  // the process ends; nothing is called after this

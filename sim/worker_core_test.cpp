@@ -78,6 +78,7 @@ class FakePort final : public WorkerPort {
     if (state != Directive::kTerminate) core->on_directive(reply);
   }
   void deregister() override { log("deregister"); }
+  void cancel_job(int slot) override { log(fmt::format("cancel {}", slot)); }
   void start_job(int slot, const Lease& lease) override {
     log(fmt::format("start {} #{}", slot, lease.id));
   }
@@ -201,6 +202,19 @@ TEST(WorkerCore, FinishedJobIsAckedAndItsSlotRefetchedAtOnce) {
   EXPECT_EQ(h.core.lease(2), nullptr);
   // Heartbeats list the active jobs in slot order.
   EXPECT_EQ(h.run_until(sec(5)), (Calls{"5s heartbeat running [4,3]", "5s fetch 1", "5s wait"}));
+}
+
+TEST(WorkerCore, CancelledJobIsFailedWithShutdownError) {
+  // A body that stopped because it was cancelled is an interruption, not the job's own
+  // error: FAIL with ShutdownError (retryable), then the slot is refetched (#3, the last
+  // of the four supplied).
+  Harness h;
+  h.supply(0, 3);
+  h.core.start();
+  h.port.take();
+  h.finish_at(sec(2), 1, JobResult::kCancelled);
+  EXPECT_EQ(h.run_until(sec(2)),
+            (Calls{"2s fail 1 #1 shutdown retryable", "2s fetch 1", "2s start 1 #3"}));
 }
 
 TEST(WorkerCore, EmptyFetchWaitsAndPollsEveryPollInterval) {

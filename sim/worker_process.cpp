@@ -61,6 +61,11 @@ Duration WorkerProcess::periodic_saves(const Body& body, Duration run) const {
   return std::min(remaining, run / workload_.checkpoint_interval * workload_.checkpoint_interval);
 }
 
+Duration WorkerProcess::graceful_saves(const Body& body, Duration run) const {
+  if (!workload_.checkpointing) return 0;
+  return std::min(run, body.lease.spec.work - body.lease.progress);
+}
+
 void WorkerProcess::end_attempt(int slot, Outcome outcome, Duration saved) {
   Body& body = bodies_[slot];
   rt_.cancel(body.timer);
@@ -106,12 +111,12 @@ void WorkerProcess::fail(int slot, const Lease& lease, ErrorKind error, bool ret
   Duration progress = lease.progress;
   if (body.running && body.lease.id == lease.id) {
     // Given up while its body still runs: interrupted. A graceful FAIL saves all progress.
-    const Duration saved = workload_.checkpointing
-                               ? std::min(rt_.now() - body.start, lease.spec.work - lease.progress)
-                               : 0;
+    const Duration saved = graceful_saves(body, rt_.now() - body.start);
     progress += saved;
     end_attempt(slot, Outcome::kInterrupted, saved);
-  } else if (workload_.checkpointing) {
+  } else if (body.cancelled) {
+    progress += graceful_saves(body, rt_.now() - body.start);
+  } else {
     progress += periodic_saves(body, rt_.now() - body.start);
   }
   backend_.fail(worker_id_, lease, error, retryable, progress);
@@ -129,11 +134,23 @@ void WorkerProcess::start_job(int slot, const Lease& lease) {
   body.lease = lease;
   body.start = rt_.now();
   body.running = true;
+  body.cancelled = false;
   body.fails = workload_.failure_rate > 0 &&
                rt_.rng(Stream::kJobBehaviour).bernoulli(workload_.failure_rate);
   recorder_.attempt_started(lease, body.start);
   const Duration remaining = std::max<Duration>(0, lease.spec.work - lease.progress);
-  body.timer = rt_.schedule(body.start + remaining, Priority::kCompletion, this, kJobDone, slot);
+  body.natural_end = body.start + remaining;
+  body.timer = rt_.schedule(body.natural_end, Priority::kCompletion, this, kJobDone, slot);
+}
+
+void WorkerProcess::cancel_job(int slot) {
+  Body& body = bodies_[slot];
+  if (!body.running || body.cancelled || !body.lease.spec.cooperative) return;
+  body.cancelled = true;
+  const Time stop = rt_.now() + body.lease.spec.cancel_latency;
+  if (stop >= body.natural_end) return;  // it finishes before it notices
+  rt_.cancel(body.timer);
+  body.timer = rt_.schedule(stop, Priority::kCompletion, this, kJobDone, slot);
 }
 
 void WorkerProcess::state_changed(WorkerState state) { observer_.on_worker_state(pod_, state); }
@@ -153,10 +170,17 @@ void WorkerProcess::on_timer(std::uint32_t tag, std::uint64_t arg) {
       const int slot = static_cast<int>(arg);
       Body& body = bodies_[slot];
       body.timer = TimerId{};
-      const bool failed = body.fails;
-      end_attempt(slot, failed ? Outcome::kFailed : Outcome::kCompleted,
-                  failed ? periodic_saves(body, rt_.now() - body.start) : 0);
-      core_.on_job_finished(slot, failed ? JobResult::kFailed : JobResult::kSucceeded);
+      const Duration run = rt_.now() - body.start;
+      if (rt_.now() < body.natural_end) {  // stopped early by a cancellation
+        end_attempt(slot, Outcome::kInterrupted, graceful_saves(body, run));
+        core_.on_job_finished(slot, JobResult::kCancelled);
+      } else if (body.fails) {
+        end_attempt(slot, Outcome::kFailed, periodic_saves(body, run));
+        core_.on_job_finished(slot, JobResult::kFailed);
+      } else {
+        end_attempt(slot, Outcome::kCompleted, 0);
+        core_.on_job_finished(slot, JobResult::kSucceeded);
+      }
       break;
     }
     case kWake:

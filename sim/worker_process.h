@@ -57,6 +57,7 @@ class WorkerProcess final : public WorkerPort, public WorkerListener, public Tim
   void heartbeat(Directive state, std::span<const Lease> active) override;
   void deregister() override;
   void start_job(int slot, const Lease& lease) override;
+  void cancel_job(int slot) override;
   void state_changed(WorkerState state) override;
   void log_remaining(int active) override;
   void exit(int code) override;
@@ -72,11 +73,15 @@ class WorkerProcess final : public WorkerPort, public WorkerListener, public Tim
   struct Body {
     Lease lease;
     Time start = 0;
+    Time natural_end = 0;  // when its work is done if nothing stops it
     TimerId timer;
     bool running = false;
     bool fails = false;
+    bool cancelled = false;
   };
 
+  // Work saved at a graceful stop (all of it, with checkpointing) after `run`.
+  Duration graceful_saves(const Body& body, Duration run) const;
   // Work saved by periodic checkpoints after `run` of this attempt.
   Duration periodic_saves(const Body& body, Duration run) const;
   // Ends the attempt in `slot` now with `outcome`, having checkpointed `saved`.
