@@ -203,8 +203,9 @@ def check_semantics(raw: bytes, doc):
     expect(s["job_loss"] == s["jobs_lost"] + s["jobs_discarded_by_shutdown"],
            f"job_loss {s['job_loss']} != jobs_lost {s['jobs_lost']} + "
            f"jobs_discarded_by_shutdown {s['jobs_discarded_by_shutdown']}")
-    expect(s["forced_kills"] == exits["killed_at_deadline"] + exits["oom_killed"],
-           f"forced_kills {s['forced_kills']} != exits.killed_at_deadline "
+    expect(s["forced_kills"] == exits["killed_at_deadline"] + exits["oom_killed"]
+           + exits["killed_by_signal"],
+           f"forced_kills {s['forced_kills']} != exits.killed_at_deadline + killed_by_signal "
            f"{exits['killed_at_deadline']} + exits.oom_killed {exits['oom_killed']}")
     expect(s["graceful_exits"] == exits["clean"],
            f"graceful_exits {s['graceful_exits']} != exits.clean {exits['clean']}")

@@ -63,6 +63,7 @@ WorkerId Backend::register_worker(std::span<const int> queues, WorkerListener* l
                             rt_.now(),
                             TimerId{},
                             kNil,
+                            0,
                             Directive::kRunning,
                             Directive::kRunning,
                             WorkerStatus::kAlive,
@@ -89,10 +90,7 @@ void Backend::deregister(WorkerId worker) {
 void Backend::fetch(WorkerId worker, int count, std::vector<Lease>& out) {
   Worker& w = workers_[worker];
   w.waiting = false;  // a fetch ends a wait; a worker with free slots left waits again
-  if (w.status != WorkerStatus::kAlive || w.directive != Directive::kRunning ||
-      w.reported != Directive::kRunning) {
-    return;
-  }
+  if (!takes_jobs(w)) return;
   const Time now = rt_.now();
   for (int q : w.queues) {
     auto& available = queues_[q].available;
@@ -121,10 +119,16 @@ void Backend::fetch(WorkerId worker, int count, std::vector<Lease>& out) {
 
 void Backend::wait_for_jobs(WorkerId worker) {
   Worker& w = workers_[worker];
-  if (w.waiting || w.status != WorkerStatus::kAlive) return;
+  if (!takes_jobs(w)) return;
   w.waiting = true;
-  for (int q : w.queues) queues_[q].waiting.push_back(worker);
+  for (std::uint32_t i = 0; i < w.queues.size(); ++i) {
+    if (w.listed >> i & 1) continue;
+    w.listed |= std::uint64_t{1} << i;
+    queues_[w.queues[i]].waiting.push_back(Waiter{worker, i});
+  }
 }
+
+void Backend::cancel_wait(WorkerId worker) { workers_[worker].waiting = false; }
 
 bool Backend::holds(WorkerId worker, const Lease& lease) const {
   if (lease.handle >= jobs_.size()) return false;
@@ -172,8 +176,8 @@ bool Backend::fail(WorkerId worker, const Lease& lease, ErrorKind error, bool re
   }
   double delay = static_cast<double>(retry.initial_interval) *
                  std::pow(retry.backoff_coefficient, job.attempt - 1);
-  delay = std::min(delay, static_cast<double>(retry.max_interval));
   if (retry.jitter) delay *= rt_.rng(Stream::kBackend).uniform(0.5, 1.5);
+  delay = std::min(delay, static_cast<double>(retry.max_interval));
   job.state = JobState::kScheduled;
   job.holder = kNoWorker;
   recorder_.job_scheduled(job.ledger, now);
@@ -211,6 +215,12 @@ std::optional<JobState> Backend::job_state(std::uint32_t handle, JobId id) const
   return jobs_[handle].state;
 }
 
+std::size_t Backend::wait_list_size() const {
+  std::size_t n = 0;
+  for (const Queue& q : queues_) n += q.waiting.size();
+  return n;
+}
+
 void Backend::make_available(std::uint32_t handle, bool front) {
   Job& job = jobs_[handle];
   job.state = JobState::kAvailable;
@@ -223,9 +233,11 @@ void Backend::make_available(std::uint32_t handle, bool front) {
   }
   recorder_.job_available(job.ledger, rt_.now());
   while (!q.waiting.empty()) {
-    Worker& w = workers_[q.waiting.front()];
+    const Waiter waiter = q.waiting.front();
     q.waiting.pop_front();
-    if (!w.waiting || w.status != WorkerStatus::kAlive) continue;
+    Worker& w = workers_[waiter.worker];
+    w.listed &= ~(std::uint64_t{1} << waiter.index);
+    if (!w.waiting || !takes_jobs(w)) continue;
     w.waiting = false;
     w.listener->on_jobs_available();
     break;

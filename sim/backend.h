@@ -59,9 +59,14 @@ class Backend final : public TimerTarget, public BackendView {
   // Claims up to `count` jobs, in queue priority order, appending their leases to `out`.
   // A quiet, terminating, dead or deregistered worker gets none.
   void fetch(WorkerId worker, int count, std::vector<Lease>& out);
-  // Asks to be told (once) when a job becomes available in the worker's queues. The wait
-  // ends when the worker is told or when it fetches, whichever comes first.
+  // Asks to be told (once) when a job becomes available in the worker's queues: a
+  // long-poll. The wait ends when the worker is told, fetches, cancels it, stops running
+  // (quiet, terminating) or dies. Each worker holds at most one place per queue.
+  // REQUIRES: the worker has at most 64 queues.
   void wait_for_jobs(WorkerId worker);
+  // The worker no longer waits (it went quiet, or its process died and its long-poll
+  // connection with it).
+  void cancel_wait(WorkerId worker);
 
   // True when accepted; false when the worker no longer holds the lease.
   bool ack(WorkerId worker, const Lease& lease);
@@ -82,6 +87,8 @@ class Backend final : public TimerTarget, public BackendView {
   std::size_t unfinished() const { return live_; }
   std::size_t live_jobs() const override { return live_; }
   std::optional<JobState> job_state(std::uint32_t handle, JobId id) const override;
+  // Places held in all queues' wait lists (for tests: bounded by workers x queues).
+  std::size_t wait_list_size() const;
 
   void on_timer(std::uint32_t tag, std::uint64_t arg) override;
 
@@ -109,15 +116,20 @@ class Backend final : public TimerTarget, public BackendView {
     Time last_heartbeat;
     TimerId deadline;
     std::uint32_t active_head;
+    std::uint64_t listed;  // bit i: has a place in the wait list of queues[i]
     Directive directive;
     Directive reported;
     WorkerStatus status;
     bool waiting;
   };
+  struct Waiter {
+    WorkerId worker;
+    std::uint32_t index;  // of the queue in the worker's queues
+  };
   struct Queue {
     std::string name;
     std::deque<std::uint32_t> available;  // job handles, front first
-    std::deque<WorkerId> waiting;
+    std::deque<Waiter> waiting;
   };
 
   bool holds(WorkerId worker, const Lease& lease) const;
@@ -128,6 +140,10 @@ class Backend final : public TimerTarget, public BackendView {
   void recover(std::uint32_t handle, ErrorKind why);
   void worker_died(WorkerId worker);
   void arm_deadline(WorkerId worker);
+  bool takes_jobs(const Worker& w) const {
+    return w.status == WorkerStatus::kAlive && w.directive == Directive::kRunning &&
+           w.reported == Directive::kRunning;
+  }
 
   Runtime& rt_;
   BackendConfig config_;

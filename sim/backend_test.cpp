@@ -514,6 +514,39 @@ TEST_F(BackendTest, AFetchEndsTheWaitSoTheNextJobWakesAnIdleWorker) {
   EXPECT_EQ(b.count, 2);
 }
 
+TEST_F(BackendTest, AnIdleWorkerPollingForAnHourHoldsOnePlaceInTheWaitList) {
+  make({false, false});
+  Wakeups a;
+  const WorkerId wa = add_worker(&a);
+  for (int poll = 0; poll < 3600; ++poll) {
+    EXPECT_TRUE(fetch(wa, 1).empty());
+    backend->wait_for_jobs(wa);
+  }
+  EXPECT_EQ(backend->wait_list_size(), 1u);
+  enqueue();
+  EXPECT_EQ(a.count, 1);
+  EXPECT_EQ(backend->wait_list_size(), 0u);
+}
+
+TEST_F(BackendTest, QuietOrCancelledWaitersAreSkipped) {
+  // A waits first but goes quiet; B waits, then cancels (its process died); C waits.
+  // The job wakes C at once.
+  make({false, false});
+  Wakeups a, b, c;
+  const WorkerId wa = add_worker(&a);
+  const WorkerId wb = add_worker(&b);
+  const WorkerId wc = add_worker(&c);
+  backend->wait_for_jobs(wa);
+  backend->wait_for_jobs(wb);
+  backend->wait_for_jobs(wc);
+  backend->heartbeat(wa, Directive::kQuiet, {});
+  backend->cancel_wait(wb);
+  enqueue();
+  EXPECT_EQ(a.count, 0);
+  EXPECT_EQ(b.count, 0);
+  EXPECT_EQ(c.count, 1);
+}
+
 TEST_F(BackendTest, DeadOrDeregisteredWorkersAreNotWoken) {
   config.heartbeat_timeout = 30 * kSecond;
   make();

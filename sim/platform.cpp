@@ -146,11 +146,15 @@ void Platform::mark_termination(int pod) {
   if (rec.termination < 0) rec.termination = rt_.now();
 }
 
+bool Platform::reaches_worker(Signal signal, bool to_pid1) const {
+  // A shell as PID 1 neither dies of a signal nor forwards it; only SIGKILL gets through.
+  return !(to_pid1 && scenario_.platform.pid1_shell && signal != Signal::kKill);
+}
+
 void Platform::send(int pod, Signal signal, const char* source, bool to_pid1) {
   Pod& p = pods_[pod];
   if (p.phase != Phase::kRunning) return;
-  // A shell as PID 1 neither dies of a signal nor forwards it; only SIGKILL gets through.
-  const bool delivered = !(to_pid1 && scenario_.platform.pid1_shell && signal != Signal::kKill);
+  const bool delivered = reaches_worker(signal, to_pid1);
   recorder_.signal(rt_.now(), pod, signal, delivered, source);
   if (delivered) p.process->deliver(signal);
 }
@@ -365,7 +369,12 @@ void Platform::apply(const ScenarioEvent& e, std::size_t index) {
       break;
     case K::kSignal:
       if (!pod_exists(e.pod, index, "signal")) break;
-      if (e.signal == Signal::kTerm || e.signal == Signal::kInt) mark_termination(e.pod);
+      // A drain starts only if the TERM/INT gets to the worker (a deletion's clock, by
+      // contrast, runs whatever PID 1 does with its TERM).
+      if ((e.signal == Signal::kTerm || e.signal == Signal::kInt) &&
+          reaches_worker(e.signal, true)) {
+        mark_termination(e.pod);
+      }
       if (e.signal == Signal::kKill) {
         sigkill(e.pod, KillReason::kSignal, "event");
       } else {

@@ -111,6 +111,8 @@ class Platform final : public TimerTarget, public ProcessObserver {
   void delete_pod(int pod);
   void finish_prestop(int pod);
   void send(int pod, Signal signal, const char* source, bool to_pid1);
+  // Whether a signal gets to the worker: a shell as PID 1 swallows all but SIGKILL.
+  bool reaches_worker(Signal signal, bool to_pid1) const;
   void sigkill(int pod, KillReason reason, const char* source);
   void mark_termination(int pod);
   void refresh(int pod);

@@ -91,7 +91,7 @@ TEST(PreStop, QuietThenWaitKillsAtItsOwnTimeout) {
   EXPECT_EQ(signals(r).back(), json({75.0, 0, "SIGKILL", true, "prestop"}));
   EXPECT_EQ(first_process(r)["exit"], "killed_by_signal");
   EXPECT_EQ(r.results["summary"]["exits"]["killed_by_signal"], 1);
-  EXPECT_EQ(r.results["summary"]["forced_kills"], 0);
+  EXPECT_EQ(r.results["summary"]["forced_kills"], 1);  // every SIGKILL is a forced kill
 }
 
 TEST(Pid1Shell, SwallowsThePreStopTstpAimedAtPid1) {
@@ -103,6 +103,16 @@ TEST(Pid1Shell, SwallowsThePreStopTstpAimedAtPid1) {
   EXPECT_FALSE(has_state(r, 15.0, 0, "quiet"));
   EXPECT_EQ(first_process(r)["exit"], "killed_at_deadline");
   EXPECT_EQ(first_process(r)["ended_s"], 45.0);
+}
+
+TEST(Pid1Shell, ASwallowedTermEventStartsNoDrainClock) {
+  // TERM to PID 1 at 5 s goes nowhere; the pod is deleted at 100 s and SIGKILLed at 130 s:
+  // its drain took 30 s, not 125 s.
+  const RunOutput r = run("200s", R"(, "pid1_shell": true)",
+                          R"([{"at": "5s", "kind": "signal", "pod": "pod-0", "signal": "SIGTERM"},
+              {"at": "100s", "kind": "delete_pod", "pod": "pod-0"}])");
+  EXPECT_EQ(first_process(r)["termination_s"], 100.0);
+  EXPECT_EQ(first_process(r)["drain_latency_s"], 30.0);
 }
 
 TEST(Docker, StopSendsTermThenKillsAfterStopGracePeriodThenStartsTheNewContainer) {

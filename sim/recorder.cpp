@@ -46,7 +46,7 @@ std::uint32_t Recorder::job_enqueued(JobId id, Time now, std::uint32_t backend_h
     entries_.emplace_back();
   }
   entries_[slot] =
-      Entry{id,   now,   -1,    -1,    0,    backend_handle, kNoSlot, 0, 0, JobState::kScheduled,
+      Entry{id,   now,   -1,    -1,    0,    backend_handle, kNoSlot, 0, 0, 0, JobState::kScheduled,
             true, false, false, false, false};
   ++totals_.enqueued;
   ++scheduled_;  // counted as not yet available until job_available moves it
@@ -120,6 +120,7 @@ void Recorder::report_rejected(std::uint32_t /*ledger*/, bool ack) {
 void Recorder::attempt_started(const Lease& lease, Time now) {
   Entry& e = entry(lease.ledger);
   ++e.open_attempts;
+  e.current_attempt = static_cast<std::uint16_t>(lease.attempt);
   ++in_flight_;
   if (e.shutdown_retry_due) {
     ++totals_.shutdown_retries;
@@ -148,7 +149,11 @@ void Recorder::attempt_ended(const Lease& lease, const AttemptRecord& record, Du
   if (is_shutdown_outcome(record.outcome)) {
     e.interrupted = true;
     e.shutdown_retry_due = true;
-    if (!is_terminal(e.state)) e.orphaned_at = record.end;
+    // An orphan only if this attempt still held the job: a stale one (its lease already
+    // recovered, the job requeued or running elsewhere) leaves nothing to recover.
+    if (e.state == JobState::kActive && lease.attempt == e.current_attempt) {
+      e.orphaned_at = record.end;
+    }
   }
   if (timeline_) {
     attempts_.push_back(record);

@@ -58,8 +58,10 @@ json summary(const Scenario& s, const Recorder& rec, const Platform& platform,
                               "{} + pending {}",
                               t.enqueued, t.completed, t.lost, t.discarded, t.pending)}};
   const std::int64_t clean = exits["clean"].get<std::int64_t>();
-  const std::int64_t forced =
-      exits["killed_at_deadline"].get<std::int64_t>() + exits["oom_killed"].get<std::int64_t>();
+  // Every SIGKILL: at the deadline, by the OOM killer, or by an operator or preStop script.
+  const std::int64_t forced = exits["killed_at_deadline"].get<std::int64_t>() +
+                              exits["oom_killed"].get<std::int64_t>() +
+                              exits["killed_by_signal"].get<std::int64_t>();
   (void)s;
   return json{
       {"jobs_enqueued", t.enqueued},
@@ -169,7 +171,10 @@ json build_results(const Scenario& scenario, const Recorder& recorder, const Pla
       {"scenario", scenario_to_json(scenario)},
       {"seed", scenario.seed},
       {"engine", "virtual"},
-      {"run", {{"ended_at_s", to_seconds(ended_at)}, {"ended_early", ended_early}}},
+      {"run",
+       {{"ended_at_s", to_seconds(ended_at)},
+        {"ended_early", ended_early},
+        {"attempts_in_flight_at_end", recorder.in_flight()}}},
       {"summary", summary(scenario, recorder, platform, audit)},
       {"pods", pods_json(platform)},
       {"warnings", recorder.warnings()},

@@ -8,9 +8,9 @@
 #include <cstdint>
 #include <vector>
 
+#include "duration.h"
 #include "rng.h"
 #include "scenario.h"
-#include "duration.h"
 
 namespace drainsim {
 

@@ -46,7 +46,8 @@ RunOutput run_scenario(const Scenario& scenario, const RunOptions& options) {
 
   const Time end = scenario.duration + scenario.settle;
   auto quiet = [&] {
-    return workload.done() && script.done() && backend.unfinished() == 0 && !platform.busy();
+    return workload.done() && script.done() && backend.unfinished() == 0 &&
+           recorder.in_flight() == 0 && !platform.busy();
   };
   bool early = quiet();
   while (!early && rt.step(end)) early = quiet();

@@ -241,6 +241,71 @@ TEST(HandWorked, G_ScaleDownOfShortJobsExitsCleanly) {
   EXPECT_EQ(r.results["pods"][0]["deleted_s"], nullptr);
 }
 
+TEST(RunEnd, NotWhileAttemptsStillRun) {
+  // Two pods of one slot, one 10 s job, a 3 s lease renewed by 5 s heartbeats, two
+  // attempts at most. pod-0 runs it from 0 s; the lease lapses at 3 s and pod-1 runs it
+  // again (attempt 2, lease renewed at 5 s to 8 s); at 8 s that lease lapses too and the
+  // job is discarded — but both bodies still run: they finish at 10 s and 13 s, both acks
+  // rejected. The run must not end before 13 s, and the job did complete (twice).
+  const RunOutput r = run_json(R"({"name": "lease", "duration": "1s", "settle": "10m",
+    "workload": {"arrival": {"kind": "burst", "count": 1, "at": "0s"},
+                 "job_duration": {"kind": "constant", "value": "10s"}},
+    "backend": {"visibility_timeout": "3s", "retry": {"max_attempts": 2}},
+    "worker": {"concurrency": 1}, "platform": {"replicas": 2}})");
+  ASSERT_TRUE(r.audit.ok);
+  const json& s = summary(r);
+  EXPECT_EQ(r.results["run"]["ended_at_s"], 13.0);
+  EXPECT_EQ(r.results["run"]["attempts_in_flight_at_end"], 0);
+  EXPECT_EQ(s["jobs_completed"], 1);
+  EXPECT_EQ(s["duplicate_executions"], 1);
+  EXPECT_EQ(s["rejected_acks"], 2);
+  EXPECT_EQ(s["job_loss"], 0);
+}
+
+TEST(Fetch, AJobWakesAnIdleWorkerAtOnceWhenTheFirstWaiterStoppedRunning) {
+  // Two pods of two slots. pod-0 takes a 100 s job at 0 s and waits with its free slot;
+  // TERM at 1 s sends it draining (or an OOM kill kills it). A 1 s job at 2.5 s must start
+  // at once on pod-1, not at pod-1's next poll (3 s).
+  for (const char* event :
+       {R"({"at": "1s", "kind": "signal", "pod": "pod-0", "signal": "SIGTERM"})",
+        R"({"at": "1s", "kind": "oom_kill", "pod": "pod-0"})",
+        R"({"at": "1s", "kind": "signal", "pod": "pod-0", "signal": "SIGTSTP"})"}) {
+    SCOPED_TRACE(event);
+    const RunOutput r = run_json(std::string(R"({"name": "wake", "duration": "3s", "settle": "10m",
+      "workload": {"arrival": {"kind": "list", "at": ["0s", "2500ms"]},
+                   "job_duration": {"kind": "sequence", "values": ["100s", "1s"]}},
+      "worker": {"concurrency": 2, "grace_period": "200s"},
+      "platform": {"replicas": 2, "termination_grace_period": "300s"},
+      "events": [)") + event + "]}");
+    ASSERT_TRUE(r.audit.ok);
+    bool found = false;
+    for (const json& a : rows(r, "attempts")) {
+      if (a[0] == 1 && a[1] == 1) {
+        EXPECT_EQ(a[2], 1);
+        EXPECT_EQ(a[5], 2.5);
+        found = true;
+      }
+    }
+    EXPECT_TRUE(found);
+  }
+}
+
+TEST(Orphans, AStaleAttemptKilledAfterItsLeaseWasRecoveredIsNoOrphan) {
+  // One 10 s job, 3 s lease, three attempts. pod-0 runs attempt 1; its lease lapses at
+  // 3 s and pod-1 runs attempt 2. pod-0 is OOM-killed at 5 s: attempt 1 was stale (the job
+  // already ran elsewhere), so nothing is orphaned. At 8 s attempt 2's lease lapses (its
+  // body still runs): a recovery, not an orphan either. No orphan-recovery sample at all.
+  const RunOutput r = run_json(R"({"name": "stale", "duration": "1s", "settle": "10m",
+    "workload": {"arrival": {"kind": "burst", "count": 1, "at": "0s"},
+                 "job_duration": {"kind": "constant", "value": "10s"}},
+    "backend": {"visibility_timeout": "3s"},
+    "worker": {"concurrency": 1}, "platform": {"replicas": 2},
+    "events": [{"at": "5s", "kind": "oom_kill", "pod": "pod-0"}]})");
+  ASSERT_TRUE(r.audit.ok);
+  EXPECT_EQ(summary(r)["orphan_recovery_delay_s"], nullptr);
+  EXPECT_EQ(summary(r)["jobs_completed"], 1);
+}
+
 TEST(Determinism, SameSeedSameBytesOtherSeedOtherBytes) {
   const Scenario s =
       load_scenario_file(std::string(DRAINSIM_SOURCE_DIR) + "/scenarios/rolling-restart.json");

@@ -110,10 +110,12 @@ bool WorkerCore::on_signal(Signal signal) {
   switch (signal) {
     case Signal::kTerm:
     case Signal::kInt:
-      if (state_ == WorkerState::kDraining) {
-        force_stop();
-      } else if (state_ != WorkerState::kStopped) {
-        begin_shutdown();
+      if (state_ == WorkerState::kStopped) return true;
+      if (term_received_) {
+        force_stop();  // a second TERM/INT (a drain begun by a directive does not count)
+      } else {
+        term_received_ = true;
+        if (state_ != WorkerState::kDraining) begin_shutdown();
       }
       return true;
     case Signal::kTstp:

@@ -97,6 +97,7 @@ class WorkerCore final : public TimerTarget {
   std::vector<Lease> scratch_;
   int active_ = 0;
   bool fetching_ = false;
+  bool term_received_ = false;  // a TERM or INT arrived: the next one forces a stop
   TimerId heartbeat_, poll_, grace_, remaining_;
 };
 

@@ -468,6 +468,22 @@ TEST(WorkerCore, TerminateDirectiveFromAHeartbeatReplyDrains) {
              "15s heartbeat terminate []", "15s deregister", "15s state stopped", "15s exit 0"}));
 }
 
+TEST(WorkerCore, FirstTermAfterATerminateDirectiveDoesNotForceAStop) {
+  // Draining since the 5 s directive; the pod's own TERM at 8 s is the first TERM, not a
+  // second one: the drain goes on to the 15 s deadline.
+  Harness h;
+  h.supply(0, 5);
+  h.core.start();
+  h.port.take();
+  h.port.reply = Directive::kTerminate;
+  h.run_until(sec(5));
+  h.signal_at(sec(8), Signal::kTerm);
+  const Calls calls = h.run_until(sec(15));
+  EXPECT_EQ(calls.back(), "15s exit 0");
+  EXPECT_EQ(std::count(calls.begin(), calls.end(), "8s exit 1"), 0);
+  // A second TERM would force it out; here it is the first.
+}
+
 TEST(WorkerCore, TerminateDirectiveWhileIdleExitsAtOnce) {
   Harness h;
   h.core.start();

@@ -52,6 +52,7 @@ void WorkerProcess::kill() {
 void WorkerProcess::die(ProcessEnd how, int code) {
   alive_ = false;
   rt_.cancel(wake_);
+  backend_.cancel_wait(worker_id_);  // its long-poll dies with it
   observer_.on_process_end(pod_, how, code);
 }
 
@@ -139,7 +140,11 @@ void WorkerProcess::start_job(int slot, const Lease& lease) {
                rt_.rng(Stream::kJobBehaviour).bernoulli(workload_.failure_rate);
   recorder_.attempt_started(lease, body.start);
   const Duration remaining = std::max<Duration>(0, lease.spec.work - lease.progress);
-  body.natural_end = body.start + remaining;
+  // A failing attempt fails somewhere in its run, uniformly.
+  body.natural_end =
+      body.start + (body.fails ? static_cast<Duration>(static_cast<double>(remaining) *
+                                                       rt_.rng(Stream::kJobBehaviour).uniform())
+                               : remaining);
   body.timer = rt_.schedule(body.natural_end, Priority::kCompletion, this, kJobDone, slot);
 }
 
@@ -153,7 +158,10 @@ void WorkerProcess::cancel_job(int slot) {
   body.timer = rt_.schedule(stop, Priority::kCompletion, this, kJobDone, slot);
 }
 
-void WorkerProcess::state_changed(WorkerState state) { observer_.on_worker_state(pod_, state); }
+void WorkerProcess::state_changed(WorkerState state) {
+  if (state != WorkerState::kRunning) backend_.cancel_wait(worker_id_);
+  observer_.on_worker_state(pod_, state);
+}
 
 void WorkerProcess::log_remaining(int active) {
   recorder_.remaining(rt_.now(), pod_, worker_id_, active);

@@ -73,7 +73,7 @@ class WorkerProcess final : public WorkerPort, public WorkerListener, public Tim
   struct Body {
     Lease lease;
     Time start = 0;
-    Time natural_end = 0;  // when its work is done if nothing stops it
+    Time natural_end = 0;  // when it ends by itself: its work done, or its failure
     TimerId timer;
     bool running = false;
     bool fails = false;
