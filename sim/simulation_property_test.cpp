@@ -149,6 +149,20 @@ TEST(SimulationProperty, ThousandRandomScenariosBalance) {
                   sum["jobs_pending"].get<std::int64_t>())
         << "seed " << seed;
     ASSERT_LE(out.ended_at, s.duration + s.settle);
+    // A run that ended early left nothing running; exits plus processes still running
+    // account for every process; stuck jobs are among the pending ones.
+    const auto& run = out.results["run"];
+    if (run["ended_early"].get<bool>()) {
+      ASSERT_EQ(run["attempts_in_flight_at_end"], 0) << "seed " << seed;
+    }
+    std::int64_t processes = 0, ended = 0;
+    for (const auto& pod : out.results["pods"])
+      processes += static_cast<std::int64_t>(pod["processes"].size());
+    for (const auto& [kind, n] : sum["exits"].items()) ended += n.get<std::int64_t>();
+    ASSERT_EQ(ended + sum["processes_running_at_end"].get<std::int64_t>(), processes)
+        << "seed " << seed;
+    ASSERT_LE(sum["stuck_at_end"].get<std::int64_t>(), sum["jobs_pending"].get<std::int64_t>())
+        << "seed " << seed;
     jobs += sum["jobs_enqueued"].get<std::int64_t>();
     interrupted += sum["interrupted_jobs"].get<std::int64_t>();
     kills += sum["forced_kills"].get<std::int64_t>();

@@ -263,26 +263,27 @@ TEST(RunEnd, NotWhileAttemptsStillRun) {
 }
 
 TEST(Fetch, AJobWakesAnIdleWorkerAtOnceWhenTheFirstWaiterStoppedRunning) {
-  // Two pods of two slots. pod-0 takes a 100 s job at 0 s and waits with its free slot;
-  // TERM at 1 s sends it draining (or an OOM kill kills it). A 1 s job at 2.5 s must start
-  // at once on pod-1, not at pod-1's next poll (3 s).
+  // Two pods of two slots, 100 s jobs at 0 s (pod-0) and 0.5 s (pod-1); each then waits
+  // with its free slot, pod-0 first in line. At 1 s pod-0 stops taking jobs (TERM: draining;
+  // OOM kill: dead but not yet detected; TSTP: quiet). The 1 s job at 2.2 s must start at
+  // once on pod-1, not at pod-1's next poll (2.5 s).
   for (const char* event :
        {R"({"at": "1s", "kind": "signal", "pod": "pod-0", "signal": "SIGTERM"})",
         R"({"at": "1s", "kind": "oom_kill", "pod": "pod-0"})",
         R"({"at": "1s", "kind": "signal", "pod": "pod-0", "signal": "SIGTSTP"})"}) {
     SCOPED_TRACE(event);
     const RunOutput r = run_json(std::string(R"({"name": "wake", "duration": "3s", "settle": "10m",
-      "workload": {"arrival": {"kind": "list", "at": ["0s", "2500ms"]},
-                   "job_duration": {"kind": "sequence", "values": ["100s", "1s"]}},
+      "workload": {"arrival": {"kind": "list", "at": ["0s", "500ms", "2200ms"]},
+                   "job_duration": {"kind": "sequence", "values": ["100s", "100s", "1s"]}},
       "worker": {"concurrency": 2, "grace_period": "200s"},
       "platform": {"replicas": 2, "termination_grace_period": "300s"},
       "events": [)") + event + "]}");
     ASSERT_TRUE(r.audit.ok);
     bool found = false;
     for (const json& a : rows(r, "attempts")) {
-      if (a[0] == 1 && a[1] == 1) {
+      if (a[0] == 2 && a[1] == 1) {
         EXPECT_EQ(a[2], 1);
-        EXPECT_EQ(a[5], 2.5);
+        EXPECT_EQ(a[5], 2.2);
         found = true;
       }
     }
