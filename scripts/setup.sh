@@ -14,7 +14,7 @@ action="${1:-run}"
 
 packages=(
   cmake ninja-build g++ pkg-config
-  nlohmann-json3-dev libfmt-dev libcli11-dev
+  nlohmann-json3-dev libfmt-dev libcli11-dev libboost-dev
   libgtest-dev libbenchmark-dev
   python3 python3-jsonschema
 )
@@ -49,6 +49,13 @@ case "$action" in
     ;;
   test)
     ctest --test-dir "$build" --output-on-failure -j "$(nproc)"
+    # The real-time engine's tests again under ThreadSanitizer: no data races.
+    tsan="$build-tsan"
+    cmake -S "$here" -B "$tsan" -G Ninja -DDRAINSIM_TSAN=ON -DDRAINSIM_WERROR=$werror \
+      -DPython3_EXECUTABLE=$python >/dev/null
+    cmake --build "$tsan" -j "$(nproc)" --target asio_runtime_test engine_fidelity_test
+    TSAN_OPTIONS="halt_on_error=1" \
+      ctest --test-dir "$tsan" --output-on-failure -R '^(AsioRuntime|EngineFidelity)\.'
     ;;
   *)
     echo "usage: scripts/setup.sh [run [SCENARIO] [options] | test | build]" >&2

@@ -93,6 +93,8 @@ struct RunArgs {
   bool timeline = false;
   std::string out;
   std::string fault;
+  std::string engine = "virtual";
+  double time_scale = 100;
 };
 
 int run(const RunArgs& args) {
@@ -106,6 +108,9 @@ int run(const RunArgs& args) {
   if (args.seed) s.seed = *args.seed;
   drainsim::RunOptions options;
   options.timeline = args.timeline;
+  options.engine =
+      args.engine == "realtime" ? drainsim::Engine::kRealtime : drainsim::Engine::kVirtual;
+  options.time_scale = args.time_scale;
   if (!args.fault.empty()) {
     const std::string prefix = "drop-acked-job=";
     if (args.fault.rfind(prefix, 0) != 0) {
@@ -170,6 +175,12 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--set", run_args.sets, "Override a field: PATH=VALUE (repeatable)");
   run_cmd->add_flag("--timeline", run_args.timeline, "Record the timeline in the results");
   run_cmd->add_option("--out", run_args.out, "Results file (default results/<name>-<seed>.json)");
+  run_cmd->add_option("--engine", run_args.engine, "virtual (default) or realtime")
+      ->check(CLI::IsMember({"virtual", "realtime"}));
+  run_cmd
+      ->add_option("--time-scale", run_args.time_scale,
+                   "realtime: simulated seconds per real second (default 100)")
+      ->check(CLI::PositiveNumber);
   run_cmd->add_option("--inject-fault", run_args.fault, "Testing only: drop-acked-job=JOB")
       ->group("");
 

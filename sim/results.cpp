@@ -164,13 +164,14 @@ json timeline_json(const Recorder& rec) {
 }  // namespace
 
 json build_results(const Scenario& scenario, const Recorder& recorder, const Platform& platform,
-                   const AuditResult& audit, Time ended_at, bool ended_early) {
+                   const AuditResult& audit, Time ended_at, bool ended_early,
+                   const char* engine) {
   json out = {
       {"schema_version", kResultsSchemaVersion},
       {"drainsim_version", DRAINSIM_VERSION},
       {"scenario", scenario_to_json(scenario)},
       {"seed", scenario.seed},
-      {"engine", "virtual"},
+      {"engine", engine},
       {"run",
        {{"ended_at_s", to_seconds(ended_at)},
         {"ended_early", ended_early},

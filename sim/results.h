@@ -17,7 +17,7 @@ inline constexpr const char* kResultsSchemaVersion = "1.0";
 
 nlohmann::json build_results(const Scenario& scenario, const Recorder& recorder,
                              const Platform& platform, const AuditResult& audit, Time ended_at,
-                             bool ended_early);
+                             bool ended_early, const char* engine);
 
 // Sets results["result_hash"] to the FNV-1a 64 hash (16 hex digits) of the document's
 // compact dump without that field, and returns it.

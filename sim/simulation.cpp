@@ -1,5 +1,8 @@
 #include "simulation.h"
 
+#include <future>
+
+#include "asio_runtime.h"
 #include "platform.h"
 #include "profile.h"
 #include "results.h"
@@ -8,14 +11,17 @@
 
 namespace drainsim {
 
+const char* to_string(Engine e) { return e == Engine::kVirtual ? "virtual" : "realtime"; }
+
 namespace {
 
 // Fires the scenario's events at their times.
 class Script final : public TimerTarget {
  public:
-  Script(Runtime& rt, const Scenario& s, Platform& platform) : s_(s), platform_(platform) {
-    for (std::size_t i = 0; i < s.events.size(); ++i) {
-      rt.schedule(s.events[i].at, Priority::kScripted, this, 0, i);
+  Script(const Scenario& s, Platform& platform) : s_(s), platform_(platform) {}
+  void start(Runtime& rt) {
+    for (std::size_t i = 0; i < s_.events.size(); ++i) {
+      rt.schedule(s_.events[i].at, Priority::kScripted, this, 0, i);
     }
   }
   bool done() const { return fired_ == s_.events.size(); }
@@ -30,36 +36,101 @@ class Script final : public TimerTarget {
   std::size_t fired_ = 0;
 };
 
+// The models of one run on one Runtime; single-threaded (one strand on real threads).
+struct Run {
+  Run(Runtime& runtime, const Scenario& s, const RunOptions& o)
+      : rt(runtime),
+        scenario(s),
+        recorder(o.timeline),
+        backend(rt, s.backend, mechanisms(s), recorder, o.faults),
+        platform(rt, s, backend, recorder),
+        script(s, platform),
+        workload(rt, s.workload, s.duration, backend) {}
+
+  static BackendMechanisms mechanisms(const Scenario& s) {
+    const Profile* profile = find_profile(s.worker.profile);
+    return profile ? profile->mechanisms : BackendMechanisms{};
+  }
+  // Initial pods first, then scripted events, then arrivals: at t=0 events run first.
+  void start() {
+    platform.start();
+    script.start(rt);
+    workload.start();
+  }
+  // Nothing is left to happen (DESIGN.md, Semantics: run and time).
+  bool quiet() const {
+    return workload.done() && script.done() && backend.unfinished() == 0 &&
+           recorder.in_flight() == 0 && !platform.busy();
+  }
+  RunOutput finish(Time ended_at, bool early, std::uint64_t events, Engine engine) {
+    RunOutput out;
+    out.audit = recorder.finish(ended_at, backend);
+    out.events = events;
+    out.ended_at = ended_at;
+    out.results =
+        build_results(scenario, recorder, platform, out.audit, ended_at, early, to_string(engine));
+    out.hash = stamp_hash(out.results);
+    return out;
+  }
+
+  Runtime& rt;
+  const Scenario& scenario;
+  Recorder recorder;
+  Backend backend;
+  Platform platform;
+  Script script;
+  Workload workload;
+};
+
+RunOutput run_virtual(const Scenario& s, const RunOptions& o) {
+  VirtualRuntime rt(s.seed);
+  Run run(rt, s, o);
+  run.start();
+  const Time end = s.duration + s.settle;
+  bool early = run.quiet();
+  while (!early && rt.step(end)) early = run.quiet();
+  return run.finish(early ? rt.now() : end, early, rt.events_run(), Engine::kVirtual);
+}
+
+// The same models paced to the wall clock on one strand of a thread pool; job bodies
+// are timers like every other event.
+RunOutput run_realtime(const Scenario& s, const RunOptions& o) {
+  AsioRuntime asio(s.seed, o.time_scale, o.threads);
+  std::unique_ptr<StrandRuntime> rt = asio.strand();
+  Run run(*rt, s, o);
+  const Time end = s.duration + s.settle;
+  std::promise<std::pair<Time, bool>> done;
+  bool finished = false;
+  auto check = [&] {
+    if (finished) return;
+    const bool early = run.quiet();
+    const Time now = rt->now();
+    if (early || now >= end) {
+      finished = true;
+      rt->halt();
+      done.set_value({early ? now : end, early});
+    }
+  };
+  struct EndTimer final : TimerTarget {
+    void on_timer(std::uint32_t, std::uint64_t) override {}  // after_each does the check
+  } end_timer;
+  rt->set_after_each(check);
+  asio.start();
+  rt->post([&] {
+    run.start();
+    rt->schedule(end, Priority::kBackend, &end_timer, 0);
+    check();
+  });
+  const auto [ended_at, early] = done.get_future().get();
+  asio.stop();
+  return run.finish(ended_at, early, rt->events_run(), Engine::kRealtime);
+}
+
 }  // namespace
 
 RunOutput run_scenario(const Scenario& scenario, const RunOptions& options) {
-  const Profile* profile = find_profile(scenario.worker.profile);
-  VirtualRuntime rt(scenario.seed);
-  Recorder recorder(options.timeline);
-  Backend backend(rt, scenario.backend, profile ? profile->mechanisms : BackendMechanisms{},
-                  recorder, options.faults);
-  Platform platform(rt, scenario, backend, recorder);
-  platform.start();
-  Script script(rt, scenario, platform);
-  Workload workload(rt, scenario.workload, scenario.duration, backend);
-  workload.start();
-
-  const Time end = scenario.duration + scenario.settle;
-  auto quiet = [&] {
-    return workload.done() && script.done() && backend.unfinished() == 0 &&
-           recorder.in_flight() == 0 && !platform.busy();
-  };
-  bool early = quiet();
-  while (!early && rt.step(end)) early = quiet();
-  const Time ended_at = early ? rt.now() : end;
-
-  RunOutput out;
-  out.audit = recorder.finish(ended_at, backend);
-  out.events = rt.events_run();
-  out.ended_at = ended_at;
-  out.results = build_results(scenario, recorder, platform, out.audit, ended_at, early);
-  out.hash = stamp_hash(out.results);
-  return out;
+  return options.engine == Engine::kVirtual ? run_virtual(scenario, options)
+                                            : run_realtime(scenario, options);
 }
 
 }  // namespace drainsim

@@ -1,6 +1,7 @@
-// Simulation: wires one run together (virtual runtime, recorder, backend, platform,
-// workload, scripted events), runs it to the end, audits it and builds the results
-// document. Same scenario and seed give a byte-identical document.
+// Simulation: wires one run together (recorder, backend, platform, workload, scripted
+// events) on a Runtime, runs it to the end on an engine, audits it and builds the
+// results document. On the virtual engine the same scenario and seed give a
+// byte-identical document.
 #pragma once
 
 #include <cstdint>
@@ -14,9 +15,18 @@
 
 namespace drainsim {
 
+enum class Engine {
+  kVirtual,   // discrete-event, one thread, deterministic
+  kRealtime,  // Boost.Asio on real threads, time scaled to the wall clock
+};
+const char* to_string(Engine e);
+
 struct RunOptions {
   bool timeline = false;
-  BackendFaults faults;  // test-only
+  Engine engine = Engine::kVirtual;
+  double time_scale = 100;  // realtime: simulated seconds per real second
+  int threads = 2;          // realtime: the thread pool
+  BackendFaults faults;     // test-only
 };
 
 struct RunOutput {

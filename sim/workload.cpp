@@ -25,11 +25,12 @@ void Workload::arm() {
 }
 
 void Workload::on_timer(std::uint32_t /*tag*/, std::uint64_t /*arg*/) {
-  // Every arrival due now, then the next one.
+  // Every arrival due by now (on a real-time engine timers fire a little late), then
+  // the next one.
   const Time now = rt_.now();
   Rng& behaviour = rt_.rng(Stream::kJobBehaviour);
   Rng& durations = rt_.rng(Stream::kDurations);
-  while (next_ == now) {
+  while (next_ <= now) {
     JobSpec spec;
     spec.work = durations_.sample(durations);
     spec.cooperative = config_.cancel.cooperative_fraction >= 1.0 ||

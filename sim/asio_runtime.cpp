@@ -1,0 +1,129 @@
+#include "asio_runtime.h"
+
+#include <boost/asio/bind_executor.hpp>
+#include <boost/asio/post.hpp>
+
+namespace drainsim {
+
+namespace asio = boost::asio;
+using Clock = std::chrono::steady_clock;
+
+AsioRuntime::AsioRuntime(std::uint64_t seed, double time_scale, int threads)
+    : scale_(time_scale), thread_count_(threads), root_(seed) {}
+
+AsioRuntime::~AsioRuntime() { stop(); }
+
+std::unique_ptr<StrandRuntime> AsioRuntime::strand() {
+  return std::make_unique<StrandRuntime>(*this, root_, strands_++);
+}
+
+void AsioRuntime::start() {
+  start_ = Clock::now();
+  guard_ = std::make_unique<Guard>(io_.get_executor());
+  for (int i = 0; i < thread_count_; ++i) threads_.emplace_back([this] { io_.run(); });
+}
+
+void AsioRuntime::stop() {
+  if (guard_) guard_->reset();
+  io_.stop();
+  for (std::thread& t : threads_) t.join();
+  threads_.clear();
+  guard_.reset();
+}
+
+Time AsioRuntime::now() const {
+  const double real_us = std::chrono::duration<double, std::micro>(Clock::now() - start_).count();
+  return static_cast<Time>(real_us * scale_);
+}
+
+Clock::time_point AsioRuntime::real_time(Time t) const {
+  return start_ + std::chrono::duration_cast<Clock::duration>(
+                      std::chrono::duration<double, std::micro>(static_cast<double>(t) / scale_));
+}
+
+StrandRuntime::StrandRuntime(AsioRuntime& owner, const Rng& root, std::uint64_t index)
+    : owner_(owner), strand_(asio::make_strand(owner.context())) {
+  // The first strand draws the same streams as the virtual engine (the same jobs arrive
+  // with the same durations, so engines can be compared); strand i > 0 the root's forks
+  // 1000 * i + stream.
+  for (std::uint64_t s = 0; s < 8; ++s) streams_.push_back(root.fork(1000 * index + s));
+}
+
+StrandRuntime::~StrandRuntime() = default;
+
+Rng& StrandRuntime::rng(Stream stream) {
+  return streams_[static_cast<std::size_t>(stream) % streams_.size()];
+}
+
+TimerId StrandRuntime::schedule(Time at, Priority /*priority*/, TimerTarget* target,
+                                std::uint32_t tag, std::uint64_t arg) {
+  std::lock_guard lock(mu_);
+  std::uint32_t index;
+  if (!free_.empty()) {
+    index = free_.back();
+    free_.pop_back();
+  } else {
+    index = static_cast<std::uint32_t>(slots_.size());
+    slots_.emplace_back();
+    slots_.back().timer = std::make_unique<asio::steady_timer>(owner_.context());
+  }
+  Slot& slot = slots_[index];
+  slot.target = target;
+  slot.tag = tag;
+  slot.arg = arg;
+  const std::uint32_t generation = slot.generation;
+  slot.timer->expires_at(owner_.real_time(at));
+  slot.timer->async_wait(asio::bind_executor(
+      strand_,
+      [this, index, generation](const boost::system::error_code&) { fire(index, generation); }));
+  return TimerId{index, generation};
+}
+
+void StrandRuntime::cancel(TimerId& id) {
+  if (id.pending()) {
+    std::lock_guard lock(mu_);
+    if (id.slot < slots_.size() && slots_[id.slot].generation == id.generation &&
+        slots_[id.slot].target != nullptr) {
+      Slot& slot = slots_[id.slot];
+      slot.timer->cancel();
+      slot.target = nullptr;
+      ++slot.generation;
+      free_.push_back(id.slot);
+    }
+  }
+  id = TimerId{};
+}
+
+void StrandRuntime::fire(std::uint32_t index, std::uint32_t generation) {
+  TimerTarget* target;
+  std::uint32_t tag;
+  std::uint64_t arg;
+  {
+    std::lock_guard lock(mu_);
+    Slot& slot = slots_[index];
+    if (slot.generation != generation || slot.target == nullptr) return;  // cancelled
+    if (halted_) return;
+    if (record_lateness_) {
+      lateness_.push_back(
+          std::chrono::duration<double, std::micro>(Clock::now() - slot.timer->expiry()).count());
+    }
+    target = slot.target;
+    tag = slot.tag;
+    arg = slot.arg;
+    slot.target = nullptr;
+    ++slot.generation;
+    free_.push_back(index);
+  }
+  ++events_run_;
+  target->on_timer(tag, arg);
+  if (after_each_) after_each_();
+}
+
+void StrandRuntime::post(std::function<void()> fn) { asio::post(strand_, std::move(fn)); }
+
+std::vector<double> StrandRuntime::take_lateness() {
+  std::lock_guard lock(mu_);
+  return std::exchange(lateness_, {});
+}
+
+}  // namespace drainsim
