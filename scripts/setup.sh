@@ -48,14 +48,15 @@ case "$action" in
     "$build/sim/drainsim" run "$scenario" "$@"
     ;;
   test)
-    ctest --test-dir "$build" --output-on-failure -j "$(nproc)"
-    # The real-time engine's tests again under ThreadSanitizer: no data races.
+    # The real-time engine's tests under ThreadSanitizer first (no data races), then the
+    # whole suite, whose summary closes the output.
     tsan="$build-tsan"
     cmake -S "$here" -B "$tsan" -G Ninja -DDRAINSIM_TSAN=ON -DDRAINSIM_WERROR=$werror \
       -DPython3_EXECUTABLE=$python >/dev/null
     cmake --build "$tsan" -j "$(nproc)" --target asio_runtime_test engine_fidelity_test
     TSAN_OPTIONS="halt_on_error=1" \
       ctest --test-dir "$tsan" --output-on-failure -R '^(AsioRuntime|EngineFidelity)\.'
+    ctest --test-dir "$build" --output-on-failure -j "$(nproc)"
     ;;
   *)
     echo "usage: scripts/setup.sh [run [SCENARIO] [options] | test | build]" >&2
