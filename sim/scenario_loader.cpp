@@ -576,6 +576,7 @@ WorkerConfig read_worker(const Reader& r) {
   r.duration("poll_interval", w.poll_interval, 1);
   if (r.find("queues")) {
     const json& queues = r.array("queues", "a non-empty list of queue names", true);
+    if (queues.size() > 64) r.expected("queues", "at most 64 queue names");
     w.queues.clear();
     for (std::size_t i = 0; i < queues.size(); ++i) {
       if (!queues[i].is_string() || queues[i].get_ref<const std::string&>().empty()) {

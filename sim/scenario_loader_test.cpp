@@ -62,6 +62,25 @@ std::string error_of(const json& j, const std::vector<std::string>& overrides = 
   return error_of_text(j.dump(), overrides);
 }
 
+TEST(ScenarioLoader, AtMost64QueuesPerWorker) {
+  std::string queues = "[";
+  for (int i = 0; i < 65; ++i) queues += (i ? ", \"q" : "\"q") + std::to_string(i) + "\"";
+  queues += "]";
+  const std::string text = R"({"name": "q", "duration": "1m",
+    "workload": {"arrival": {"kind": "constant", "rate_per_s": 1},
+                 "job_duration": {"kind": "constant", "value": "1s"}, "queue": "q0"},
+    "worker": {"queues": )" +
+                           queues + R"(}, "platform": {}})";
+  try {
+    parse_scenario(text, "x.json");
+    FAIL() << "65 queues were accepted";
+  } catch (const ScenarioError& e) {
+    EXPECT_NE(std::string(e.what()).find("x.json: worker.queues: expected at most 64 queue names"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(ScenarioLoaderTest, MinimalScenarioLoads) { EXPECT_EQ(error_of(minimal()), ""); }
 
 // --- Malformed inputs: the message names the JSON path and what was expected. ------------
