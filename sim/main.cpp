@@ -95,6 +95,7 @@ struct RunArgs {
   std::string fault;
   std::string engine = "virtual";
   double time_scale = 100;
+  std::string job_body = "sleep";
 };
 
 int run(const RunArgs& args) {
@@ -111,6 +112,9 @@ int run(const RunArgs& args) {
   options.engine =
       args.engine == "realtime" ? drainsim::Engine::kRealtime : drainsim::Engine::kVirtual;
   options.time_scale = args.time_scale;
+  options.job_body = args.job_body == "spin"    ? drainsim::JobBody::kSpin
+                     : args.job_body == "timer" ? drainsim::JobBody::kTimer
+                                                : drainsim::JobBody::kSleep;
   if (!args.fault.empty()) {
     const std::string prefix = "drop-acked-job=";
     if (args.fault.rfind(prefix, 0) != 0) {
@@ -181,6 +185,10 @@ int main(int argc, char** argv) {
       ->add_option("--time-scale", run_args.time_scale,
                    "realtime: simulated seconds per real second (default 100)")
       ->check(CLI::PositiveNumber);
+  run_cmd
+      ->add_option("--job-body", run_args.job_body,
+                   "realtime: job bodies sleep (default) or spin on real threads, or are timers")
+      ->check(CLI::IsMember({"sleep", "spin", "timer"}));
   run_cmd->add_option("--inject-fault", run_args.fault, "Testing only: drop-acked-job=JOB")
       ->group("");
 

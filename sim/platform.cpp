@@ -30,12 +30,15 @@ const char* to_string(ExitKind k) {
   return "?";
 }
 
-Platform::Platform(Runtime& runtime, const Scenario& scenario, Backend& backend, Recorder& recorder)
+Platform::Platform(Runtime& runtime, const Scenario& scenario, Backend& backend, Recorder& recorder,
+                   JobBody bodies, double time_scale)
     : rt_(runtime),
       scenario_(scenario),
       backend_(backend),
       recorder_(recorder),
       cordoned_(static_cast<std::size_t>(std::max(1, scenario.platform.nodes)), false),
+      bodies_(bodies),
+      time_scale_(time_scale),
       replicas_(scenario.platform.replicas) {}
 
 Platform::~Platform() = default;
@@ -82,8 +85,9 @@ void Platform::start_process(int pod) {
   Pod& p = pods_[pod];
   p.phase = Phase::kRunning;
   p.kill_reason = KillReason::kNone;
-  process_objects_.push_back(std::make_unique<WorkerProcess>(
-      rt_, backend_, recorder_, *this, scenario_.worker, scenario_.workload, pod));
+  process_objects_.push_back(std::make_unique<WorkerProcess>(rt_, backend_, recorder_, *this,
+                                                             scenario_.worker, scenario_.workload,
+                                                             pod, bodies_, time_scale_));
   p.process = process_objects_.back().get();
   p.process_index = static_cast<int>(process_records_.size());
   records_[pod].processes.push_back(p.process_index);

@@ -61,7 +61,9 @@ struct DeployRecord {
 
 class Platform final : public TimerTarget, public ProcessObserver {
  public:
-  Platform(Runtime& runtime, const Scenario& scenario, Backend& backend, Recorder& recorder);
+  // `bodies` and `time_scale` say how job bodies run (JobRunner).
+  Platform(Runtime& runtime, const Scenario& scenario, Backend& backend, Recorder& recorder,
+           JobBody bodies = JobBody::kTimer, double time_scale = 1);
   ~Platform();
 
   // Creates the initial replicas, ready at the current time.
@@ -134,6 +136,8 @@ class Platform final : public TimerTarget, public ProcessObserver {
   std::vector<ProcessRecord> process_records_;
   std::vector<DeployRecord> deploys_;
   std::vector<bool> cordoned_;
+  JobBody bodies_;
+  double time_scale_;
   int replicas_;
   int generation_ = 0;
   int surge_ = 0, unavailable_ = 0;

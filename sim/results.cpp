@@ -164,8 +164,7 @@ json timeline_json(const Recorder& rec) {
 }  // namespace
 
 json build_results(const Scenario& scenario, const Recorder& recorder, const Platform& platform,
-                   const AuditResult& audit, Time ended_at, bool ended_early,
-                   const char* engine) {
+                   const AuditResult& audit, Time ended_at, bool ended_early, const char* engine) {
   json out = {
       {"schema_version", kResultsSchemaVersion},
       {"drainsim_version", DRAINSIM_VERSION},

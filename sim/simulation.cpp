@@ -43,7 +43,8 @@ struct Run {
         scenario(s),
         recorder(o.timeline),
         backend(rt, s.backend, mechanisms(s), recorder, o.faults),
-        platform(rt, s, backend, recorder),
+        platform(rt, s, backend, recorder,
+                 o.engine == Engine::kVirtual ? JobBody::kTimer : o.job_body, o.time_scale),
         script(s, platform),
         workload(rt, s.workload, s.duration, backend) {}
 

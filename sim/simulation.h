@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "backend.h"
+#include "job_runner.h"
 #include "recorder.h"
 #include "scenario.h"
 
@@ -24,9 +25,10 @@ const char* to_string(Engine e);
 struct RunOptions {
   bool timeline = false;
   Engine engine = Engine::kVirtual;
-  double time_scale = 100;  // realtime: simulated seconds per real second
-  int threads = 2;          // realtime: the thread pool
-  BackendFaults faults;     // test-only
+  double time_scale = 100;             // realtime: simulated seconds per real second
+  int threads = 2;                     // realtime: the thread pool
+  JobBody job_body = JobBody::kSleep;  // realtime: how job bodies run (virtual: timers)
+  BackendFaults faults;                // test-only
 };
 
 struct RunOutput {

@@ -6,13 +6,15 @@ namespace drainsim {
 
 WorkerProcess::WorkerProcess(Runtime& runtime, Backend& backend, Recorder& recorder,
                              ProcessObserver& observer, const WorkerConfig& worker,
-                             const WorkloadConfig& workload, int pod)
+                             const WorkloadConfig& workload, int pod, JobBody bodies,
+                             double time_scale)
     : rt_(runtime),
       backend_(backend),
       recorder_(recorder),
       observer_(observer),
       workload_(workload),
       core_(runtime, *this, worker),
+      runner_(make_job_runner(bodies, runtime, this, worker.concurrency, time_scale)),
       bodies_(static_cast<std::size_t>(worker.concurrency)),
       pod_(pod) {
   for (const std::string& q : worker.queues) queues_.push_back(backend.queue(q));
@@ -69,7 +71,7 @@ Duration WorkerProcess::graceful_saves(const Body& body, Duration run) const {
 
 void WorkerProcess::end_attempt(int slot, Outcome outcome, Duration saved) {
   Body& body = bodies_[slot];
-  rt_.cancel(body.timer);
+  runner_->abort(slot);
   body.running = false;
   AttemptRecord record;
   record.job = body.lease.id;
@@ -145,17 +147,14 @@ void WorkerProcess::start_job(int slot, const Lease& lease) {
       body.start + (body.fails ? static_cast<Duration>(static_cast<double>(remaining) *
                                                        rt_.rng(Stream::kJobBehaviour).uniform())
                                : remaining);
-  body.timer = rt_.schedule(body.natural_end, Priority::kCompletion, this, kJobDone, slot);
+  runner_->start(slot, ++body.generation, body.natural_end - body.start);
 }
 
 void WorkerProcess::cancel_job(int slot) {
   Body& body = bodies_[slot];
   if (!body.running || body.cancelled || !body.lease.spec.cooperative) return;
   body.cancelled = true;
-  const Time stop = rt_.now() + body.lease.spec.cancel_latency;
-  if (stop >= body.natural_end) return;  // it finishes before it notices
-  rt_.cancel(body.timer);
-  body.timer = rt_.schedule(stop, Priority::kCompletion, this, kJobDone, slot);
+  runner_->cancel(slot, body.lease.spec.cancel_latency);
 }
 
 void WorkerProcess::state_changed(WorkerState state) {
@@ -173,13 +172,14 @@ void WorkerProcess::exit(int code) {
 }
 
 void WorkerProcess::on_timer(std::uint32_t tag, std::uint64_t arg) {
-  switch (static_cast<Tag>(tag)) {
-    case kJobDone: {
-      const int slot = static_cast<int>(arg);
+  switch (tag) {
+    case JobRunner::kBodyEnded:
+    case JobRunner::kBodyCancelled: {
+      const int slot = static_cast<int>(arg & 0xffffffffu);
       Body& body = bodies_[slot];
-      body.timer = TimerId{};
+      if (!body.running || body.generation != arg >> 32) break;  // a body given up on
       const Duration run = rt_.now() - body.start;
-      if (rt_.now() < body.natural_end) {  // stopped early by a cancellation
+      if (tag == JobRunner::kBodyCancelled) {
         end_attempt(slot, Outcome::kInterrupted, graceful_saves(body, run));
         core_.on_job_finished(slot, JobResult::kCancelled);
       } else if (body.fails) {

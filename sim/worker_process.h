@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "backend.h"
+#include "job_runner.h"
 #include "recorder.h"
 #include "runtime.h"
 #include "scenario.h"
@@ -35,7 +36,8 @@ class ProcessObserver {
 class WorkerProcess final : public WorkerPort, public WorkerListener, public TimerTarget {
  public:
   WorkerProcess(Runtime& runtime, Backend& backend, Recorder& recorder, ProcessObserver& observer,
-                const WorkerConfig& worker, const WorkloadConfig& workload, int pod);
+                const WorkerConfig& worker, const WorkloadConfig& workload, int pod,
+                JobBody bodies = JobBody::kTimer, double time_scale = 1);
 
   // Registers with the backend and starts the worker.
   void start();
@@ -69,12 +71,12 @@ class WorkerProcess final : public WorkerPort, public WorkerListener, public Tim
   void on_timer(std::uint32_t tag, std::uint64_t arg) override;
 
  private:
-  enum Tag : std::uint32_t { kJobDone, kWake };
+  enum Tag : std::uint32_t { kWake = 1 };  // and JobRunner's tags
   struct Body {
     Lease lease;
     Time start = 0;
     Time natural_end = 0;  // when it ends by itself: its work done, or its failure
-    TimerId timer;
+    std::uint32_t generation = 0;
     bool running = false;
     bool fails = false;
     bool cancelled = false;
@@ -96,6 +98,7 @@ class WorkerProcess final : public WorkerPort, public WorkerListener, public Tim
   const WorkloadConfig& workload_;
   std::vector<int> queues_;
   WorkerCore core_;
+  std::unique_ptr<JobRunner> runner_;
   std::vector<Body> bodies_;
   std::vector<Lease> fetched_;
   TimerId wake_;
