@@ -53,9 +53,10 @@ case "$action" in
     tsan="$build-tsan"
     cmake -S "$here" -B "$tsan" -G Ninja -DDRAINSIM_TSAN=ON -DDRAINSIM_WERROR=$werror \
       -DPython3_EXECUTABLE=$python >/dev/null
-    cmake --build "$tsan" -j "$(nproc)" --target asio_runtime_test job_runner_test engine_fidelity_test
+    cmake --build "$tsan" -j "$(nproc)" --target asio_runtime_test job_runner_test workload_test \
+      engine_fidelity_test
     TSAN_OPTIONS="halt_on_error=1" \
-      ctest --test-dir "$tsan" --output-on-failure -R '^(AsioRuntime|TimerRunner|ThreadRunner|EngineFidelity)\.'
+      ctest --test-dir "$tsan" --output-on-failure -R '^(AsioRuntime|TimerRunner|ThreadRunner|Workload|EngineFidelity)\.'
     ctest --test-dir "$build" --output-on-failure -j "$(nproc)"
     ;;
   *)

@@ -74,7 +74,8 @@ void compare_engines(const std::string& text) {
     EXPECT_NEAR(fr.drains[i], fv.drains[i], std::max(0.05 * fv.drains[i], 2 * poll))
         << "process " << i;
   }
-  for (const char* key : {"jobs_completed", "job_loss", "shutdown_retries", "forced_kills"}) {
+  for (const char* key :
+       {"jobs_enqueued", "jobs_completed", "job_loss", "shutdown_retries", "forced_kills"}) {
     EXPECT_EQ(r.results["summary"][key], v.results["summary"][key]) << key;
   }
 }
@@ -94,6 +95,15 @@ TEST(EngineFidelity, C_OomKill) {
 TEST(EngineFidelity, D_PlatformGraceShorterThanWorkerGrace) {
   compare_engines(four_jobs("100s", R"(, "grace_period": "60s")",
                             R"(, "termination_grace_period": "30s")", kRoll));
+}
+
+TEST(EngineFidelity, PoissonArrivalsStopAtTheDurationThoughTimersFireLate) {
+  // A late arrival timer must not enqueue arrivals drawn past the duration: the same jobs
+  // arrive on both engines.
+  compare_engines(R"({"name": "arrivals", "duration": "20s", "settle": "1m",
+    "workload": {"arrival": {"kind": "poisson", "rate_per_s": 50},
+                 "job_duration": {"kind": "constant", "value": "100ms"}},
+    "worker": {"concurrency": 20}, "platform": {"replicas": 2}})");
 }
 
 TEST(EngineFidelity, E_Pid1Shell) {

@@ -30,7 +30,7 @@ void Workload::on_timer(std::uint32_t /*tag*/, std::uint64_t /*arg*/) {
   const Time now = rt_.now();
   Rng& behaviour = rt_.rng(Stream::kJobBehaviour);
   Rng& durations = rt_.rng(Stream::kDurations);
-  while (next_ <= now) {
+  while (next_ <= now && next_ < until_) {
     JobSpec spec;
     spec.work = durations_.sample(durations);
     spec.cooperative = config_.cancel.cooperative_fraction >= 1.0 ||
