@@ -10,29 +10,15 @@
 
 #include "scenario_loader.h"
 #include "simulation.h"
+#include "test_scenarios.h"
 
 namespace drainsim {
 namespace {
 
 using nlohmann::json;
 
-std::string four_jobs(const std::string& job, const std::string& worker,
-                      const std::string& platform, const std::string& events) {
-  return R"({"name": "case", "duration": "1s", "settle": "10m",
-    "workload": {"arrival": {"kind": "burst", "count": )" +
-         std::string(platform.find("pid1") != std::string::npos ? "12" : "4") + R"(, "at": "0s"},
-                 "job_duration": {"kind": "constant", "value": ")" +
-         job + R"("}},
-    "worker": {"concurrency": 4)" +
-         worker + R"(},
-    "platform": {"replicas": 1, "pod_start_delay": "5s")" +
-         platform + R"(},
-    "events": )" +
-         events + "}";
-}
-
-const char* kRoll =
-    R"([{"at": "10s", "kind": "rolling_restart", "max_surge": 1, "max_unavailable": 0}])";
+using test::kRollingRestartAt10s;
+using test::one_pod;
 
 struct Fates {
   std::map<std::uint64_t, std::vector<std::string>> jobs;  // job -> attempt outcomes
@@ -80,21 +66,17 @@ void compare_engines(const std::string& text) {
   }
 }
 
-TEST(EngineFidelity, A_RollingRestartWithinGrace) {
-  compare_engines(four_jobs("20s", "", "", kRoll));
-}
+TEST(EngineFidelity, A_RollingRestartWithinGrace) { compare_engines(one_pod("20s")); }
 
-TEST(EngineFidelity, B_ShortGrace) {
-  compare_engines(four_jobs("20s", R"(, "grace_period": "2s")", "", kRoll));
-}
+TEST(EngineFidelity, B_ShortGrace) { compare_engines(one_pod("20s", R"(, "grace_period": "2s")")); }
 
 TEST(EngineFidelity, C_OomKill) {
-  compare_engines(four_jobs("20s", "", "", R"([{"at": "10s", "kind": "oom_kill"}])"));
+  compare_engines(one_pod("20s", "", "", R"([{"at": "10s", "kind": "oom_kill"}])"));
 }
 
 TEST(EngineFidelity, D_PlatformGraceShorterThanWorkerGrace) {
-  compare_engines(four_jobs("100s", R"(, "grace_period": "60s")",
-                            R"(, "termination_grace_period": "30s")", kRoll));
+  compare_engines(
+      one_pod("100s", R"(, "grace_period": "60s")", R"(, "termination_grace_period": "30s")"));
 }
 
 TEST(EngineFidelity, PoissonArrivalsStopAtTheDurationThoughTimersFireLate) {
@@ -107,7 +89,7 @@ TEST(EngineFidelity, PoissonArrivalsStopAtTheDurationThoughTimersFireLate) {
 }
 
 TEST(EngineFidelity, E_Pid1Shell) {
-  compare_engines(four_jobs("30s", "", R"(, "pid1_shell": true)", kRoll));
+  compare_engines(one_pod("30s", "", R"(, "pid1_shell": true)", kRollingRestartAt10s, 12));
 }
 
 }  // namespace

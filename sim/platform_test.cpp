@@ -8,6 +8,7 @@
 
 #include "scenario_loader.h"
 #include "simulation.h"
+#include "test_scenarios.h"
 
 namespace drainsim {
 namespace {
@@ -15,27 +16,18 @@ namespace {
 using nlohmann::json;
 
 // Four jobs of `job` at t=0 on one pod of concurrency 4; new pods start in 5 s.
+// One pod, four jobs of `job` at t=0 (test::one_pod), with its timeline.
 RunOutput run(const std::string& job, const std::string& platform, const std::string& events,
               const std::string& worker = "") {
-  const std::string text = R"({"name": "p", "duration": "1s", "settle": "10m",
-    "workload": {"arrival": {"kind": "burst", "count": 4, "at": "0s"},
-                 "job_duration": {"kind": "constant", "value": ")" +
-                           job + R"("}},
-    "worker": {"concurrency": 4)" +
-                           worker +
-                           R"(},
-    "platform": {"replicas": 1, "pod_start_delay": "5s")" +
-                           platform + R"(},
-    "events": )" + events + "}";
   RunOptions options;
   options.timeline = true;
-  RunOutput out = run_scenario(parse_scenario(text, "test"), options);
+  RunOutput out =
+      run_scenario(parse_scenario(test::one_pod(job, worker, platform, events), "test"), options);
   EXPECT_TRUE(out.audit.ok);
   return out;
 }
 
-const char* kRollAt10 =
-    R"([{"at": "10s", "kind": "rolling_restart", "max_surge": 1, "max_unavailable": 0}])";
+const char* const kRollAt10 = test::kRollingRestartAt10s;
 
 const json& signals(const RunOutput& r) { return r.results["timeline"]["signals"]["rows"]; }
 const json& first_process(const RunOutput& r) { return r.results["pods"][0]["processes"][0]; }

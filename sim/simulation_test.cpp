@@ -8,6 +8,7 @@
 #include <string>
 
 #include "scenario_loader.h"
+#include "test_scenarios.h"
 
 namespace drainsim {
 namespace {
@@ -20,22 +21,7 @@ RunOutput run_json(const std::string& text, bool timeline = true) {
   return run_scenario(parse_scenario(text, "test"), options);
 }
 
-// One pod, concurrency 4, four 20 s jobs at t=0, rolling restart at 10 s (surge 1,
-// unavailable 0), new pods start in 5 s. `extra` is spliced into "worker"/"platform".
-std::string four_jobs(const std::string& worker, const std::string& platform,
-                      const std::string& events =
-                          R"([{"at": "10s", "kind": "rolling_restart", "max_surge": 1,
-                               "max_unavailable": 0}])") {
-  return R"({"name": "case", "duration": "1s", "settle": "10m",
-    "workload": {"arrival": {"kind": "burst", "count": 4, "at": "0s"},
-                 "job_duration": {"kind": "constant", "value": "20s"}},
-    "worker": {"concurrency": 4)" +
-         worker + R"(},
-    "platform": {"replicas": 1, "pod_start_delay": "5s")" +
-         platform + R"(},
-    "events": )" +
-         events + "}";
-}
+using test::one_pod;
 
 const json& summary(const RunOutput& r) { return r.results["summary"]; }
 const json& rows(const RunOutput& r, const char* table) {
@@ -54,7 +40,7 @@ const json& process(const RunOutput& r, int pod, int index = 0) {
 }
 
 TEST(HandWorked, A_RollingRestartDrainsWithinGrace) {
-  const RunOutput r = run_json(four_jobs("", ""));
+  const RunOutput r = run_json(one_pod("20s"));
   ASSERT_TRUE(r.audit.ok) << r.audit.errors.front();
   // pod-1 is created at 10 s and ready at 15 s; pod-0 is deleted then and gets TERM.
   const json& signals = rows(r, "signals");
@@ -76,7 +62,7 @@ TEST(HandWorked, A_RollingRestartDrainsWithinGrace) {
 }
 
 TEST(HandWorked, B_ShortGraceFailsJobsWithShutdownError) {
-  const RunOutput r = run_json(four_jobs(R"(, "grace_period": "2s")", ""));
+  const RunOutput r = run_json(one_pod("20s", R"(, "grace_period": "2s")"));
   ASSERT_TRUE(r.audit.ok);
   const json& s = summary(r);
   // TERM at 15 s, grace deadline at 17 s: four FAILs, four interrupted attempts of 17 s.
@@ -109,7 +95,7 @@ TEST(HandWorked, B_ShortGraceFailsJobsWithShutdownError) {
 }
 
 TEST(HandWorked, C_OomKillRecoveredByDeadWorkerDetection) {
-  const RunOutput r = run_json(four_jobs("", "", R"([{"at": "10s", "kind": "oom_kill"}])"));
+  const RunOutput r = run_json(one_pod("20s", "", "", R"([{"at": "10s", "kind": "oom_kill"}])"));
   ASSERT_TRUE(r.audit.ok);
   const json& s = summary(r);
   // Killed at 10 s, before that instant's heartbeat: the last one was at 5 s, so the
@@ -139,10 +125,8 @@ TEST(HandWorked, C_OomKillRecoveredByDeadWorkerDetection) {
 }
 
 TEST(HandWorked, D_PlatformGraceShorterThanWorkerGraceKillsAtDeadline) {
-  std::string text =
-      four_jobs(R"(, "grace_period": "60s")", R"(, "termination_grace_period": "30s")");
-  text.replace(text.find("\"20s\""), 5, "\"100s\"");
-  const RunOutput r = run_json(text);
+  const RunOutput r = run_json(
+      one_pod("100s", R"(, "grace_period": "60s")", R"(, "termination_grace_period": "30s")"));
   ASSERT_TRUE(r.audit.ok);
   const json& s = summary(r);
   // TERM at 15 s, SIGKILL at 45 s; heartbeats at 40 s were the last: dead at 70 s.
@@ -165,10 +149,8 @@ TEST(HandWorked, E_Pid1ShellSwallowsTermAndKeepsFetching) {
   // Twelve 30 s jobs: pod-0 takes four at 0 s, pod-1 four at 15 s, and pod-0, which
   // never hears its TERM, fetches the last four when its first ones end at 30 s; the
   // deadline SIGKILL at 45 s kills them.
-  std::string text = four_jobs("", R"(, "pid1_shell": true)");
-  text.replace(text.find("\"count\": 4"), 10, "\"count\": 12");
-  text.replace(text.find("\"20s\""), 5, "\"30s\"");
-  const RunOutput r = run_json(text);
+  const RunOutput r =
+      run_json(one_pod("30s", "", R"(, "pid1_shell": true)", test::kRollingRestartAt10s, 12));
   ASSERT_TRUE(r.audit.ok);
   EXPECT_EQ(rows(r, "signals")[0], json({15.0, 0, "SIGTERM", false, "deletion"}));
   for (const json& st : rows(r, "pod_states")) {
@@ -326,7 +308,7 @@ TEST(Determinism, SameSeedSameBytesOtherSeedOtherBytes) {
 TEST(Audit, DroppedAckedJobFailsTheAuditNamingIt) {
   RunOptions options;
   options.faults.drop_acked_job = 2;
-  const RunOutput r = run_scenario(parse_scenario(four_jobs("", ""), "test"), options);
+  const RunOutput r = run_scenario(parse_scenario(one_pod("20s"), "test"), options);
   ASSERT_FALSE(r.audit.ok);
   ASSERT_FALSE(r.audit.errors.empty());
   EXPECT_NE(r.audit.errors.front().find("job 2:"), std::string::npos) << r.audit.errors.front();
