@@ -118,7 +118,7 @@ TEST_F(BackendTest, AckAcceptedFinishesTheJob) {
     complete_attempt(l, w);
     EXPECT_TRUE(backend->ack(w, l));
   }
-  const AuditResult audit = recorder.finish(rt.now(), *backend);
+  const AuditResult audit = recorder.finish(*backend);
   EXPECT_TRUE(audit.ok) << (audit.errors.empty() ? "" : audit.errors[0]);
   EXPECT_EQ(recorder.totals().enqueued, 3);
   EXPECT_EQ(recorder.totals().completed, 3);
@@ -171,7 +171,7 @@ TEST_F(BackendTest, RetryableFailBacksOffExponentially) {
   EXPECT_EQ(state(l[0]), std::nullopt);
   EXPECT_EQ(backend->live_jobs(), 0u);
   EXPECT_EQ(rt.pending(), 0u);  // no retry scheduled
-  recorder.finish(rt.now(), *backend);
+  recorder.finish(*backend);
   EXPECT_EQ(recorder.totals().discarded, 1);
   EXPECT_EQ(recorder.totals().discarded_by_shutdown, 0);  // the job's own error
   EXPECT_EQ(recorder.totals().pending, 0);
@@ -230,7 +230,7 @@ TEST_F(BackendTest, NonRetryableFailDiscardsAtOnce) {
   EXPECT_EQ(state(l[0]), std::nullopt);
   EXPECT_EQ(backend->live_jobs(), 0u);
   EXPECT_EQ(rt.pending(), 0u);
-  recorder.finish(rt.now(), *backend);
+  recorder.finish(*backend);
   EXPECT_EQ(recorder.totals().discarded, 1);
   EXPECT_EQ(recorder.totals().discarded_by_shutdown, 0);
 }
@@ -243,7 +243,7 @@ TEST_F(BackendTest, ShutdownFailOnTheLastAttemptIsDiscardedByShutdown) {
   const auto l = fetch(w, 1);
   EXPECT_TRUE(backend->fail(w, l[0], ErrorKind::kShutdown, true, 0));
   EXPECT_EQ(state(l[0]), std::nullopt);
-  recorder.finish(rt.now(), *backend);
+  recorder.finish(*backend);
   EXPECT_EQ(recorder.totals().discarded, 1);
   EXPECT_EQ(recorder.totals().discarded_by_shutdown, 1);
 }
@@ -364,7 +364,7 @@ TEST_F(BackendTest, DeadWorkerJobIsDiscardedWhenAttemptsAreUsedUp) {
   rt.run_until(30 * kSecond);
   EXPECT_EQ(state(l[0]), std::nullopt);
   EXPECT_EQ(backend->live_jobs(), 0u);
-  recorder.finish(rt.now(), *backend);
+  recorder.finish(*backend);
   EXPECT_EQ(recorder.totals().discarded, 1);
   EXPECT_EQ(recorder.totals().discarded_by_shutdown, 1);
 }

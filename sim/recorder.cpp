@@ -224,7 +224,7 @@ void Recorder::audit_error(std::string text) {
   if (audit_.errors.size() < kMaxAuditMessages) audit_.errors.push_back(std::move(text));
 }
 
-AuditResult Recorder::finish(Time now, const BackendView& backend) {
+AuditResult Recorder::finish(const BackendView& backend) {
   std::int64_t held_by_backend = 0;
   for (std::uint32_t i = 0; i < entries_.size(); ++i) {
     Entry& e = entries_[i];
@@ -268,7 +268,6 @@ AuditResult Recorder::finish(Time now, const BackendView& backend) {
     audit_error(fmt::format("enqueued {} != completed {} + lost {} + discarded {} + pending {}",
                             t.enqueued, t.completed, t.lost, t.discarded, t.pending));
   }
-  (void)now;
   return audit_;
 }
 

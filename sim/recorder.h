@@ -123,7 +123,7 @@ class Recorder {
 
   // Ends the run: classifies the jobs still in the ledger against the backend and
   // audits the whole run. Call once.
-  AuditResult finish(Time now, const BackendView& backend);
+  AuditResult finish(const BackendView& backend);
 
   const JobTotals& totals() const { return totals_; }
   const Percentiles& job_latency() const { return job_latency_; }

@@ -12,8 +12,7 @@ using nlohmann::json;
 
 json seconds_or_null(Time t) { return t < 0 ? json(nullptr) : json(to_seconds(t)); }
 
-json summary(const Scenario& s, const Recorder& rec, const Platform& platform,
-             const AuditResult& audit) {
+json summary(const Recorder& rec, const Platform& platform, const AuditResult& audit) {
   const JobTotals& t = rec.totals();
   json exits = {{"clean", 0},      {"died_on_term", 0},      {"killed_at_deadline", 0},
                 {"oom_killed", 0}, {"exited_with_error", 0}, {"killed_by_signal", 0}};
@@ -62,7 +61,6 @@ json summary(const Scenario& s, const Recorder& rec, const Platform& platform,
   const std::int64_t forced = exits["killed_at_deadline"].get<std::int64_t>() +
                               exits["oom_killed"].get<std::int64_t>() +
                               exits["killed_by_signal"].get<std::int64_t>();
-  (void)s;
   return json{
       {"jobs_enqueued", t.enqueued},
       {"jobs_completed", t.completed},
@@ -175,7 +173,7 @@ json build_results(const Scenario& scenario, const Recorder& recorder, const Pla
        {{"ended_at_s", to_seconds(ended_at)},
         {"ended_early", ended_early},
         {"attempts_in_flight_at_end", recorder.in_flight()}}},
-      {"summary", summary(scenario, recorder, platform, audit)},
+      {"summary", summary(recorder, platform, audit)},
       {"pods", pods_json(platform)},
       {"warnings", recorder.warnings()},
   };

@@ -65,7 +65,7 @@ struct Run {
   }
   RunOutput finish(Time ended_at, bool early, std::uint64_t events, Engine engine) {
     RunOutput out;
-    out.audit = recorder.finish(ended_at, backend);
+    out.audit = recorder.finish(backend);
     out.events = events;
     out.ended_at = ended_at;
     out.results =
