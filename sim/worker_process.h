@@ -1,8 +1,9 @@
 // WorkerProcess: one simulated worker OS process. It hosts a WorkerCore, runs its job
-// bodies in virtual time (each body ends after its remaining work; checkpoints are saved
-// every checkpoint_interval of run time and at a graceful FAIL), talks to the in-process
-// Backend, reports attempts to the Recorder, and applies signals: SIGKILL kills it on the
-// spot, a signal the core does not handle takes its default action.
+// bodies through a JobRunner (timers, or real threads on the real-time engine): a body
+// ends after its remaining work, or fails partway, or stops when cancelled; checkpoints
+// are saved every checkpoint_interval of run time and at a graceful FAIL. It talks to the
+// in-process Backend, reports attempts to the Recorder, and applies signals: SIGKILL kills
+// it on the spot, a signal the core does not handle takes its default action.
 #pragma once
 
 #include <vector>
