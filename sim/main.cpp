@@ -12,6 +12,7 @@
 #include <fmt/ostream.h>
 #include <CLI/CLI.hpp>
 
+#include "fidelity.h"
 #include "scenario_loader.h"
 #include "simulation.h"
 
@@ -98,16 +99,16 @@ struct RunArgs {
   std::string job_body = "sleep";
 };
 
-int run(const RunArgs& args) {
-  Scenario s;
+// Loads the scenario and options of `run` and `fidelity`; false (the error printed) on bad
+// input.
+bool prepare(const RunArgs& args, Scenario& s, drainsim::RunOptions& options) {
   try {
     s = drainsim::load_scenario_file(args.scenario, args.sets);
   } catch (const drainsim::ScenarioError& e) {
     fmt::print(stderr, "error: {}\n", e.what());
-    return kBadInput;
+    return false;
   }
   if (args.seed) s.seed = *args.seed;
-  drainsim::RunOptions options;
   options.timeline = args.timeline;
   options.engine =
       args.engine == "realtime" ? drainsim::Engine::kRealtime : drainsim::Engine::kVirtual;
@@ -115,6 +116,39 @@ int run(const RunArgs& args) {
   options.job_body = args.job_body == "spin"    ? drainsim::JobBody::kSpin
                      : args.job_body == "timer" ? drainsim::JobBody::kTimer
                                                 : drainsim::JobBody::kSleep;
+  return true;
+}
+
+// The scenario on the virtual and the real-time engines, metrics side by side.
+int fidelity(const RunArgs& args) {
+  Scenario s;
+  drainsim::RunOptions options;
+  if (!prepare(args, s, options)) return kBadInput;
+  std::vector<nlohmann::json> results;
+  std::vector<std::string> engines;
+  bool audits_ok = true;
+  for (drainsim::Engine e : {drainsim::Engine::kVirtual, drainsim::Engine::kRealtime}) {
+    options.engine = e;
+    drainsim::RunOutput out = drainsim::run_scenario(s, options);
+    if (!out.audit.ok) {
+      audits_ok = false;
+      fmt::print(stderr, "error: the {} engine's audit failed:\n", drainsim::to_string(e));
+      for (const std::string& err : out.audit.errors) fmt::print(stderr, "  {}\n", err);
+    }
+    engines.push_back(drainsim::to_string(e));
+    results.push_back(std::move(out.results));
+  }
+  fmt::print("fidelity of scenario {} (seed {}), realtime at time scale {} with {} job bodies\n",
+             s.name, s.seed, options.time_scale, drainsim::to_string(options.job_body));
+  fmt::print("{}", drainsim::fidelity_table(engines, drainsim::fidelity_rows(results)));
+  fmt::print("(the process engine is not built yet: docs/engines.md)\n");
+  return audits_ok ? 0 : kAuditFailed;
+}
+
+int run(const RunArgs& args) {
+  Scenario s;
+  drainsim::RunOptions options;
+  if (!prepare(args, s, options)) return kBadInput;
   if (!args.fault.empty()) {
     const std::string prefix = "drop-acked-job=";
     if (args.fault.rfind(prefix, 0) != 0) {
@@ -192,6 +226,19 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--inject-fault", run_args.fault, "Testing only: drop-acked-job=JOB")
       ->group("");
 
+  RunArgs fidelity_args;
+  CLI::App* fidelity_cmd = app.add_subcommand(
+      "fidelity", "Run a scenario on the virtual and real-time engines and compare the metrics");
+  fidelity_cmd->add_option("scenario", fidelity_args.scenario, "Scenario file (JSON)")->required();
+  fidelity_cmd->add_option("--seed", fidelity_args.seed, "Seed (overrides the scenario's)");
+  fidelity_cmd->add_option("--set", fidelity_args.sets, "Override a field: PATH=VALUE");
+  fidelity_cmd
+      ->add_option("--time-scale", fidelity_args.time_scale,
+                   "realtime: simulated seconds per real second (default 100)")
+      ->check(CLI::PositiveNumber);
+  fidelity_cmd->add_option("--job-body", fidelity_args.job_body, "realtime: sleep, spin or timer")
+      ->check(CLI::IsMember({"sleep", "spin", "timer"}));
+
   std::vector<std::string> files, validate_sets;
   CLI::App* validate_cmd = app.add_subcommand("validate", "Check scenario files");
   validate_cmd->add_option("scenarios", files, "Scenario files")->required();
@@ -210,6 +257,7 @@ int main(int argc, char** argv) {
     return kBadInput;
   }
   if (*run_cmd) return run(run_args);
+  if (*fidelity_cmd) return fidelity(fidelity_args);
   if (*validate_cmd) return validate(files, validate_sets);
   return kBadInput;
 }
