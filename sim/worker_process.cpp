@@ -73,6 +73,7 @@ void WorkerProcess::end_attempt(int slot, Outcome outcome, Duration saved) {
   Body& body = bodies_[slot];
   runner_->abort(slot);
   body.running = false;
+  body.saved = saved;
   AttemptRecord record;
   record.job = body.lease.id;
   record.attempt = body.lease.attempt;
@@ -111,18 +112,11 @@ void WorkerProcess::ack(int /*slot*/, const Lease& lease) { backend_.ack(worker_
 
 void WorkerProcess::fail(int slot, const Lease& lease, ErrorKind error, bool retryable) {
   Body& body = bodies_[slot];
-  Duration progress = lease.progress;
-  if (body.running && body.lease.id == lease.id) {
+  if (body.running) {
     // Given up while its body still runs: interrupted. A graceful FAIL saves all progress.
-    const Duration saved = graceful_saves(body, rt_.now() - body.start);
-    progress += saved;
-    end_attempt(slot, Outcome::kInterrupted, saved);
-  } else if (body.cancelled) {
-    progress += graceful_saves(body, rt_.now() - body.start);
-  } else {
-    progress += periodic_saves(body, rt_.now() - body.start);
+    end_attempt(slot, Outcome::kInterrupted, graceful_saves(body, rt_.now() - body.start));
   }
-  backend_.fail(worker_id_, lease, error, retryable, progress);
+  backend_.fail(worker_id_, lease, error, retryable, lease.progress + body.saved);
 }
 
 void WorkerProcess::heartbeat(Directive state, std::span<const Lease> active) {

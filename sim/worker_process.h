@@ -81,6 +81,7 @@ class WorkerProcess final : public WorkerPort, public WorkerListener, public Tim
     bool running = false;
     bool fails = false;
     bool cancelled = false;
+    Duration saved = 0;  // work its attempt checkpointed, set when the attempt ends
   };
 
   // Work saved at a graceful stop (all of it, with checkpointing) after `run`.
