@@ -128,6 +128,15 @@ void Backend::wait_for_jobs(WorkerId worker) {
   }
 }
 
+bool Backend::has_jobs_for(WorkerId worker) const {
+  const Worker& w = workers_[worker];
+  if (!takes_jobs(w)) return false;
+  for (int q : w.queues) {
+    if (!queues_[q].available.empty()) return true;
+  }
+  return false;
+}
+
 void Backend::cancel_wait(WorkerId worker) { workers_[worker].waiting = false; }
 
 bool Backend::holds(WorkerId worker, const Lease& lease) const {

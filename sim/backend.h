@@ -64,6 +64,8 @@ class Backend final : public TimerTarget, public BackendView {
   // (quiet, terminating) or dies. Each worker holds at most one place per queue.
   // REQUIRES: the worker has at most 64 queues.
   void wait_for_jobs(WorkerId worker);
+  // Whether a fetch by the worker now would get a job.
+  bool has_jobs_for(WorkerId worker) const;
   // The worker no longer waits (it went quiet, or its process died and its long-poll
   // connection with it).
   void cancel_wait(WorkerId worker);

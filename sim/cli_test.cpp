@@ -150,22 +150,25 @@ TEST_F(Cli, AuditFailureExits3NamingTheJob) {
 }
 
 TEST_F(Cli, FidelityComparesTheEnginesSideBySide) {
-  // Case a) of the core issue: four jobs complete on both engines, none retried.
+  // Case a) of the core issue: four jobs complete on all three engines, none retried.
   const std::string file = write("ok.json", kValid);
   const Result r = drainsim("fidelity '" + file + "' --time-scale 50");
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("realtime - virtual"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("process - virtual"), std::string::npos) << r.out;
   std::string row;
   std::istringstream lines(r.out);
   for (std::string line; std::getline(lines, line);) {
     if (line.rfind("jobs_completed", 0) == 0) row = line;
   }
   std::istringstream cells(row);
-  std::string metric, v, rt, diff;
-  cells >> metric >> v >> rt >> diff;
+  std::string metric, v, rt, process, rt_diff, rt_percent, process_diff;
+  cells >> metric >> v >> rt >> process >> rt_diff >> rt_percent >> process_diff;
   EXPECT_EQ(v, "4") << row;
   EXPECT_EQ(rt, "4") << row;
-  EXPECT_EQ(diff, "0") << row;
+  EXPECT_EQ(process, "4") << row;
+  EXPECT_EQ(rt_diff, "0") << row;
+  EXPECT_EQ(process_diff, "0") << row;
   EXPECT_EQ(drainsim("fidelity '" + file + "' --set worker.concurrency=0").code, 2);
 }
 

@@ -23,6 +23,7 @@ using nlohmann::json;
 
 constexpr int kBadInput = 2;
 constexpr int kAuditFailed = 3;
+constexpr int kInterrupted = 130;
 
 std::string fmt_seconds(const json& v) {
   if (v.is_null()) return "-";
@@ -97,6 +98,8 @@ struct RunArgs {
   std::string engine = "virtual";
   double time_scale = 100;
   std::string job_body = "sleep";
+  std::string worker_cmd;
+  std::string worker_log;
 };
 
 // Loads the scenario and options of `run` and `fidelity`; false (the error printed) on bad
@@ -110,8 +113,11 @@ bool prepare(const RunArgs& args, Scenario& s, drainsim::RunOptions& options) {
   }
   if (args.seed) s.seed = *args.seed;
   options.timeline = args.timeline;
-  options.engine =
-      args.engine == "realtime" ? drainsim::Engine::kRealtime : drainsim::Engine::kVirtual;
+  options.engine = args.engine == "realtime"  ? drainsim::Engine::kRealtime
+                   : args.engine == "process" ? drainsim::Engine::kProcess
+                                              : drainsim::Engine::kVirtual;
+  options.worker_cmd = args.worker_cmd;
+  options.worker_log = args.worker_log;
   options.time_scale = args.time_scale;
   options.job_body = args.job_body == "spin"    ? drainsim::JobBody::kSpin
                      : args.job_body == "timer" ? drainsim::JobBody::kTimer
@@ -119,7 +125,28 @@ bool prepare(const RunArgs& args, Scenario& s, drainsim::RunOptions& options) {
   return true;
 }
 
-// The scenario on the virtual and the real-time engines, metrics side by side.
+// Runs the scenario; false (the error printed) when the run could not be done: its
+// worker program cannot start, or the user interrupted it.
+bool run_or_explain(const Scenario& s, const drainsim::RunOptions& options,
+                    drainsim::RunOutput& out, int& status) {
+  try {
+    out = drainsim::run_scenario(s, options);
+  } catch (const drainsim::RunError& e) {
+    fmt::print(stderr, "error: {}\n", e.what());
+    status = kBadInput;
+    return false;
+  }
+  if (out.interrupted) {
+    fmt::print(stderr,
+               "interrupted at {:.1f}s (simulated); {} worker process(es) killed and reaped\n",
+               drainsim::to_seconds(out.ended_at), out.processes_left);
+    status = kInterrupted;
+    return false;
+  }
+  return true;
+}
+
+// The scenario on the virtual, real-time and process engines, metrics side by side.
 int fidelity(const RunArgs& args) {
   Scenario s;
   drainsim::RunOptions options;
@@ -127,9 +154,12 @@ int fidelity(const RunArgs& args) {
   std::vector<nlohmann::json> results;
   std::vector<std::string> engines;
   bool audits_ok = true;
-  for (drainsim::Engine e : {drainsim::Engine::kVirtual, drainsim::Engine::kRealtime}) {
+  for (drainsim::Engine e :
+       {drainsim::Engine::kVirtual, drainsim::Engine::kRealtime, drainsim::Engine::kProcess}) {
     options.engine = e;
-    drainsim::RunOutput out = drainsim::run_scenario(s, options);
+    drainsim::RunOutput out;
+    int status = 0;
+    if (!run_or_explain(s, options, out, status)) return status;
     if (!out.audit.ok) {
       audits_ok = false;
       fmt::print(stderr, "error: the {} engine's audit failed:\n", drainsim::to_string(e));
@@ -138,10 +168,12 @@ int fidelity(const RunArgs& args) {
     engines.push_back(drainsim::to_string(e));
     results.push_back(std::move(out.results));
   }
-  fmt::print("fidelity of scenario {} (seed {}), realtime at time scale {} with {} job bodies\n",
-             s.name, s.seed, options.time_scale, drainsim::to_string(options.job_body));
+  fmt::print(
+      "fidelity of scenario {} (seed {}), realtime and process at time scale {}, realtime with {} "
+      "job bodies, process with {}\n",
+      s.name, s.seed, options.time_scale, drainsim::to_string(options.job_body),
+      options.worker_cmd.empty() ? std::string("drainsim-worker") : options.worker_cmd);
   fmt::print("{}", drainsim::fidelity_table(engines, drainsim::fidelity_rows(results)));
-  fmt::print("(the process engine is not built yet: docs/engines.md)\n");
   return audits_ok ? 0 : kAuditFailed;
 }
 
@@ -149,6 +181,11 @@ int run(const RunArgs& args) {
   Scenario s;
   drainsim::RunOptions options;
   if (!prepare(args, s, options)) return kBadInput;
+  if ((!args.worker_cmd.empty() || !args.worker_log.empty()) &&
+      options.engine != drainsim::Engine::kProcess) {
+    fmt::print(stderr, "error: --worker-cmd and --worker-log need --engine process\n");
+    return kBadInput;
+  }
   if (!args.fault.empty()) {
     const std::string prefix = "drop-acked-job=";
     if (args.fault.rfind(prefix, 0) != 0) {
@@ -159,7 +196,9 @@ int run(const RunArgs& args) {
     options.faults.drop_acked_job = std::stoull(args.fault.substr(prefix.size()));
   }
   const auto t0 = std::chrono::steady_clock::now();
-  drainsim::RunOutput out = drainsim::run_scenario(s, options);
+  drainsim::RunOutput out;
+  int status = 0;
+  if (!run_or_explain(s, options, out, status)) return status;
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
   std::string path = args.out;
@@ -185,6 +224,14 @@ int run(const RunArgs& args) {
   return 0;
 }
 
+void add_worker_options(CLI::App* cmd, RunArgs& args) {
+  cmd->add_option("--worker-cmd", args.worker_cmd,
+                  "process: a shell command that runs a worker (docs/worker-protocol.md) "
+                  "instead of drainsim-worker");
+  cmd->add_option("--worker-log", args.worker_log,
+                  "process: append the workers' output to this file (default: discarded)");
+}
+
 int validate(const std::vector<std::string>& files, const std::vector<std::string>& sets) {
   int status = 0;
   for (const std::string& f : files) {
@@ -207,22 +254,24 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", DRAINSIM_VERSION);
 
   RunArgs run_args;
-  CLI::App* run_cmd = app.add_subcommand("run", "Run one scenario in virtual time");
+  CLI::App* run_cmd = app.add_subcommand(
+      "run", "Run one scenario (in virtual time unless --engine says otherwise)");
   run_cmd->add_option("scenario", run_args.scenario, "Scenario file (JSON)")->required();
   run_cmd->add_option("--seed", run_args.seed, "Seed (overrides the scenario's)");
   run_cmd->add_option("--set", run_args.sets, "Override a field: PATH=VALUE (repeatable)");
   run_cmd->add_flag("--timeline", run_args.timeline, "Record the timeline in the results");
   run_cmd->add_option("--out", run_args.out, "Results file (default results/<name>-<seed>.json)");
-  run_cmd->add_option("--engine", run_args.engine, "virtual (default) or realtime")
-      ->check(CLI::IsMember({"virtual", "realtime"}));
+  run_cmd->add_option("--engine", run_args.engine, "virtual (default), realtime or process")
+      ->check(CLI::IsMember({"virtual", "realtime", "process"}));
   run_cmd
       ->add_option("--time-scale", run_args.time_scale,
-                   "realtime: simulated seconds per real second (default 100)")
+                   "realtime, process: simulated seconds per real second (default 100)")
       ->check(CLI::PositiveNumber);
   run_cmd
       ->add_option("--job-body", run_args.job_body,
                    "realtime: job bodies sleep (default) or spin on real threads, or are timers")
       ->check(CLI::IsMember({"sleep", "spin", "timer"}));
+  add_worker_options(run_cmd, run_args);
   run_cmd->add_option("--inject-fault", run_args.fault, "Testing only: drop-acked-job=JOB")
       ->group("");
 
@@ -238,6 +287,7 @@ int main(int argc, char** argv) {
       ->check(CLI::PositiveNumber);
   fidelity_cmd->add_option("--job-body", fidelity_args.job_body, "realtime: sleep, spin or timer")
       ->check(CLI::IsMember({"sleep", "spin", "timer"}));
+  add_worker_options(fidelity_cmd, fidelity_args);
 
   std::vector<std::string> files, validate_sets;
   CLI::App* validate_cmd = app.add_subcommand("validate", "Check scenario files");

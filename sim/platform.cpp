@@ -30,15 +30,25 @@ const char* to_string(ExitKind k) {
   return "?";
 }
 
+ProcessFactory simulated_processes(Runtime& runtime, const Scenario& scenario, Backend& backend,
+                                   Recorder& recorder, JobBody bodies, double time_scale) {
+  return [&runtime, &scenario, &backend, &recorder, bodies, time_scale](
+             int pod, ProcessObserver& observer) -> std::unique_ptr<ProcessHandle> {
+    return std::make_unique<WorkerProcess>(runtime, backend, recorder, observer, scenario.worker,
+                                           scenario.workload, pod, bodies, time_scale,
+                                           scenario.platform.pid1_shell);
+  };
+}
+
 Platform::Platform(Runtime& runtime, const Scenario& scenario, Backend& backend, Recorder& recorder,
-                   JobBody bodies, double time_scale)
+                   ProcessFactory processes)
     : rt_(runtime),
       scenario_(scenario),
       backend_(backend),
       recorder_(recorder),
+      factory_(processes ? std::move(processes)
+                         : simulated_processes(runtime, scenario, backend, recorder)),
       cordoned_(static_cast<std::size_t>(std::max(1, scenario.platform.nodes)), false),
-      bodies_(bodies),
-      time_scale_(time_scale),
       replicas_(scenario.platform.replicas) {}
 
 Platform::~Platform() = default;
@@ -85,9 +95,7 @@ void Platform::start_process(int pod) {
   Pod& p = pods_[pod];
   p.phase = Phase::kRunning;
   p.kill_reason = KillReason::kNone;
-  process_objects_.push_back(std::make_unique<WorkerProcess>(rt_, backend_, recorder_, *this,
-                                                             scenario_.worker, scenario_.workload,
-                                                             pod, bodies_, time_scale_));
+  process_objects_.push_back(factory_(pod, *this));
   p.process = process_objects_.back().get();
   p.process_index = static_cast<int>(process_records_.size());
   records_[pod].processes.push_back(p.process_index);
@@ -130,6 +138,9 @@ void Platform::refresh(int pod) {
         case WorkerState::kStopped:
           shown = p.shown;
           break;  // exiting: the end follows
+        case WorkerState::kStarting:
+          shown = p.deleting ? PodState::kTerminating : PodState::kStarting;
+          break;
       }
       break;
   }
@@ -141,7 +152,12 @@ void Platform::refresh(int pod) {
   if (p.ready != was_ready || p.phase == Phase::kGone) reconcile_soon();
 }
 
-void Platform::on_worker_state(int pod, WorkerState /*state*/) { refresh(pod); }
+void Platform::on_worker_state(int pod, WorkerState /*state*/) {
+  const Pod& p = pods_[pod];
+  // A real worker registers some time after its process starts.
+  if (p.process) process_records_[p.process_index].worker = p.process->worker_id();
+  refresh(pod);
+}
 
 void Platform::mark_termination(int pod) {
   Pod& p = pods_[pod];
@@ -158,9 +174,8 @@ bool Platform::reaches_worker(Signal signal, bool to_pid1) const {
 void Platform::send(int pod, Signal signal, const char* source, bool to_pid1) {
   Pod& p = pods_[pod];
   if (p.phase != Phase::kRunning) return;
-  const bool delivered = reaches_worker(signal, to_pid1);
-  recorder_.signal(rt_.now(), pod, signal, delivered, source);
-  if (delivered) p.process->deliver(signal);
+  recorder_.signal(rt_.now(), pod, signal, reaches_worker(signal, to_pid1), source);
+  p.process->deliver(signal, to_pid1 ? SignalTarget::kPid1 : SignalTarget::kWorker);
 }
 
 void Platform::sigkill(int pod, KillReason reason, const char* source) {
@@ -394,6 +409,13 @@ void Platform::apply(const ScenarioEvent& e, std::size_t index) {
       break;
     case K::kDirective:
       if (!pod_exists(e.pod, index, "directive")) break;
+      if (pods_[e.pod].process->worker_id() == kNoWorker) {
+        recorder_.warning(
+            fmt::format("events[{}] (directive) at {}s: pod-{}'s worker has not "
+                        "registered yet; skipped",
+                        index, to_seconds(rt_.now()), e.pod));
+        break;
+      }
       backend_.set_directive(pods_[e.pod].process->worker_id(), e.state);
       break;
     case K::kDeletePod:
@@ -497,6 +519,13 @@ bool Platform::busy() const {
   for (const Pod& p : pods_) {
     if (p.phase == Phase::kStarting || p.phase == Phase::kCrashed) return true;
     if (p.deleting && p.phase != Phase::kGone) return true;
+    // A worker draining or on its way out (a real process exits some time after its
+    // worker stopped).
+    if (p.phase == Phase::kRunning && p.process != nullptr &&
+        (p.process->state() == WorkerState::kDraining ||
+         p.process->state() == WorkerState::kStopped)) {
+      return true;
+    }
   }
   return false;
 }

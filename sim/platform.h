@@ -59,18 +59,24 @@ struct DeployRecord {
   bool superseded = false;
 };
 
+// Simulated WorkerProcesses; `bodies` and `time_scale` say how job bodies run (JobRunner).
+ProcessFactory simulated_processes(Runtime& runtime, const Scenario& scenario, Backend& backend,
+                                   Recorder& recorder, JobBody bodies = JobBody::kTimer,
+                                   double time_scale = 1);
+
 class Platform final : public TimerTarget, public ProcessObserver {
  public:
-  // `bodies` and `time_scale` say how job bodies run (JobRunner).
+  // `processes` makes each container's process (simulated_processes() by default).
   Platform(Runtime& runtime, const Scenario& scenario, Backend& backend, Recorder& recorder,
-           JobBody bodies = JobBody::kTimer, double time_scale = 1);
+           ProcessFactory processes = {});
   ~Platform();
 
   // Creates the initial replicas, ready at the current time.
   void start();
   // Applies a scripted event; `index` names it in warnings.
   void apply(const ScenarioEvent& event, std::size_t index);
-  // Something is still happening: a pod starting or terminating, a rollout unfinished.
+  // Something is still happening: a pod starting or terminating, a worker draining or
+  // exiting, a rollout unfinished.
   bool busy() const;
 
   const std::vector<PodRecord>& pods() const { return records_; }
@@ -103,7 +109,7 @@ class Platform final : public TimerTarget, public ProcessObserver {
     PodState shown = PodState::kGone;
     KillReason kill_reason = KillReason::kNone;
     Time deadline = 0;
-    WorkerProcess* process = nullptr;  // current, when running
+    ProcessHandle* process = nullptr;  // current, when running
     int process_index = -1;
     TimerId start_timer, prestop_timer, prestop_timeout, deadline_timer;
   };
@@ -132,12 +138,11 @@ class Platform final : public TimerTarget, public ProcessObserver {
   Recorder& recorder_;
   std::vector<Pod> pods_;
   std::vector<PodRecord> records_;
-  std::vector<std::unique_ptr<WorkerProcess>> process_objects_;
+  ProcessFactory factory_;
+  std::vector<std::unique_ptr<ProcessHandle>> process_objects_;
   std::vector<ProcessRecord> process_records_;
   std::vector<DeployRecord> deploys_;
   std::vector<bool> cordoned_;
-  JobBody bodies_;
-  double time_scale_;
   int replicas_;
   int generation_ = 0;
   int surge_ = 0, unavailable_ = 0;

@@ -1,17 +1,35 @@
 #include "simulation.h"
 
+#include <unistd.h>
+
+#include <cstring>
+#include <filesystem>
 #include <future>
+
+#include <fmt/format.h>
+#include <boost/asio/signal_set.hpp>
 
 #include "asio_runtime.h"
 #include "platform.h"
 #include "profile.h"
+#include "remote_fleet.h"
 #include "results.h"
 #include "virtual_runtime.h"
 #include "workload.h"
 
 namespace drainsim {
 
-const char* to_string(Engine e) { return e == Engine::kVirtual ? "virtual" : "realtime"; }
+const char* to_string(Engine e) {
+  switch (e) {
+    case Engine::kVirtual:
+      return "virtual";
+    case Engine::kRealtime:
+      return "realtime";
+    case Engine::kProcess:
+      return "process";
+  }
+  return "?";
+}
 
 namespace {
 
@@ -38,13 +56,20 @@ class Script final : public TimerTarget {
 
 // The models of one run on one Runtime; single-threaded (one strand on real threads).
 struct Run {
-  Run(Runtime& runtime, const Scenario& s, const RunOptions& o)
+  // `processes` makes the platform's processes from the run's backend and recorder;
+  // simulated ones when it is empty.
+  using MakeProcesses = std::function<ProcessFactory(Backend&, Recorder&)>;
+  Run(Runtime& runtime, const Scenario& s, const RunOptions& o, const MakeProcesses& processes = {})
       : rt(runtime),
         scenario(s),
         recorder(o.timeline),
         backend(rt, s.backend, mechanisms(s), recorder, o.faults),
         platform(rt, s, backend, recorder,
-                 o.engine == Engine::kVirtual ? JobBody::kTimer : o.job_body, o.time_scale),
+                 processes ? processes(backend, recorder)
+                           : simulated_processes(
+                                 rt, s, backend, recorder,
+                                 o.engine == Engine::kVirtual ? JobBody::kTimer : o.job_body,
+                                 o.time_scale)),
         script(s, platform),
         workload(rt, s.workload, s.duration, backend) {}
 
@@ -127,11 +152,105 @@ RunOutput run_realtime(const Scenario& s, const RunOptions& o) {
   return run.finish(ended_at, early, rt->events_run(), Engine::kRealtime);
 }
 
+std::string default_worker_binary() {
+  std::error_code ec;
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string("drainsim-worker") : (self.parent_path() / "drainsim-worker").string();
+}
+
+// The models on one strand, as on the realtime engine; every container runs a real
+// worker process that reaches the backend over HTTP (RemoteFleet). SIGINT or SIGTERM
+// ends the run early; either way every process is killed and reaped before returning.
+RunOutput run_process(const Scenario& s, const RunOptions& o) {
+  AsioRuntime asio(s.seed, o.time_scale, o.threads);
+  std::unique_ptr<StrandRuntime> rt = asio.strand();
+  FleetOptions fleet_options;
+  fleet_options.worker_binary = o.worker_binary.empty() ? default_worker_binary() : o.worker_binary;
+  fleet_options.worker_cmd = o.worker_cmd;
+  fleet_options.output = o.worker_log;
+  fleet_options.time_scale = o.time_scale;
+  if (o.worker_cmd.empty() && access(fleet_options.worker_binary.c_str(), X_OK) != 0) {
+    throw RunError(fmt::format("cannot run the worker program {}: {}", fleet_options.worker_binary,
+                               strerror(errno)));
+  }
+  std::unique_ptr<RemoteFleet> fleet;
+  Run run(*rt, s, o, [&](Backend& backend, Recorder& recorder) {
+    fleet = std::make_unique<RemoteFleet>(*rt, asio.context(), s, backend, recorder, fleet_options);
+    return fleet->factory();
+  });
+  if (s.workload.checkpointing) {
+    run.recorder.warning(
+        "the process engine's workers save no checkpoints: every attempt "
+        "starts from scratch");
+  }
+  const Time end = s.duration + s.settle;
+  std::promise<std::pair<Time, bool>> done;
+  bool finished = false;
+  bool interrupted = false;
+  auto finish = [&](Time at, bool early) {
+    if (finished) return;
+    finished = true;
+    rt->halt();
+    done.set_value({at, early});
+  };
+  auto check = [&] {
+    const Time now = rt->now();
+    if (run.quiet()) {
+      finish(now, true);
+    } else if (now >= end) {
+      finish(end, false);
+    }
+  };
+  struct EndTimer final : TimerTarget {
+    void on_timer(std::uint32_t, std::uint64_t) override {}  // after_each does the check
+  } end_timer;
+  rt->set_after_each(check);
+  fleet->set_after_request(check);
+  boost::asio::signal_set stop_signals(asio.context(), SIGINT, SIGTERM);
+  stop_signals.async_wait([&](const boost::system::error_code& ec, int) {
+    if (ec) return;
+    rt->post([&] {
+      interrupted = !finished;
+      finish(rt->now(), false);
+    });
+  });
+  std::string failure;
+  asio.start();
+  rt->post([&] {
+    try {
+      run.start();
+    } catch (const std::exception& e) {
+      failure = e.what();
+      finish(rt->now(), false);
+      return;
+    }
+    rt->schedule(end, Priority::kBackend, &end_timer, 0);
+    check();
+  });
+  const auto [ended_at, early] = done.get_future().get();
+  boost::system::error_code ignored;
+  stop_signals.cancel(ignored);
+  asio.stop();  // nothing runs on the models' strand any more
+  const int left = fleet->shut_down();
+  if (!failure.empty()) throw RunError(failure);
+  RunOutput out = run.finish(ended_at, early, rt->events_run(), Engine::kProcess);
+  out.processes_left = left;
+  out.interrupted = interrupted;
+  return out;
+}
+
 }  // namespace
 
 RunOutput run_scenario(const Scenario& scenario, const RunOptions& options) {
-  return options.engine == Engine::kVirtual ? run_virtual(scenario, options)
-                                            : run_realtime(scenario, options);
+  switch (options.engine) {
+    case Engine::kVirtual:
+      return run_virtual(scenario, options);
+    case Engine::kRealtime:
+      return run_realtime(scenario, options);
+    case Engine::kProcess:
+      return run_process(scenario, options);
+  }
+  return {};
 }
 
 }  // namespace drainsim

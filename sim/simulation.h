@@ -19,6 +19,7 @@ namespace drainsim {
 enum class Engine {
   kVirtual,   // discrete-event, one thread, deterministic
   kRealtime,  // Boost.Asio on real threads, time scaled to the wall clock
+  kProcess,   // as realtime, with every worker a real process speaking HTTP
 };
 const char* to_string(Engine e);
 
@@ -28,7 +29,16 @@ struct RunOptions {
   double time_scale = 100;             // realtime: simulated seconds per real second
   int threads = 2;                     // realtime: the thread pool
   JobBody job_body = JobBody::kSleep;  // realtime: how job bodies run (virtual: timers)
+  std::string worker_binary;           // process: drainsim-worker (default: beside this program)
+  std::string worker_cmd;              // process: a shell command line run instead of it
+  std::string worker_log;              // process: file for the workers' output (default: none)
   BackendFaults faults;                // test-only
+};
+
+// Thrown when a run cannot go on (a worker program that cannot be started); the message
+// says why. A run the user interrupts ends early, normally, with `interrupted` set.
+struct RunError : std::runtime_error {
+  using std::runtime_error::runtime_error;
 };
 
 struct RunOutput {
@@ -37,6 +47,8 @@ struct RunOutput {
   std::string hash;  // result_hash: FNV-1a 64 of the document without it, in hex
   std::uint64_t events = 0;
   Time ended_at = 0;
+  int processes_left = 0;    // process: workers still running at the end, killed and reaped
+  bool interrupted = false;  // process: SIGINT or SIGTERM ended the run; results are partial
 };
 
 RunOutput run_scenario(const Scenario& scenario, const RunOptions& options = {});

@@ -16,6 +16,8 @@ const char* to_string(WorkerState s) {
       return "draining";
     case WorkerState::kStopped:
       return "stopped";
+    case WorkerState::kStarting:
+      return "starting";
   }
   return "?";
 }

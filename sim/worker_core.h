@@ -23,7 +23,8 @@
 
 namespace drainsim {
 
-enum class WorkerState : std::uint8_t { kRunning, kQuiet, kDraining, kStopped };
+// kStarting: the process runs but its worker has not registered yet (real processes).
+enum class WorkerState : std::uint8_t { kRunning, kQuiet, kDraining, kStopped, kStarting };
 const char* to_string(WorkerState s);
 
 // What a finished job body reports.

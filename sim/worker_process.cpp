@@ -7,7 +7,7 @@ namespace drainsim {
 WorkerProcess::WorkerProcess(Runtime& runtime, Backend& backend, Recorder& recorder,
                              ProcessObserver& observer, const WorkerConfig& worker,
                              const WorkloadConfig& workload, int pod, JobBody bodies,
-                             double time_scale)
+                             double time_scale, bool pid1_shell)
     : rt_(runtime),
       backend_(backend),
       recorder_(recorder),
@@ -16,7 +16,8 @@ WorkerProcess::WorkerProcess(Runtime& runtime, Backend& backend, Recorder& recor
       core_(runtime, *this, worker),
       runner_(make_job_runner(bodies, runtime, this, worker.concurrency, time_scale)),
       bodies_(static_cast<std::size_t>(worker.concurrency)),
-      pod_(pod) {
+      pod_(pod),
+      pid1_shell_(pid1_shell) {
   for (const std::string& q : worker.queues) queues_.push_back(backend.queue(q));
   fetched_.reserve(bodies_.size());
 }
@@ -27,8 +28,9 @@ void WorkerProcess::start() {
   core_.start();
 }
 
-void WorkerProcess::deliver(Signal signal) {
+void WorkerProcess::deliver(Signal signal, SignalTarget target) {
   if (!alive_) return;
+  if (target == SignalTarget::kPid1 && pid1_shell_ && signal != Signal::kKill) return;
   if (signal == Signal::kKill) {
     kill();
     return;

@@ -10,6 +10,7 @@
 
 #include "backend.h"
 #include "job_runner.h"
+#include "process_handle.h"
 #include "recorder.h"
 #include "runtime.h"
 #include "scenario.h"
@@ -17,40 +18,25 @@
 
 namespace drainsim {
 
-// How a process ended.
-enum class ProcessEnd : std::uint8_t {
-  kExited,     // by itself, with an exit code
-  kSignalled,  // a signal's default action (no handler) killed it
-  kKilled,     // SIGKILL
-};
-
-// The platform's view of its processes.
-class ProcessObserver {
- public:
-  virtual void on_worker_state(int pod, WorkerState state) = 0;
-  virtual void on_process_end(int pod, ProcessEnd how, int code) = 0;
-
- protected:
-  ~ProcessObserver() = default;
-};
-
-class WorkerProcess final : public WorkerPort, public WorkerListener, public TimerTarget {
+class WorkerProcess final : public ProcessHandle,
+                            public WorkerPort,
+                            public WorkerListener,
+                            public TimerTarget {
  public:
   WorkerProcess(Runtime& runtime, Backend& backend, Recorder& recorder, ProcessObserver& observer,
                 const WorkerConfig& worker, const WorkloadConfig& workload, int pod,
-                JobBody bodies = JobBody::kTimer, double time_scale = 1);
+                JobBody bodies = JobBody::kTimer, double time_scale = 1, bool pid1_shell = false);
 
-  // Registers with the backend and starts the worker.
-  void start();
-  // Delivers a catchable signal to the process.
-  void deliver(Signal signal);
+  // ProcessHandle. start() registers with the backend and starts the worker.
+  void start() override;
+  void deliver(Signal signal, SignalTarget target) override;
+  WorkerId worker_id() const override { return worker_id_; }
+  WorkerState state() const override { return core_.state(); }
+  int active_jobs() const override { return core_.active(); }
+
   // SIGKILL.
   void kill();
-
   bool alive() const { return alive_; }
-  WorkerId worker_id() const { return worker_id_; }
-  WorkerState state() const { return core_.state(); }
-  int active_jobs() const { return core_.active(); }
 
   // WorkerPort
   void fetch(int count) override;
@@ -106,6 +92,7 @@ class WorkerProcess final : public WorkerPort, public WorkerListener, public Tim
   TimerId wake_;
   WorkerId worker_id_ = kNoWorker;
   int pod_;
+  bool pid1_shell_;  // the worker runs under a shell as PID 1
   bool alive_ = false;
 };
 

@@ -1,0 +1,58 @@
+// Real child processes for the process engine: spawn() starts a program in a process
+// group of its own (so a container kill can take the whole group) that dies with the
+// thread that spawned it (PR_SET_PDEATHSIG), and a Reaper collects their exit statuses
+// with waitpid() when SIGCHLD arrives, and kills and reaps whatever is left when it is
+// destroyed, so no run leaves a process behind.
+#pragma once
+
+#include <sys/types.h>
+
+#include <functional>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/signal_set.hpp>
+
+namespace drainsim {
+
+struct SpawnSpec {
+  std::vector<std::string> argv;  // argv[0] is looked up in PATH
+  std::vector<std::string> env;   // "NAME=value", the whole environment
+  std::string output;             // file that gets the child's stdout and stderr (appended)
+};
+
+// Starts the child; throws std::runtime_error naming the program when it cannot.
+pid_t spawn(const SpawnSpec& spec);
+
+// How a child ended, decoded from its wait status.
+struct ChildExit {
+  bool signalled = false;
+  int code = 0;  // the exit code, or the signal number
+};
+
+class Reaper {
+ public:
+  using OnExit = std::function<void(pid_t, ChildExit)>;
+  // `on_exit` runs on `executor` for each child that ends.
+  Reaper(boost::asio::any_io_executor executor, OnExit on_exit);
+  ~Reaper();  // kill_all()
+
+  // Watches a child started with spawn(). Call on the reaper's executor.
+  void watch(pid_t pid);
+  // SIGKILLs the process group of every child not yet reaped, and reaps them, waiting.
+  // Thread-safe. Returns how many were still running.
+  int kill_all();
+
+ private:
+  void arm();
+  void reap();
+
+  boost::asio::signal_set sigchld_;
+  OnExit on_exit_;
+  std::mutex mu_;  // guards live_
+  std::vector<pid_t> live_;
+};
+
+}  // namespace drainsim

@@ -1,0 +1,130 @@
+// The process engine end to end: a worker drainsim did not compile (the Python example)
+// runs the default scenario, and no run leaves a process behind, even one interrupted
+// with Ctrl+C. Spawned workers carry DRAINSIM_RUN=<pid of the drainsim that ran them> in
+// their environment, which is how leftovers are found.
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+
+#include "child_process.h"
+#include "scenario_loader.h"
+#include "simulation.h"
+#include "test_scenarios.h"
+
+namespace drainsim {
+namespace {
+
+using nlohmann::json;
+
+// Processes whose environment says a drainsim with this pid started them.
+int leftovers(pid_t driver) {
+  const std::string mark = "DRAINSIM_RUN=" + std::to_string(driver);
+  int count = 0;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    std::ifstream f(entry.path() / "environ", std::ios::binary);
+    if (!f) continue;
+    std::stringstream text;
+    text << f.rdbuf();
+    std::string var;
+    while (std::getline(text, var, '\0')) {
+      if (var == mark) ++count;
+    }
+  }
+  return count;
+}
+
+TEST(ProcessEngine, PythonWorkerRunsTheRollingRestart) {
+  // scenarios/rolling-restart.json through examples/ojs_worker.py: the same 2431 jobs as
+  // on the virtual engine all complete, nothing is lost, the six old pods drain within
+  // their 25 s worker grace and exit 0, and every interrupted job ran again to completion.
+  const Scenario s =
+      load_scenario_file(std::string(DRAINSIM_SOURCE_DIR) + "/scenarios/rolling-restart.json");
+  RunOptions options;
+  options.engine = Engine::kProcess;
+  options.time_scale = 50;
+  options.timeline = true;
+  options.worker_cmd =
+      std::string(DRAINSIM_PYTHON) + " " + DRAINSIM_SOURCE_DIR + "/examples/ojs_worker.py";
+  const RunOutput r = run_scenario(s, options);
+  ASSERT_TRUE(r.audit.ok) << r.audit.errors.front();
+  const json& sum = r.results["summary"];
+  EXPECT_EQ(sum["jobs_enqueued"], 2431);
+  EXPECT_EQ(sum["jobs_completed"], 2431);
+  EXPECT_EQ(sum["job_loss"], 0);
+  EXPECT_EQ(sum["exits"]["clean"], 6);
+  EXPECT_EQ(sum["forced_kills"], 0);
+  EXPECT_LE(sum["drain_latency_s"]["max"].get<double>(), 25.0 + 2.0);
+  EXPECT_EQ(sum["shutdown_retries"], sum["interrupted_jobs"]);
+  std::map<std::uint64_t, std::vector<std::string>> outcomes;
+  for (const json& a : r.results["timeline"]["attempts"]["rows"]) {
+    outcomes[a[0].get<std::uint64_t>()].push_back(a[7].get<std::string>());
+  }
+  int interrupted = 0;
+  for (const auto& [job, list] : outcomes) {
+    if (list.front() != "interrupted") continue;
+    ++interrupted;
+    EXPECT_EQ(list.back(), "completed") << "job " << job;
+  }
+  EXPECT_EQ(interrupted, sum["interrupted_jobs"].get<int>());
+  EXPECT_EQ(leftovers(getpid()), 0);
+}
+
+TEST(ProcessEngine, CtrlCKillsAndReapsEveryWorker) {
+  // A run of six pods interrupted after a second: drainsim exits 130 and says how many
+  // workers it killed, and none is left.
+  const std::string out = testing::TempDir() + "ctrl_c.txt";
+  std::filesystem::remove(out);
+  SpawnSpec spec;
+  spec.argv = {DRAINSIM_BINARY,
+               "run",
+               std::string(DRAINSIM_SOURCE_DIR) + "/scenarios/rolling-restart.json",
+               "--engine",
+               "process",
+               "--time-scale",
+               "10",
+               "--out",
+               testing::TempDir() + "unused.json"};
+  for (char** e = environ; *e != nullptr; ++e) spec.env.emplace_back(*e);
+  spec.output = out;
+  const pid_t pid = spawn(spec);
+  std::this_thread::sleep_for(std::chrono::seconds(1));
+  EXPECT_EQ(leftovers(pid), 6);  // the six pods' workers are up
+  ASSERT_EQ(kill(pid, SIGINT), 0);
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 130);
+  std::ifstream f(out);
+  std::stringstream text;
+  text << f.rdbuf();
+  EXPECT_NE(text.str().find("interrupted at"), std::string::npos) << text.str();
+  EXPECT_NE(text.str().find("6 worker process(es) killed and reaped"), std::string::npos)
+      << text.str();
+  EXPECT_EQ(leftovers(pid), 0);
+}
+
+TEST(ProcessEngine, AWorkerThatCannotStartIsAClearError) {
+  RunOptions options;
+  options.engine = Engine::kProcess;
+  options.worker_binary = "/nonexistent/drainsim-worker";
+  const Scenario s = parse_scenario(test::one_pod("1s"), "case");
+  try {
+    run_scenario(s, options);
+    ADD_FAILURE() << "no error";
+  } catch (const RunError& e) {
+    EXPECT_NE(std::string(e.what()).find("/nonexistent/drainsim-worker"), std::string::npos)
+        << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace drainsim
