@@ -48,15 +48,16 @@ case "$action" in
     "$build/sim/drainsim" run "$scenario" "$@"
     ;;
   test)
-    # The real-time engine's tests under ThreadSanitizer first (no data races), then the
-    # whole suite, whose summary closes the output.
+    # The real-time and process engines' tests under ThreadSanitizer first (no data races,
+    # in drainsim or in the drainsim-worker processes it spawns), then the whole suite,
+    # whose summary closes the output.
     tsan="$build-tsan"
     cmake -S "$here" -B "$tsan" -G Ninja -DDRAINSIM_TSAN=ON -DDRAINSIM_WERROR=$werror \
       -DPython3_EXECUTABLE=$python >/dev/null
     cmake --build "$tsan" -j "$(nproc)" --target asio_runtime_test job_runner_test workload_test \
-      engine_fidelity_test
-    TSAN_OPTIONS="halt_on_error=1" \
-      ctest --test-dir "$tsan" --output-on-failure -R '^(AsioRuntime|TimerRunner|ThreadRunner|Workload|EngineFidelity)\.'
+      engine_fidelity_test http_test worker_signals_test process_engine_test
+    TSAN_OPTIONS="halt_on_error=1" ctest --test-dir "$tsan" --output-on-failure -R \
+      '^(AsioRuntime|TimerRunner|ThreadRunner|Workload|EngineFidelity|Http[A-Za-z]*|DrainsimWorker|ProcessEngine)\.'
     ctest --test-dir "$build" --output-on-failure -j "$(nproc)"
     ;;
   *)
