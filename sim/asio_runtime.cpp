@@ -115,11 +115,22 @@ void StrandRuntime::fire(std::uint32_t index, std::uint32_t generation) {
     free_.push_back(index);
   }
   ++events_run_;
+  std::unique_lock<std::mutex> held;
+  if (lock_) held = std::unique_lock(*lock_);
   target->on_timer(tag, arg);
   if (after_each_) after_each_();
 }
 
-void StrandRuntime::post(std::function<void()> fn) { asio::post(strand_, std::move(fn)); }
+void StrandRuntime::post(std::function<void()> fn) {
+  if (lock_ == nullptr) {
+    asio::post(strand_, std::move(fn));
+    return;
+  }
+  asio::post(strand_, [lock = lock_, fn = std::move(fn)] {
+    std::lock_guard held(*lock);
+    fn();
+  });
+}
 
 std::vector<double> StrandRuntime::take_lateness() {
   std::lock_guard lock(mu_);

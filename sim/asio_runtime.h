@@ -70,6 +70,10 @@ class StrandRuntime final : public Runtime {
 
   // Runs `fn` on this strand as soon as possible.
   void post(std::function<void()> fn);
+  // From now on every callback on this strand (timers, posted functions, after_each) runs
+  // holding `lock`, so code on other strands may share this strand's state under it. Set
+  // it before start().
+  void set_lock(std::mutex* lock) { lock_ = lock; }
   // Called on the strand after every timer callback (e.g. to see whether a run is over).
   // Set it before start().
   void set_after_each(std::function<void()> fn) { after_each_ = std::move(fn); }
@@ -97,6 +101,7 @@ class StrandRuntime final : public Runtime {
   std::vector<std::uint32_t> free_;
   std::vector<Rng> streams_;
   std::function<void()> after_each_;
+  std::mutex* lock_ = nullptr;
   std::atomic<std::uint64_t> events_run_{0};
   std::atomic<bool> halted_{false};
   bool record_lateness_ = false;

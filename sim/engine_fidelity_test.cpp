@@ -1,8 +1,9 @@
-// The real-time and process engines against the virtual one on the hand-worked cases
-// a)-e) of the simulation-core issue: the same fates (which job was retried, lost,
-// completed; clean exit or SIGKILL) and drain latencies within 5 % or 2 poll intervals
-// (simulated time). Time scale 50: the longest case lasts about 3.4 s of wall time per
-// engine. The process engine runs drainsim-worker processes, real signals and HTTP.
+// The real-time engine (both ways of reaching the models) and the process engine against
+// the virtual one on the hand-worked cases a)-e) of the simulation-core issue: the same
+// fates (which job was retried, lost, completed; clean exit or SIGKILL) and drain
+// latencies within 5 % or 2 poll intervals (simulated time). Time scale 50: the longest
+// case lasts about 3.4 s of wall time per engine. The process engine runs drainsim-worker
+// processes, real signals and HTTP.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -41,12 +42,15 @@ Fates fates(const RunOutput& r) {
   return f;
 }
 
-void compare(const Scenario& s, const RunOutput& v, Engine engine, double time_scale) {
-  SCOPED_TRACE(to_string(engine));
+void compare(const Scenario& s, const RunOutput& v, Engine engine, double time_scale,
+             ModelAccess access = ModelAccess::kStrand) {
+  SCOPED_TRACE(std::string(to_string(engine)) +
+               (access == ModelAccess::kLock ? " (models under a lock)" : ""));
   RunOptions options;
   options.timeline = true;
   options.engine = engine;
   options.time_scale = time_scale;
+  options.access = access;
   const RunOutput r = run_scenario(s, options);
   ASSERT_TRUE(r.audit.ok) << r.audit.errors.front();
   EXPECT_EQ(r.results["engine"], to_string(engine));
@@ -73,7 +77,8 @@ void compare_engines(const std::string& text, double process_scale = 50) {
   options.timeline = true;
   const RunOutput v = run_scenario(s, options);
   ASSERT_TRUE(v.audit.ok);
-  compare(s, v, Engine::kRealtime, 50);
+  compare(s, v, Engine::kRealtime, 50, ModelAccess::kStrand);
+  compare(s, v, Engine::kRealtime, 50, ModelAccess::kLock);
   compare(s, v, Engine::kProcess, process_scale);
 }
 

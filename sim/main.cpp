@@ -100,6 +100,7 @@ struct RunArgs {
   std::string job_body = "sleep";
   std::string worker_cmd;
   std::string worker_log;
+  std::string access = "lock";
 };
 
 // Loads the scenario and options of `run` and `fidelity`; false (the error printed) on bad
@@ -116,6 +117,8 @@ bool prepare(const RunArgs& args, Scenario& s, drainsim::RunOptions& options) {
   options.engine = args.engine == "realtime"  ? drainsim::Engine::kRealtime
                    : args.engine == "process" ? drainsim::Engine::kProcess
                                               : drainsim::Engine::kVirtual;
+  options.access =
+      args.access == "lock" ? drainsim::ModelAccess::kLock : drainsim::ModelAccess::kStrand;
   options.worker_cmd = args.worker_cmd;
   options.worker_log = args.worker_log;
   options.time_scale = args.time_scale;
@@ -224,6 +227,13 @@ int run(const RunArgs& args) {
   return 0;
 }
 
+void add_access_option(CLI::App* cmd, RunArgs& args) {
+  cmd->add_option("--model-access", args.access,
+                  "realtime: worker strands reach the backend under a lock (default) or by "
+                  "posting to its strand")
+      ->check(CLI::IsMember({"strand", "lock"}));
+}
+
 void add_worker_options(CLI::App* cmd, RunArgs& args) {
   cmd->add_option("--worker-cmd", args.worker_cmd,
                   "process: a shell command that runs a worker (docs/worker-protocol.md) "
@@ -271,6 +281,7 @@ int main(int argc, char** argv) {
       ->add_option("--job-body", run_args.job_body,
                    "realtime: job bodies sleep (default) or spin on real threads, or are timers")
       ->check(CLI::IsMember({"sleep", "spin", "timer"}));
+  add_access_option(run_cmd, run_args);
   add_worker_options(run_cmd, run_args);
   run_cmd->add_option("--inject-fault", run_args.fault, "Testing only: drop-acked-job=JOB")
       ->group("");
@@ -287,6 +298,7 @@ int main(int argc, char** argv) {
       ->check(CLI::PositiveNumber);
   fidelity_cmd->add_option("--job-body", fidelity_args.job_body, "realtime: sleep, spin or timer")
       ->check(CLI::IsMember({"sleep", "spin", "timer"}));
+  add_access_option(fidelity_cmd, fidelity_args);
   add_worker_options(fidelity_cmd, fidelity_args);
 
   std::vector<std::string> files, validate_sets;

@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -46,6 +47,7 @@ TEST(ProcessEngine, PythonWorkerRunsTheRollingRestart) {
   // scenarios/rolling-restart.json through examples/ojs_worker.py: the same 2431 jobs as
   // on the virtual engine all complete, nothing is lost, the six old pods drain within
   // their 25 s worker grace and exit 0, and every interrupted job ran again to completion.
+  // Which jobs are cut off depends on real timing, so that is counted, not predicted.
   const Scenario s =
       load_scenario_file(std::string(DRAINSIM_SOURCE_DIR) + "/scenarios/rolling-restart.json");
   RunOptions options;
@@ -63,24 +65,30 @@ TEST(ProcessEngine, PythonWorkerRunsTheRollingRestart) {
   EXPECT_EQ(sum["exits"]["clean"], 6);
   EXPECT_EQ(sum["forced_kills"], 0);
   EXPECT_LE(sum["drain_latency_s"]["max"].get<double>(), 25.0 + 2.0);
-  EXPECT_EQ(sum["shutdown_retries"], sum["interrupted_jobs"]);
   std::map<std::uint64_t, std::vector<std::string>> outcomes;
   for (const json& a : r.results["timeline"]["attempts"]["rows"]) {
     outcomes[a[0].get<std::uint64_t>()].push_back(a[7].get<std::string>());
   }
-  int interrupted = 0;
+  // Each interruption (a ShutdownError NACK at a worker's grace deadline) is followed by
+  // one more execution; a job can be interrupted twice if its retry lands on a pod that is
+  // drained next.
+  int interrupted_jobs = 0, interruptions = 0;
   for (const auto& [job, list] : outcomes) {
-    if (list.front() != "interrupted") continue;
-    ++interrupted;
+    const auto n = std::count(list.begin(), list.end(), "interrupted");
+    if (n == 0) continue;
+    ++interrupted_jobs;
+    interruptions += static_cast<int>(n);
     EXPECT_EQ(list.back(), "completed") << "job " << job;
+    EXPECT_EQ(list.size(), static_cast<std::size_t>(n) + 1) << "job " << job;
   }
-  EXPECT_EQ(interrupted, sum["interrupted_jobs"].get<int>());
+  EXPECT_EQ(interrupted_jobs, sum["interrupted_jobs"].get<int>());
+  EXPECT_EQ(interruptions, sum["shutdown_retries"].get<int>());
   EXPECT_EQ(leftovers(getpid()), 0);
 }
 
 TEST(ProcessEngine, CtrlCKillsAndReapsEveryWorker) {
-  // A run of six pods interrupted after a second: drainsim exits 130 and says how many
-  // workers it killed, and none is left.
+  // A run of six pods interrupted once their workers are up: drainsim exits 130 and says
+  // how many workers it killed, and none is left.
   const std::string out = testing::TempDir() + "ctrl_c.txt";
   std::filesystem::remove(out);
   SpawnSpec spec;
@@ -96,7 +104,10 @@ TEST(ProcessEngine, CtrlCKillsAndReapsEveryWorker) {
   for (char** e = environ; *e != nullptr; ++e) spec.env.emplace_back(*e);
   spec.output = out;
   const pid_t pid = spawn(spec);
-  std::this_thread::sleep_for(std::chrono::seconds(1));
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (leftovers(pid) < 6 && std::chrono::steady_clock::now() < give_up) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
   EXPECT_EQ(leftovers(pid), 6);  // the six pods' workers are up
   ASSERT_EQ(kill(pid, SIGINT), 0);
   int status = 0;

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <filesystem>
 #include <future>
+#include <mutex>
 
 #include <fmt/format.h>
 #include <boost/asio/signal_set.hpp>
@@ -118,16 +119,47 @@ RunOutput run_virtual(const Scenario& s, const RunOptions& o) {
   return run.finish(early ? rt.now() : end, early, rt.events_run(), Engine::kVirtual);
 }
 
-// The same models paced to the wall clock on one strand of a thread pool; job bodies
-// are timers like every other event.
+// The same models paced to the wall clock on one strand of a thread pool, every worker
+// process on a strand of its own; a process reaches the models by posting to their strand
+// or under their lock (RunOptions::access).
 RunOutput run_realtime(const Scenario& s, const RunOptions& o) {
   AsioRuntime asio(s.seed, o.time_scale, o.threads);
-  std::unique_ptr<StrandRuntime> rt = asio.strand();
-  Run run(*rt, s, o);
+  std::unique_ptr<StrandRuntime> rt = asio.strand();  // the models': the virtual streams
+  std::mutex models_lock;
+  const bool locked = o.access == ModelAccess::kLock;
+  if (locked) rt->set_lock(&models_lock);
+  std::vector<std::unique_ptr<StrandRuntime>> strands;  // the processes'
   const Time end = s.duration + s.settle;
   std::promise<std::pair<Time, bool>> done;
   bool finished = false;
-  auto check = [&] {
+  std::function<void()> check;
+  Run run(*rt, s, o, [&](Backend& backend, Recorder& recorder) -> ProcessFactory {
+    // Called on the models' side only (their strand, or under their lock).
+    return [&](int pod, ProcessObserver& observer) -> std::unique_ptr<ProcessHandle> {
+      strands.push_back(asio.strand());
+      StrandRuntime& own = *strands.back();
+      Hops hops;
+      hops.to_process = [&own](std::function<void()> fn) { own.post(std::move(fn)); };
+      if (locked) {
+        hops.to_models = [&](std::function<void()> fn) {
+          std::lock_guard held(models_lock);
+          fn();
+          check();
+        };
+      } else {
+        hops.to_models = [&](std::function<void()> fn) {
+          rt->post([&check, fn = std::move(fn)] {
+            fn();
+            check();
+          });
+        };
+      }
+      return std::make_unique<WorkerProcess>(own, backend, recorder, observer, s.worker, s.workload,
+                                             pod, o.job_body, o.time_scale, s.platform.pid1_shell,
+                                             std::move(hops));
+    };
+  });
+  check = [&] {
     if (finished) return;
     const bool early = run.quiet();
     const Time now = rt->now();
@@ -149,7 +181,9 @@ RunOutput run_realtime(const Scenario& s, const RunOptions& o) {
   });
   const auto [ended_at, early] = done.get_future().get();
   asio.stop();
-  return run.finish(ended_at, early, rt->events_run(), Engine::kRealtime);
+  std::uint64_t events = rt->events_run();
+  for (const auto& strand : strands) events += strand->events_run();
+  return run.finish(ended_at, early, events, Engine::kRealtime);
 }
 
 std::string default_worker_binary() {

@@ -23,16 +23,21 @@ enum class Engine {
 };
 const char* to_string(Engine e);
 
+// realtime: how a worker process's strand reaches the models (backend, recorder,
+// platform): by posting to the models' strand, or by taking the models' lock.
+enum class ModelAccess { kStrand, kLock };
+
 struct RunOptions {
   bool timeline = false;
   Engine engine = Engine::kVirtual;
-  double time_scale = 100;             // realtime: simulated seconds per real second
-  int threads = 2;                     // realtime: the thread pool
-  JobBody job_body = JobBody::kSleep;  // realtime: how job bodies run (virtual: timers)
-  std::string worker_binary;           // process: drainsim-worker (default: beside this program)
-  std::string worker_cmd;              // process: a shell command line run instead of it
-  std::string worker_log;              // process: file for the workers' output (default: none)
-  BackendFaults faults;                // test-only
+  double time_scale = 100;                  // realtime: simulated seconds per real second
+  int threads = 2;                          // realtime: the thread pool
+  JobBody job_body = JobBody::kSleep;       // realtime: how job bodies run (virtual: timers)
+  ModelAccess access = ModelAccess::kLock;  // realtime: measured faster (docs/engines.md)
+  std::string worker_binary;  // process: drainsim-worker (default: beside this program)
+  std::string worker_cmd;     // process: a shell command line run instead of it
+  std::string worker_log;     // process: file for the workers' output (default: none)
+  BackendFaults faults;       // test-only
 };
 
 // Thrown when a run cannot go on (a worker program that cannot be started); the message

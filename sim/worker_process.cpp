@@ -7,7 +7,7 @@ namespace drainsim {
 WorkerProcess::WorkerProcess(Runtime& runtime, Backend& backend, Recorder& recorder,
                              ProcessObserver& observer, const WorkerConfig& worker,
                              const WorkloadConfig& workload, int pod, JobBody bodies,
-                             double time_scale, bool pid1_shell)
+                             double time_scale, bool pid1_shell, Hops hops)
     : rt_(runtime),
       backend_(backend),
       recorder_(recorder),
@@ -17,7 +17,8 @@ WorkerProcess::WorkerProcess(Runtime& runtime, Backend& backend, Recorder& recor
       runner_(make_job_runner(bodies, runtime, this, worker.concurrency, time_scale)),
       bodies_(static_cast<std::size_t>(worker.concurrency)),
       pod_(pod),
-      pid1_shell_(pid1_shell) {
+      pid1_shell_(pid1_shell),
+      hops_(std::move(hops)) {
   for (const std::string& q : worker.queues) queues_.push_back(backend.queue(q));
   fetched_.reserve(bodies_.size());
 }
@@ -25,10 +26,25 @@ WorkerProcess::WorkerProcess(Runtime& runtime, Backend& backend, Recorder& recor
 void WorkerProcess::start() {
   alive_ = true;
   worker_id_ = backend_.register_worker(queues_, this);
-  core_.start();
+  on_process([this] {
+    core_.start();
+    mirror();
+  });
+}
+
+void WorkerProcess::mirror() {
+  state_ = core_.state();
+  active_ = core_.active();
 }
 
 void WorkerProcess::deliver(Signal signal, SignalTarget target) {
+  on_process([this, signal, target] {
+    deliver_here(signal, target);
+    mirror();
+  });
+}
+
+void WorkerProcess::deliver_here(Signal signal, SignalTarget target) {
   if (!alive_) return;
   if (target == SignalTarget::kPid1 && pid1_shell_ && signal != Signal::kKill) return;
   if (signal == Signal::kKill) {
@@ -56,8 +72,11 @@ void WorkerProcess::kill() {
 void WorkerProcess::die(ProcessEnd how, int code) {
   alive_ = false;
   rt_.cancel(wake_);
-  backend_.cancel_wait(worker_id_);  // its long-poll dies with it
-  observer_.on_process_end(pod_, how, code);
+  mirror();
+  on_models([this, how, code] {
+    backend_.cancel_wait(worker_id_);  // its long-poll dies with it
+    observer_.on_process_end(pod_, how, code);
+  });
 }
 
 Duration WorkerProcess::periodic_saves(const Body& body, Duration run) const {
@@ -85,7 +104,8 @@ void WorkerProcess::end_attempt(int slot, Outcome outcome, Duration saved) {
   record.start = body.start;
   record.end = rt_.now();
   record.outcome = outcome;
-  recorder_.attempt_ended(body.lease, record, saved);
+  on_models(
+      [this, lease = body.lease, record, saved] { recorder_.attempt_ended(lease, record, saved); });
 }
 
 void WorkerProcess::end_all(Outcome outcome) {
@@ -93,24 +113,41 @@ void WorkerProcess::end_all(Outcome outcome) {
     Body& body = bodies_[i];
     if (!body.running) continue;
     const Duration saved = periodic_saves(body, rt_.now() - body.start);
-    if (saved > 0) backend_.checkpoint(body.lease, body.lease.progress + saved);
+    if (saved > 0) {
+      on_models([this, lease = body.lease, progress = body.lease.progress + saved] {
+        backend_.checkpoint(lease, progress);
+      });
+    }
     end_attempt(static_cast<int>(i), outcome, saved);
   }
 }
 
 void WorkerProcess::fetch(int count) {
-  fetched_.clear();
-  backend_.fetch(worker_id_, count, fetched_);
-  core_.on_fetched(fetched_);
+  // One fetch at a time (the core waits for its reply), so fetched_ passes from the
+  // models' side to the process's without a copy.
+  on_models([this, count] {
+    fetched_.clear();
+    backend_.fetch(worker_id_, count, fetched_);
+    on_process([this] {
+      core_.on_fetched(fetched_);
+      mirror();
+    });
+  });
 }
 
-void WorkerProcess::wait_for_jobs() { backend_.wait_for_jobs(worker_id_); }
+void WorkerProcess::wait_for_jobs() {
+  on_models([this] { backend_.wait_for_jobs(worker_id_); });
+}
 
 void WorkerProcess::on_jobs_available() {
-  if (alive_ && !wake_.pending()) wake_ = rt_.schedule(rt_.now(), Priority::kTimer, this, kWake);
+  on_process([this] {
+    if (alive_ && !wake_.pending()) wake_ = rt_.schedule(rt_.now(), Priority::kTimer, this, kWake);
+  });
 }
 
-void WorkerProcess::ack(int /*slot*/, const Lease& lease) { backend_.ack(worker_id_, lease); }
+void WorkerProcess::ack(int /*slot*/, const Lease& lease) {
+  on_models([this, lease] { backend_.ack(worker_id_, lease); });
+}
 
 void WorkerProcess::fail(int slot, const Lease& lease, ErrorKind error, bool retryable) {
   Body& body = bodies_[slot];
@@ -118,15 +155,25 @@ void WorkerProcess::fail(int slot, const Lease& lease, ErrorKind error, bool ret
     // Given up while its body still runs: interrupted. A graceful FAIL saves all progress.
     end_attempt(slot, Outcome::kInterrupted, graceful_saves(body, rt_.now() - body.start));
   }
-  backend_.fail(worker_id_, lease, error, retryable, lease.progress + body.saved);
+  on_models([this, lease, error, retryable, progress = lease.progress + body.saved] {
+    backend_.fail(worker_id_, lease, error, retryable, progress);
+  });
 }
 
 void WorkerProcess::heartbeat(Directive state, std::span<const Lease> active) {
-  const Directive reply = backend_.heartbeat(worker_id_, state, active);
-  if (state != Directive::kTerminate) core_.on_directive(reply);
+  on_models([this, state, leases = std::vector<Lease>(active.begin(), active.end())] {
+    const Directive reply = backend_.heartbeat(worker_id_, state, leases);
+    if (state == Directive::kTerminate) return;
+    on_process([this, reply] {
+      core_.on_directive(reply);
+      mirror();
+    });
+  });
 }
 
-void WorkerProcess::deregister() { backend_.deregister(worker_id_); }
+void WorkerProcess::deregister() {
+  on_models([this] { backend_.deregister(worker_id_); });
+}
 
 void WorkerProcess::start_job(int slot, const Lease& lease) {
   Body& body = bodies_[slot];
@@ -136,7 +183,7 @@ void WorkerProcess::start_job(int slot, const Lease& lease) {
   body.cancelled = false;
   body.fails = workload_.failure_rate > 0 &&
                rt_.rng(Stream::kJobBehaviour).bernoulli(workload_.failure_rate);
-  recorder_.attempt_started(lease, body.start);
+  on_models([this, lease, start = body.start] { recorder_.attempt_started(lease, start); });
   const Duration remaining = std::max<Duration>(0, lease.spec.work - lease.progress);
   // A failing attempt fails somewhere in its run, uniformly.
   body.natural_end =
@@ -154,12 +201,16 @@ void WorkerProcess::cancel_job(int slot) {
 }
 
 void WorkerProcess::state_changed(WorkerState state) {
-  if (state != WorkerState::kRunning) backend_.cancel_wait(worker_id_);
-  observer_.on_worker_state(pod_, state);
+  mirror();
+  on_models([this, state] {
+    if (state != WorkerState::kRunning) backend_.cancel_wait(worker_id_);
+    observer_.on_worker_state(pod_, state);
+  });
 }
 
 void WorkerProcess::log_remaining(int active) {
-  recorder_.remaining(rt_.now(), pod_, worker_id_, active);
+  on_models(
+      [this, now = rt_.now(), active] { recorder_.remaining(now, pod_, worker_id_, active); });
 }
 
 void WorkerProcess::exit(int code) {
@@ -192,6 +243,7 @@ void WorkerProcess::on_timer(std::uint32_t tag, std::uint64_t arg) {
       core_.on_jobs_available();
       break;
   }
+  mirror();
 }
 
 }  // namespace drainsim

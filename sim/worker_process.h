@@ -4,8 +4,16 @@
 // are saved every checkpoint_interval of run time and at a graceful FAIL. It talks to the
 // in-process Backend, reports attempts to the Recorder, and applies signals: SIGKILL kills
 // it on the spot, a signal the core does not handle takes its default action.
+//
+// Threading (Hops): on the virtual engine everything runs inline on one thread. On the
+// real-time engine the process lives on a strand of its own (its Runtime), and each
+// touch of the models (backend, recorder, platform) is handed to `to_models`, which runs
+// it under the models' lock or on their strand; the models reach the process through
+// `to_process`. The platform reads state(), active_jobs() and worker_id() from its side.
 #pragma once
 
+#include <atomic>
+#include <functional>
 #include <vector>
 
 #include "backend.h"
@@ -18,6 +26,12 @@
 
 namespace drainsim {
 
+// How work crosses between a process's strand and the models'; empty: run it inline.
+struct Hops {
+  std::function<void(std::function<void()>)> to_models;
+  std::function<void(std::function<void()>)> to_process;
+};
+
 class WorkerProcess final : public ProcessHandle,
                             public WorkerPort,
                             public WorkerListener,
@@ -25,18 +39,19 @@ class WorkerProcess final : public ProcessHandle,
  public:
   WorkerProcess(Runtime& runtime, Backend& backend, Recorder& recorder, ProcessObserver& observer,
                 const WorkerConfig& worker, const WorkloadConfig& workload, int pod,
-                JobBody bodies = JobBody::kTimer, double time_scale = 1, bool pid1_shell = false);
+                JobBody bodies = JobBody::kTimer, double time_scale = 1, bool pid1_shell = false,
+                Hops hops = {});
 
   // ProcessHandle. start() registers with the backend and starts the worker.
   void start() override;
   void deliver(Signal signal, SignalTarget target) override;
   WorkerId worker_id() const override { return worker_id_; }
-  WorkerState state() const override { return core_.state(); }
-  int active_jobs() const override { return core_.active(); }
+  WorkerState state() const override { return state_.load(); }
+  int active_jobs() const override { return active_.load(); }
 
-  // SIGKILL.
+  // SIGKILL. On the process's side.
   void kill();
-  bool alive() const { return alive_; }
+  bool alive() const { return alive_.load(); }
 
   // WorkerPort
   void fetch(int count) override;
@@ -78,6 +93,24 @@ class WorkerProcess final : public ProcessHandle,
   void end_attempt(int slot, Outcome outcome, Duration saved);
   void end_all(Outcome outcome);
   void die(ProcessEnd how, int code);
+  void deliver_here(Signal signal, SignalTarget target);
+  void mirror();  // publishes the core's state and active count to the platform's side
+  template <class F>
+  void on_models(F&& f) {
+    if (hops_.to_models) {
+      hops_.to_models(std::forward<F>(f));
+    } else {
+      f();
+    }
+  }
+  template <class F>
+  void on_process(F&& f) {
+    if (hops_.to_process) {
+      hops_.to_process(std::forward<F>(f));
+    } else {
+      f();
+    }
+  }
 
   Runtime& rt_;
   Backend& backend_;
@@ -93,7 +126,10 @@ class WorkerProcess final : public ProcessHandle,
   WorkerId worker_id_ = kNoWorker;
   int pod_;
   bool pid1_shell_;  // the worker runs under a shell as PID 1
-  bool alive_ = false;
+  Hops hops_;
+  std::atomic<bool> alive_{false};
+  std::atomic<WorkerState> state_{WorkerState::kRunning};
+  std::atomic<int> active_{0};
 };
 
 }  // namespace drainsim
