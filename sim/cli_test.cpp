@@ -172,6 +172,34 @@ TEST_F(Cli, FidelityComparesTheEnginesSideBySide) {
   EXPECT_EQ(drainsim("fidelity '" + file + "' --set worker.concurrency=0").code, 2);
 }
 
+TEST_F(Cli, WorkerCmdPutsAnotherProgramInEveryPod) {
+  // Case a) of the core issue through the Python example worker: four 20 s jobs complete,
+  // the old pod drains and exits 0.
+  const std::string file = write("ok.json", kValid);
+  const std::string worker =
+      std::string(DRAINSIM_PYTHON) + " " + DRAINSIM_SOURCE_DIR + "/examples/ojs_worker.py";
+  const std::string out = (dir_ / "out.json").string();
+  const Result r = drainsim("run '" + file + "' --engine process --time-scale 50 --out '" + out +
+                            "' --worker-cmd '" + worker + "'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("engine process"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("enqueued 4  completed 4"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("exits: clean 1"), std::string::npos) << r.out;
+
+  const Result virtual_engine = drainsim("run '" + file + "' --worker-cmd '" + worker + "'");
+  EXPECT_EQ(virtual_engine.code, 2);
+  EXPECT_NE(virtual_engine.err.find("--worker-cmd and --worker-log need --engine process"),
+            std::string::npos)
+      << virtual_engine.err;
+  // A command the shell cannot run stops the run at once (not a crash loop of pods).
+  const Result missing =
+      drainsim("run '" + file + "' --engine process --worker-cmd " + "/nonexistent/worker --out '" +
+               (dir_ / "out.json").string() + "'");
+  EXPECT_EQ(missing.code, 2);
+  EXPECT_NE(missing.err.find("/nonexistent/worker"), std::string::npos) << missing.err;
+  EXPECT_NE(missing.err.find("exited with 127"), std::string::npos) << missing.err;
+}
+
 TEST_F(Cli, ValidateAcceptsEveryShippedScenario) {
   const Result r = drainsim("validate " + std::string(DRAINSIM_SOURCE_DIR) + "/scenarios/*.json");
   EXPECT_EQ(r.code, 0) << r.err;

@@ -127,7 +127,12 @@ void HttpWorker::send(const std::string& op, json body, Reply reply, bool alone)
         std::fprintf(stderr, "%s: %s answered %d: %s\n", config_.name.c_str(), op.c_str(), status,
                      text.c_str());
       }
-      if (reply && exit_code_ < 0) reply(ok, parsed);
+      try {
+        if (reply && exit_code_ < 0) reply(ok, parsed);
+      } catch (const json::exception& e) {  // a reply that does not follow the protocol
+        give_up(fmt::format("{}: malformed reply: {}", op, e.what()));
+        return;
+      }
       finish_if_quiet();
     });
   };
@@ -233,10 +238,8 @@ void HttpWorker::heartbeat(Directive state, std::span<const Lease> active) {
   send("heartbeat", json{{"state", to_string(state)}, {"active_jobs", ids}},
        [this, state](bool ok, const json& reply) {
          if (!ok || state == Directive::kTerminate) return;
-         const std::string directive = reply.value("state", "running");
-         core_.on_directive(directive == "terminate" ? Directive::kTerminate
-                            : directive == "quiet"   ? Directive::kQuiet
-                                                     : Directive::kRunning);
+         core_.on_directive(
+             parse_directive(reply.value("state", "running")).value_or(Directive::kRunning));
        });
 }
 
@@ -284,7 +287,7 @@ void HttpWorker::finish_if_quiet() {
 }
 
 void HttpWorker::give_up(const std::string& why) {
-  std::fprintf(stderr, "%s: cannot reach the backend (%s); exiting\n", config_.name.c_str(),
+  std::fprintf(stderr, "%s: giving up on the backend (%s); exiting\n", config_.name.c_str(),
                why.c_str());
   core_.on_killed();
   if (exit_code_ < 0) exit(3);

@@ -51,7 +51,10 @@ RemoteFleet::RemoteFleet(StrandRuntime& rt, boost::asio::io_context& io, const S
   }
   context_.reset(new FleetContext{rt, backend, recorder, reaper_, scenario, options.time_scale,
                                   std::move(program), fmt::format("http://127.0.0.1:{}", port),
-                                  std::move(shell)});
+                                  std::move(shell), [this](std::string why) {
+                                    if (fatal_.empty()) fatal_ = std::move(why);
+                                    if (after_request_) after_request_();
+                                  }});
 }
 
 RemoteFleet::~RemoteFleet() { shut_down(); }

@@ -37,6 +37,8 @@ class RemoteFleet {
   ProcessFactory factory();
   // Called on the models' strand after each request has been served.
   void set_after_request(std::function<void()> fn) { after_request_ = std::move(fn); }
+  // Why the run cannot go on (the worker program cannot be run), or empty. Models' strand.
+  const std::string& fatal() const { return fatal_; }
   // Stops serving, then SIGKILLs and reaps every process still running; returns how
   // many there were. Idempotent.
   int shut_down();
@@ -52,6 +54,7 @@ class RemoteFleet {
   std::map<std::string, RemoteProcess*> by_name_;  // owned by the platform
   std::vector<int> starts_;                        // per pod, for worker names
   std::function<void()> after_request_;
+  std::string fatal_;
 };
 
 }  // namespace drainsim

@@ -66,9 +66,7 @@ JobId job_id(const json& body) {
 }
 
 Directive directive(const std::string& text) {
-  if (text == "running") return Directive::kRunning;
-  if (text == "quiet") return Directive::kQuiet;
-  if (text == "terminate") return Directive::kTerminate;
+  if (const std::optional<Directive> d = parse_directive(text)) return *d;
   throw RequestError{400, "invalid_request",
                      "'state' must be \"running\", \"quiet\" or \"terminate\""};
 }
@@ -333,6 +331,12 @@ void RemoteProcess::set_state(WorkerState s) {
 
 void RemoteProcess::ended(ChildExit how) {
   alive_ = false;
+  if (worker_id_ == kNoWorker && !how.signalled && (how.code == 126 || how.code == 127)) {
+    // The shell's "cannot execute" and "not found": every start would fail the same way.
+    fleet_.fatal(fmt::format("the worker command `{}` exited with {} before registering ({})",
+                             fleet_.shell, how.code,
+                             how.code == 127 ? "not found" : "cannot execute"));
+  }
   const Outcome outcome = how.signalled ? Outcome::kKilled : Outcome::kAbandoned;
   while (!held_.empty()) end_attempt(held_.begin()->second, outcome);
   answer_wait(false);

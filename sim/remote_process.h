@@ -11,6 +11,7 @@
 
 #include <sys/types.h>
 
+#include <functional>
 #include <map>
 #include <string>
 
@@ -44,6 +45,8 @@ struct FleetContext {
   SpawnSpec program;    // the worker: argv, the environment without the OJS_* variables
   std::string ojs_url;  // http://127.0.0.1:PORT
   std::string shell;    // the worker's command line, to run under a shell as PID 1
+  // Stops the run: the worker program cannot be run at all.
+  std::function<void(std::string)> fatal;
 
   double real_ms(Duration simulated) const;
   Duration simulated(double real_ms) const;

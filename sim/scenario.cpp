@@ -48,4 +48,11 @@ const char* to_string(Directive d) {
   return "?";
 }
 
+std::optional<Directive> parse_directive(std::string_view text) {
+  for (Directive d : {Directive::kRunning, Directive::kQuiet, Directive::kTerminate}) {
+    if (text == to_string(d)) return d;
+  }
+  return std::nullopt;
+}
+
 }  // namespace drainsim

@@ -4,7 +4,9 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -147,7 +149,8 @@ struct Scenario {
   std::vector<ScenarioEvent> events;  // sorted by `at`, stable
 };
 
-const char* to_string(Signal s);     // "SIGTERM", ...
-const char* to_string(Directive d);  // "running", "quiet", "terminate"
+const char* to_string(Signal s);                                  // "SIGTERM", ...
+const char* to_string(Directive d);                               // "running", "quiet", "terminate"
+std::optional<Directive> parse_directive(std::string_view text);  // the inverse
 
 }  // namespace drainsim

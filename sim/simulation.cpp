@@ -221,6 +221,7 @@ RunOutput run_process(const Scenario& s, const RunOptions& o) {
   std::promise<std::pair<Time, bool>> done;
   bool finished = false;
   bool interrupted = false;
+  std::string failure;
   auto finish = [&](Time at, bool early) {
     if (finished) return;
     finished = true;
@@ -229,7 +230,10 @@ RunOutput run_process(const Scenario& s, const RunOptions& o) {
   };
   auto check = [&] {
     const Time now = rt->now();
-    if (run.quiet()) {
+    if (!fleet->fatal().empty()) {
+      failure = fleet->fatal();
+      finish(now, false);
+    } else if (run.quiet()) {
       finish(now, true);
     } else if (now >= end) {
       finish(end, false);
@@ -248,7 +252,6 @@ RunOutput run_process(const Scenario& s, const RunOptions& o) {
       finish(rt->now(), false);
     });
   });
-  std::string failure;
   asio.start();
   rt->post([&] {
     try {
