@@ -119,6 +119,56 @@ RunOutput run_virtual(const Scenario& s, const RunOptions& o) {
   return run.finish(early ? rt.now() : end, early, rt.events_run(), Engine::kVirtual);
 }
 
+// The end of a run on a real-time engine: once it is quiet or its time is up (check(),
+// called after every callback on the models' side), or when told (finish()). All on the
+// models' side; the driver waits for it with wait().
+class RealEnd final : public TimerTarget {
+ public:
+  RealEnd(StrandRuntime& rt, const Run& run, Time end) : rt_(rt), run_(run), end_(end) {}
+
+  // Starts the run on the models' strand (`start` may throw: the run then ends at once).
+  void start(const std::function<void()>& start) {
+    rt_.set_after_each([this] { check(); });
+    rt_.post([this, start] {
+      try {
+        start();
+      } catch (const std::exception& e) {
+        failure = e.what();
+        finish(rt_.now(), false);
+        return;
+      }
+      rt_.schedule(end_, Priority::kBackend, this, 0);
+      check();
+    });
+  }
+  void check() {
+    if (run_.quiet()) {
+      finish(rt_.now(), true);
+    } else if (rt_.now() >= end_) {
+      finish(end_, false);
+    }
+  }
+  void finish(Time at, bool early) {
+    if (finished_) return;
+    finished_ = true;
+    rt_.halt();
+    done_.set_value({at, early});
+  }
+  bool finished() const { return finished_; }
+  // Blocks until the run has ended: when, and whether early.
+  std::pair<Time, bool> wait() { return done_.get_future().get(); }
+  void on_timer(std::uint32_t, std::uint64_t) override { check(); }
+
+  std::string failure;  // why start() failed
+
+ private:
+  StrandRuntime& rt_;
+  const Run& run_;
+  Time end_;
+  std::promise<std::pair<Time, bool>> done_;
+  bool finished_ = false;
+};
+
 // The same models paced to the wall clock on one strand of a thread pool, every worker
 // process on a strand of its own; a process reaches the models by posting to their strand
 // or under their lock (RunOptions::access).
@@ -129,10 +179,7 @@ RunOutput run_realtime(const Scenario& s, const RunOptions& o) {
   const bool locked = o.access == ModelAccess::kLock;
   if (locked) rt->set_lock(&models_lock);
   std::vector<std::unique_ptr<StrandRuntime>> strands;  // the processes'
-  const Time end = s.duration + s.settle;
-  std::promise<std::pair<Time, bool>> done;
-  bool finished = false;
-  std::function<void()> check;
+  std::function<void()> check;                          // the run's end, once it exists
   Run run(*rt, s, o, [&](Backend& backend, Recorder& recorder) -> ProcessFactory {
     // Called on the models' side only (their strand, or under their lock).
     return [&](int pod, ProcessObserver& observer) -> std::unique_ptr<ProcessHandle> {
@@ -159,27 +206,11 @@ RunOutput run_realtime(const Scenario& s, const RunOptions& o) {
                                              std::move(hops));
     };
   });
-  check = [&] {
-    if (finished) return;
-    const bool early = run.quiet();
-    const Time now = rt->now();
-    if (early || now >= end) {
-      finished = true;
-      rt->halt();
-      done.set_value({early ? now : end, early});
-    }
-  };
-  struct EndTimer final : TimerTarget {
-    void on_timer(std::uint32_t, std::uint64_t) override {}  // after_each does the check
-  } end_timer;
-  rt->set_after_each(check);
+  RealEnd ending(*rt, run, s.duration + s.settle);
+  check = [&ending] { ending.check(); };
   asio.start();
-  rt->post([&] {
-    run.start();
-    rt->schedule(end, Priority::kBackend, &end_timer, 0);
-    check();
-  });
-  const auto [ended_at, early] = done.get_future().get();
+  ending.start([&run] { run.start(); });
+  const auto [ended_at, early] = ending.wait();
   asio.stop();
   std::uint64_t events = rt->events_run();
   for (const auto& strand : strands) events += strand->events_run();
@@ -217,59 +248,32 @@ RunOutput run_process(const Scenario& s, const RunOptions& o) {
         "the process engine's workers save no checkpoints: every attempt "
         "starts from scratch");
   }
-  const Time end = s.duration + s.settle;
-  std::promise<std::pair<Time, bool>> done;
-  bool finished = false;
+  RealEnd ending(*rt, run, s.duration + s.settle);
   bool interrupted = false;
-  std::string failure;
-  auto finish = [&](Time at, bool early) {
-    if (finished) return;
-    finished = true;
-    rt->halt();
-    done.set_value({at, early});
-  };
-  auto check = [&] {
-    const Time now = rt->now();
-    if (!fleet->fatal().empty()) {
-      failure = fleet->fatal();
-      finish(now, false);
-    } else if (run.quiet()) {
-      finish(now, true);
-    } else if (now >= end) {
-      finish(end, false);
+  fleet->set_after_request([&] {
+    if (fleet->fatal().empty()) {
+      ending.check();
+    } else {
+      ending.failure = fleet->fatal();
+      ending.finish(rt->now(), false);
     }
-  };
-  struct EndTimer final : TimerTarget {
-    void on_timer(std::uint32_t, std::uint64_t) override {}  // after_each does the check
-  } end_timer;
-  rt->set_after_each(check);
-  fleet->set_after_request(check);
+  });
   boost::asio::signal_set stop_signals(asio.context(), SIGINT, SIGTERM);
   stop_signals.async_wait([&](const boost::system::error_code& ec, int) {
     if (ec) return;
     rt->post([&] {
-      interrupted = !finished;
-      finish(rt->now(), false);
+      interrupted = !ending.finished();
+      ending.finish(rt->now(), false);
     });
   });
   asio.start();
-  rt->post([&] {
-    try {
-      run.start();
-    } catch (const std::exception& e) {
-      failure = e.what();
-      finish(rt->now(), false);
-      return;
-    }
-    rt->schedule(end, Priority::kBackend, &end_timer, 0);
-    check();
-  });
-  const auto [ended_at, early] = done.get_future().get();
+  ending.start([&run] { run.start(); });
+  const auto [ended_at, early] = ending.wait();
   boost::system::error_code ignored;
   stop_signals.cancel(ignored);
   asio.stop();  // nothing runs on the models' strand any more
   const int left = fleet->shut_down();
-  if (!failure.empty()) throw RunError(failure);
+  if (!ending.failure.empty()) throw RunError(ending.failure);
   RunOutput out = run.finish(ended_at, early, rt->events_run(), Engine::kProcess);
   out.processes_left = left;
   out.interrupted = interrupted;
