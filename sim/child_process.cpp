@@ -116,6 +116,8 @@ void Reaper::reap() {
     for (auto it = live_.begin(); it != live_.end();) {
       int status = 0;
       if (waitpid(*it, &status, WNOHANG) == *it) {
+        // The container's PID 1 is gone, and everything else in it goes too.
+        kill(-*it, SIGKILL);
         ended.emplace_back(*it, decode(status));
         it = live_.erase(it);
       } else {

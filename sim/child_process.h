@@ -1,8 +1,9 @@
 // Real child processes for the process engine: spawn() starts a program in a process
 // group of its own (so a container kill can take the whole group) that dies with the
 // thread that spawned it (PR_SET_PDEATHSIG), and a Reaper collects their exit statuses
-// with waitpid() when SIGCHLD arrives, and kills and reaps whatever is left when it is
-// destroyed, so no run leaves a process behind.
+// with waitpid() when SIGCHLD arrives (and then kills what is left of the child's group,
+// as a container's processes die with its PID 1), and kills and reaps whatever is left
+// when it is destroyed, so no run leaves a process behind.
 #pragma once
 
 #include <sys/types.h>

@@ -1,6 +1,7 @@
 #include "remote_process.h"
 
 #include <signal.h>
+#include <unistd.h>
 
 #include <charconv>
 
@@ -107,13 +108,18 @@ void RemoteProcess::start() {
                      env_duration(fleet_.real_ms(w.heartbeat_interval)));
   spec.env.push_back("OJS_POLL_INTERVAL=" + env_duration(fleet_.real_ms(w.poll_interval)));
   slots_.assign(static_cast<std::size_t>(w.concurrency), false);
-  pid_ = spawn(spec);
+  try {
+    pid_ = spawn(spec);
+  } catch (const std::exception& e) {
+    fleet_.fatal(e.what());  // the run stops; this process never runs
+    return;
+  }
   alive_ = true;
   fleet_.reaper.watch(pid_);
 }
 
 void RemoteProcess::deliver(Signal signal, SignalTarget target) {
-  if (!alive_) return;
+  if (!alive_ || pid_ <= 0) return;
   const int number = posix_signal(signal);
   if (target == SignalTarget::kPid1) {
     // A container kill takes every process in it.
@@ -167,7 +173,9 @@ json RemoteProcess::register_worker(const json& body) {
     queues.push_back(fleet_.backend.queue(q.get<std::string>()));
   }
   if (const auto it = body.find("pid"); it != body.end() && it->is_number_integer()) {
-    worker_pid_ = it->get<pid_t>();
+    // Only a process of this container's group is signalled, whatever a worker says.
+    const pid_t pid = it->get<pid_t>();
+    if (pid > 0 && getpgid(pid) == pid_) worker_pid_ = pid;
   }
   worker_id_ = fleet_.backend.register_worker(queues, this);
   set_state(WorkerState::kRunning);
