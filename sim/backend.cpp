@@ -102,7 +102,7 @@ void Backend::fetch(WorkerId worker, int count, std::vector<Lease>& out) {
       job.holder = worker;
       ++job.attempt;
       job.lease_deadline = now + config_.visibility_timeout;
-      if (mechanisms_.lease_expiry) {
+      if (mechanisms_.lease.enabled) {
         job.timer =
             rt_.schedule(job.lease_deadline, Priority::kBackend, this, kLeaseExpiry, handle);
       }
@@ -194,6 +194,12 @@ bool Backend::fail(WorkerId worker, const Lease& lease, ErrorKind error, bool re
                            lease.handle);
   return true;
 }
+
+void Backend::requeue(WorkerId worker, const Lease& lease, bool /*front*/) {
+  fail(worker, lease, ErrorKind::kShutdown, true, lease.progress);
+}
+
+void Backend::process_ended(WorkerId /*worker*/) {}
 
 Directive Backend::heartbeat(WorkerId worker, Directive state, std::span<const Lease> active) {
   Worker& w = workers_[worker];

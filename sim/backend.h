@@ -76,6 +76,10 @@ class Backend final : public TimerTarget, public BackendView {
   bool fail(WorkerId worker, const Lease& lease, ErrorKind error, bool retryable,
             Duration progress);
 
+  // PROVISIONAL (replaced by the backend-mechanisms branch).
+  void requeue(WorkerId worker, const Lease& lease, bool front);
+  void process_ended(WorkerId worker);
+
   // Records a heartbeat in `state` ("running", "quiet", "terminate"), renews the leases
   // of `active` that the worker holds, and answers with the directive for the worker.
   Directive heartbeat(WorkerId worker, Directive state, std::span<const Lease> active);

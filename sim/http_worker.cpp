@@ -243,6 +243,11 @@ void HttpWorker::heartbeat(Directive state, std::span<const Lease> active) {
        });
 }
 
+// The OJS binding has no requeue: the job is NACKed as a ShutdownError instead.
+void HttpWorker::requeue(int slot, const Lease& lease) {
+  fail(slot, lease, ErrorKind::kShutdown, true);
+}
+
 void HttpWorker::deregister() { send("deregister", json::object()); }
 
 void HttpWorker::start_job(int slot, const Lease& lease) {
@@ -271,7 +276,7 @@ void HttpWorker::log_remaining(int active) {
   std::fprintf(stderr, "%s: draining, %d job(s) remaining\n", config_.name.c_str(), active);
 }
 
-void HttpWorker::exit(int code) {
+void HttpWorker::exit(int code, Outcome /*leftover: the backend records attempts*/) {
   for (std::size_t i = 0; i < bodies_.size(); ++i) {
     if (bodies_[i].running) runner_->abort(static_cast<int>(i));
     bodies_[i].running = false;
@@ -290,7 +295,7 @@ void HttpWorker::give_up(const std::string& why) {
   std::fprintf(stderr, "%s: giving up on the backend (%s); exiting\n", config_.name.c_str(),
                why.c_str());
   core_.on_killed();
-  if (exit_code_ < 0) exit(3);
+  if (exit_code_ < 0) exit(3, Outcome::kAbandoned);
   in_flight_ = 0;
   finish_if_quiet();
 }

@@ -53,12 +53,13 @@ class HttpWorker final : public WorkerPort, public TimerTarget {
   void ack(int slot, const Lease& lease) override;
   void fail(int slot, const Lease& lease, ErrorKind error, bool retryable) override;
   void heartbeat(Directive state, std::span<const Lease> active) override;
+  void requeue(int slot, const Lease& lease) override;
   void deregister() override;
   void start_job(int slot, const Lease& lease) override;
   void cancel_job(int slot) override;
   void state_changed(WorkerState state) override;
   void log_remaining(int active) override;
-  void exit(int code) override;
+  void exit(int code, Outcome leftover) override;
 
   // TimerTarget: job bodies ending
   void on_timer(std::uint32_t tag, std::uint64_t arg) override;

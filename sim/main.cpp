@@ -10,14 +10,20 @@
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>
+#include <fmt/ranges.h>
 #include <CLI/CLI.hpp>
 
 #include "fidelity.h"
+#include "profile.h"
 #include "scenario_loader.h"
 #include "simulation.h"
 
 namespace {
 
+using drainsim::all_profiles;
+using drainsim::find_profile;
+using drainsim::Profile;
+using drainsim::profile_json;
 using drainsim::Scenario;
 using nlohmann::json;
 
@@ -256,6 +262,51 @@ int validate(const std::vector<std::string>& files, const std::vector<std::strin
   return status;
 }
 
+// `drainsim profiles [NAME] [--format table|json]`.
+int profiles(const std::string& name, const std::string& format) {
+  std::vector<const Profile*> chosen;
+  if (name.empty()) {
+    for (const Profile& p : all_profiles()) chosen.push_back(&p);
+  } else if (const Profile* p = find_profile(name)) {
+    chosen.push_back(p);
+  } else {
+    std::vector<std::string> names;
+    for (const Profile& p : all_profiles()) names.emplace_back(p.name);
+    fmt::print(stderr, "drainsim profiles: unknown profile \"{}\", expected one of {}\n", name,
+               fmt::join(names, ", "));
+    return kBadInput;
+  }
+  if (format == "json") {
+    json out = json::array();
+    for (const Profile* p : chosen) out.push_back(profile_json(*p));
+    fmt::print("{}\n", (name.empty() ? out : out[0]).dump(2));
+    return 0;
+  }
+  if (!name.empty()) {  // one profile, every field
+    const json j = profile_json(*chosen[0]);
+    fmt::print("{}: {}\n", j["name"].get<std::string>(), j["summary"].get<std::string>());
+    for (const char* part : {"worker", "backend", "shutdown", "backend_mechanisms"}) {
+      fmt::print("  {}: {}\n", part, j[part].dump());
+    }
+    for (const json& o : j["options"]) {
+      fmt::print("  option {} (default {}): {}\n", o["name"].get<std::string>(),
+                 o["default"].dump(), o["doc"].get<std::string>());
+    }
+    return 0;
+  }
+  fmt::print("{:<16} {:>7} {:>9} {:>5}  {}\n", "profile", "grace", "heartbeat", "slots", "summary");
+  for (const Profile* p : chosen) {
+    const json j = profile_json(*p);
+    fmt::print(
+        "{:<16} {:>7} {:>9} {:>5}  {}\n", p->name, j["worker"]["grace_period"].get<std::string>(),
+        j["worker"]["heartbeat_interval"].get<std::string>(), p->worker.concurrency, p->summary);
+  }
+  fmt::print(
+      "\n`drainsim profiles NAME` shows one profile's defaults, behaviour, recovery "
+      "mechanisms and options.\n");
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -306,6 +357,13 @@ int main(int argc, char** argv) {
   validate_cmd->add_option("scenarios", files, "Scenario files")->required();
   validate_cmd->add_option("--set", validate_sets, "Override a field: PATH=VALUE");
 
+  std::string profile_name, profiles_format = "table";
+  CLI::App* profiles_cmd = app.add_subcommand(
+      "profiles", "List the worker profiles (job systems) with their defaults, or show one");
+  profiles_cmd->add_option("name", profile_name, "A profile to show in full");
+  profiles_cmd->add_option("--format", profiles_format, "table (default) or json")
+      ->check(CLI::IsMember({"table", "json"}));
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -321,5 +379,6 @@ int main(int argc, char** argv) {
   if (*run_cmd) return run(run_args);
   if (*fidelity_cmd) return fidelity(fidelity_args);
   if (*validate_cmd) return validate(files, validate_sets);
+  if (*profiles_cmd) return profiles(profile_name, profiles_format);
   return kBadInput;
 }

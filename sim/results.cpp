@@ -1,5 +1,7 @@
 #include "results.h"
 
+#include "profile.h"
+
 #include <fmt/format.h>
 
 #include "scenario_loader.h"
@@ -169,6 +171,10 @@ json build_results(const Scenario& scenario, const Recorder& recorder, const Pla
       {"scenario", scenario_to_json(scenario)},
       {"seed", scenario.seed},
       {"engine", engine},
+      {"profile",
+       {{"name", scenario.worker.profile},
+        {"shutdown", behaviour_json(scenario.worker.shutdown)},
+        {"backend_mechanisms", mechanisms_json(backend_mechanisms(scenario.worker))}}},
       {"run",
        {{"ended_at_s", to_seconds(ended_at)},
         {"ended_early", ended_early},

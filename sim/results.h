@@ -13,7 +13,7 @@
 
 namespace drainsim {
 
-inline constexpr const char* kResultsSchemaVersion = "1.0";
+inline constexpr const char* kResultsSchemaVersion = "1.1";
 
 nlohmann::json build_results(const Scenario& scenario, const Recorder& recorder,
                              const Platform& platform, const AuditResult& audit, Time ended_at,

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "duration.h"
+#include "shutdown_behaviour.h"
 
 namespace drainsim {
 
@@ -73,11 +74,13 @@ struct BackendConfig {
 struct WorkerConfig {
   std::string profile = "ojs";
   int concurrency = 10;
-  Duration grace_period = 30 * kSecond;
+  Duration grace_period = 30 * kSecond;  // kNever: waits for its jobs however long they take
   Duration heartbeat_interval = 5 * kSecond;
   Duration poll_interval = kSecond;
   std::vector<std::string> queues = {"default"};
-  nlohmann::json options = nlohmann::json::object();  // profile-specific
+  // Profile-specific, every option spelled out (the profile's defaults filled in).
+  nlohmann::json options = nlohmann::json::object();
+  ShutdownBehaviour shutdown;  // from the profile and its options, not a scenario field
 };
 
 struct PreStop {

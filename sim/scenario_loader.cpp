@@ -538,8 +538,8 @@ WorkloadConfig read_workload(const Reader& r, Duration duration) {
   return w;
 }
 
-BackendConfig read_backend(const Reader& r) {
-  BackendConfig b;
+BackendConfig read_backend(const Reader& r, const BackendConfig& defaults) {
+  BackendConfig b = defaults;
   r.allow({"visibility_timeout", "heartbeat_timeout", "retry"});
   r.duration("visibility_timeout", b.visibility_timeout, 1);
   r.duration("heartbeat_timeout", b.heartbeat_timeout, 1);
@@ -556,6 +556,49 @@ BackendConfig read_backend(const Reader& r) {
   return b;
 }
 
+// Every option of the profile, the scenario's values checked and the defaults filled in.
+json read_options(const Reader& worker, const Profile& profile) {
+  json out = json::object();
+  for (const ProfileOption& o : profile.options) out[std::string(o.name)] = o.fallback;
+  if (!worker.find("options")) return out;
+  if (!worker.find("options")->is_object()) {
+    worker.expected("options", "an object of profile-specific options");
+  }
+  const Reader r = worker.object("options");
+  std::vector<std::string_view> names;
+  for (const ProfileOption& o : profile.options) names.push_back(o.name);
+  const json& given = *worker.find("options");
+  if (names.empty() && !given.empty()) {
+    r.fail(given.begin().key(), fmt::format("profile \"{}\" has no options", profile.name));
+  }
+  r.allow(names, fmt::format(" for profile \"{}\"", profile.name));
+  for (const ProfileOption& o : profile.options) {
+    const std::string key(o.name);
+    if (!r.find(key)) continue;
+    switch (o.kind) {
+      case ProfileOption::Kind::kBool: {
+        bool v = false;
+        r.boolean(key, v);
+        out[key] = v;
+        break;
+      }
+      case ProfileOption::Kind::kDuration: {
+        Duration d = 0;
+        r.duration(key, d, 1);
+        out[key] = format_duration(d);
+        break;
+      }
+      case ProfileOption::Kind::kCount: {
+        int n = 0;
+        r.integer(key, n, 0);
+        out[key] = n;
+        break;
+      }
+    }
+  }
+  return out;
+}
+
 WorkerConfig read_worker(const Reader& r) {
   r.allow({"profile", "concurrency", "grace_period", "heartbeat_interval", "poll_interval",
            "queues", "options"});
@@ -568,10 +611,13 @@ WorkerConfig read_worker(const Reader& r) {
     r.fail("profile", fmt::format("unknown profile, expected one of {}, got {}", quoted_list(names),
                                   show(*r.find("profile"))));
   }
-  WorkerConfig w = profile->defaults;
-  w.profile = name;
+  WorkerConfig w = profile->worker;
   r.integer("concurrency", w.concurrency, 1);
-  r.duration("grace_period", w.grace_period);
+  if (const json* grace = r.find("grace_period"); grace && *grace == "forever") {
+    w.grace_period = kNever;
+  } else if (grace) {
+    w.grace_period = to_duration(r.context(), *grace, r.at("grace_period"));
+  }
   r.duration("heartbeat_interval", w.heartbeat_interval, 1);
   r.duration("poll_interval", w.poll_interval, 1);
   if (r.find("queues")) {
@@ -585,10 +631,8 @@ WorkerConfig read_worker(const Reader& r) {
       w.queues.push_back(queues[i].get<std::string>());
     }
   }
-  if (const json* options = r.find("options")) {
-    if (!options->is_object()) r.expected("options", "an object of profile-specific options");
-    w.options = *options;
-  }
+  w.options = read_options(r, *profile);
+  w.shutdown = shutdown_behaviour(w);
   return w;
 }
 
@@ -725,9 +769,10 @@ Scenario read_scenario(const Context& c, const json& root) {
   r.duration("settle", s.settle);
   r.need("workload", "an object with \"arrival\" and \"job_duration\"");
   s.workload = read_workload(r.object("workload"), s.duration);
-  if (r.find("backend")) s.backend = read_backend(r.object("backend"));
   r.need("worker", "an object like {\"profile\": \"ojs\"}");
   s.worker = read_worker(r.object("worker"));
+  s.backend = find_profile(s.worker.profile)->backend;  // the profile's defaults
+  if (r.find("backend")) s.backend = read_backend(r.object("backend"), s.backend);
   const auto& queues = s.worker.queues;
   if (std::find(queues.begin(), queues.end(), s.workload.queue) == queues.end()) {
     c.expected("workload.queue", "one of the queues in worker.queues", s.workload.queue);
@@ -1025,7 +1070,7 @@ json scenario_to_json(const Scenario& s) {
        {
            {"profile", k.profile},
            {"concurrency", k.concurrency},
-           {"grace_period", format_duration(k.grace_period)},
+           {"grace_period", k.grace_period == kNever ? "forever" : format_duration(k.grace_period)},
            {"heartbeat_interval", format_duration(k.heartbeat_interval)},
            {"poll_interval", format_duration(k.poll_interval)},
            {"queues", k.queues},

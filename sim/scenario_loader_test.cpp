@@ -168,7 +168,50 @@ TEST(ScenarioLoaderTest, FieldOfAnotherKind) {
 
 TEST(ScenarioLoaderTest, UnknownProfile) {
   EXPECT_EQ(error_of(with(minimal(), "/worker/profile", "sidekick")),
-            "x.json: worker.profile: unknown profile, expected one of \"ojs\", got \"sidekick\"");
+            "x.json: worker.profile: unknown profile, expected one of \"ojs\", \"ojs-go-sdk\", "
+            "\"ojs-js-sdk\", \"sidekiq\", \"sidekiq-pro\", \"river\", \"bullmq\", \"oban\", "
+            "\"faktory\", \"celery\", \"temporal\", \"graphile-worker\", \"pg-boss\", "
+            "\"ductwork\", \"naive\", got \"sidekick\"");
+}
+
+TEST(ScenarioLoaderTest, ProfileOptionsAreCheckedAndFilledIn) {
+  // Each profile has its own options: unknown names are errors, values are typed, and
+  // the ones left out take the profile's defaults.
+  const json celery = with(minimal(), "/worker/profile", "celery");
+  EXPECT_EQ(parse_scenario(celery.dump(), "x.json").worker.options, json({{"acks_late", false}}));
+  EXPECT_EQ(error_of(with(celery, "/worker/options", {{"acks_lately", true}})),
+            "x.json: worker.options.acks_lately: unknown field for profile \"celery\", did you "
+            "mean \"acks_late\"?");
+  EXPECT_EQ(error_of(with(celery, "/worker/options", {{"acks_late", "yes"}})),
+            "x.json: worker.options.acks_late: expected true or false, got \"yes\"");
+  EXPECT_EQ(error_of(with(minimal(), "/worker/options", {{"lifeline", true}})),
+            "x.json: worker.options.lifeline: profile \"ojs\" has no options");
+  const json river = with(with(minimal(), "/worker/profile", "river"), "/worker/options",
+                          {{"rescue_stuck_jobs_after", "2h"}});
+  const Scenario r = parse_scenario(river.dump(), "x.json");
+  EXPECT_EQ(r.worker.options, json({{"rescue_stuck_jobs_after", "2h"}}));
+  EXPECT_EQ(backend_mechanisms(r.worker).rescuer.after, 2 * kHour);
+  EXPECT_EQ(error_of(with(river, "/worker/options/rescue_stuck_jobs_after", "0s")),
+            "x.json: worker.options.rescue_stuck_jobs_after: expected a positive duration like "
+            "\"25s\", got \"0s\"");
+}
+
+TEST(ScenarioLoaderTest, ProfileDefaultsFillWorkerAndBackendFields) {
+  // A profile supplies worker and backend defaults; the scenario's own values win.
+  const json bullmq = with(minimal(), "/worker/profile", "bullmq");
+  const Scenario b = parse_scenario(bullmq.dump(), "x.json");
+  EXPECT_EQ(b.worker.grace_period, kNever);  // close() waits forever
+  EXPECT_EQ(b.worker.heartbeat_interval, 15 * kSecond);
+  EXPECT_EQ(b.backend.visibility_timeout, 30 * kSecond);  // lockDuration
+  EXPECT_EQ(b.backend.retry.max_attempts, 1);
+  const Scenario set = parse_scenario(bullmq.dump(), "x.json",
+                                      {"backend.visibility_timeout=1m", "worker.grace_period=40s"});
+  EXPECT_EQ(set.backend.visibility_timeout, kMinute);
+  EXPECT_EQ(set.backend.retry.max_attempts, 1);  // the rest of the backend stays the profile's
+  EXPECT_EQ(set.worker.grace_period, 40 * kSecond);
+  // "forever" round-trips through the effective scenario.
+  EXPECT_EQ(scenario_to_json(b)["worker"]["grace_period"], "forever");
+  EXPECT_EQ(parse_scenario(scenario_to_json(b).dump(), "x.json").worker.grace_period, kNever);
 }
 
 TEST(ScenarioLoaderTest, UnknownEventKind) {
@@ -357,7 +400,7 @@ TEST(ScenarioLoaderTest, OverridesSetNumbersDurationsAndItems) {
       j.dump(), "x.json",
       {"platform.replicas=3", "worker.grace_period=10s", "backend.retry.jitter=false",
        "events[0].at=20s", "workload.job_duration={\"kind\":\"exponential\",\"mean\":\"2s\"}",
-       "worker.options.acks_late=true", "platform.replicas=4"});
+       "worker.profile=celery", "worker.options.acks_late=true", "platform.replicas=4"});
   EXPECT_EQ(s.platform.replicas, 4);  // the last one wins
   EXPECT_EQ(s.worker.grace_period, 10 * kSecond);
   EXPECT_FALSE(s.backend.retry.jitter);  // "backend" and "retry" were created
@@ -425,7 +468,7 @@ TEST(ScenarioLoaderTest, ScenarioFieldsOverrideProfileDefaults) {
       "x.json");
   EXPECT_EQ(s.worker.grace_period, 25 * kSecond);
   EXPECT_EQ(s.worker.concurrency, 4);
-  EXPECT_EQ(s.worker.heartbeat_interval, find_profile("ojs")->defaults.heartbeat_interval);
+  EXPECT_EQ(s.worker.heartbeat_interval, find_profile("ojs")->worker.heartbeat_interval);
 }
 
 TEST(ScenarioLoaderTest, CommentsAccepted) {
@@ -501,7 +544,7 @@ TEST(ScenarioLoaderTest, FullScenarioWritesBackIdentically) {
                           "max_interval": "1m", "jitter": false}},
     "worker": {"profile": "ojs", "concurrency": 3, "grace_period": "0s",
                "heartbeat_interval": "2s", "poll_interval": "500ms", "queues": ["q1", "q2"],
-               "options": {"x": [1, 2]}},
+               "options": {}},
     "platform": {"kind": "kubernetes", "replicas": 5, "nodes": 2,
                  "termination_grace_period": "1m", "pre_stop": {"kind": "quiet_then_sleep", "duration": "5s"},
                  "pod_start_delay": "3s", "restart_delay": "0s", "pid1_shell": true},

@@ -64,7 +64,7 @@ struct Run {
       : rt(runtime),
         scenario(s),
         recorder(o.timeline),
-        backend(rt, s.backend, mechanisms(s), recorder, o.faults),
+        backend(rt, s.backend, backend_mechanisms(s.worker), recorder, o.faults),
         platform(rt, s, backend, recorder,
                  processes ? processes(backend, recorder)
                            : simulated_processes(
@@ -74,10 +74,6 @@ struct Run {
         script(s, platform),
         workload(rt, s.workload, s.duration, backend) {}
 
-  static BackendMechanisms mechanisms(const Scenario& s) {
-    const Profile* profile = find_profile(s.worker.profile);
-    return profile ? profile->mechanisms : BackendMechanisms{};
-  }
   // Initial pods first, then scripted events, then arrivals: at t=0 events run first.
   void start() {
     platform.start();

@@ -92,7 +92,10 @@ void WorkerCore::on_job_finished(int slot, JobResult result) {
   --active_;
   switch (result) {
     case JobResult::kSucceeded:
-      port_.ack(slot, lease);
+      // The Go SDK's ACK during a drain uses the cancelled context and never arrives.
+      if (!(state_ == WorkerState::kDraining && config_.shutdown.acks_fail_while_draining)) {
+        port_.ack(slot, lease);
+      }
       break;
     case JobResult::kFailed:
       port_.fail(slot, lease, ErrorKind::kHandler, true);
@@ -109,21 +112,29 @@ void WorkerCore::on_job_finished(int slot, JobResult result) {
 }
 
 bool WorkerCore::on_signal(Signal signal) {
+  const ShutdownBehaviour& b = config_.shutdown;
   switch (signal) {
     case Signal::kTerm:
     case Signal::kInt:
+      if (!b.handles_term) return false;
       if (state_ == WorkerState::kStopped) return true;
-      if (term_received_) {
-        force_stop();  // a second TERM/INT (a drain begun by a directive does not count)
-      } else {
-        term_received_ = true;
+      // A drain begun by a directive does not count as a TERM.
+      if (++terms_ == 1) {
         if (state_ != WorkerState::kDraining) begin_shutdown();
+      } else if (b.second_term == ShutdownBehaviour::SecondTerm::kForceStop ||
+                 (b.second_term == ShutdownBehaviour::SecondTerm::kDeadline && deadline_passed_)) {
+        force_stop();
+      } else if (b.second_term == ShutdownBehaviour::SecondTerm::kDeadline &&
+                 state_ == WorkerState::kDraining) {
+        on_deadline();
       }
       return true;
     case Signal::kTstp:
+      if (!b.handles_tstp) return false;
       if (state_ == WorkerState::kRunning) enter_quiet();
       return true;
     case Signal::kCont:
+      if (!b.handles_tstp) return false;
       if (state_ == WorkerState::kQuiet) {
         set_state(WorkerState::kRunning);
         send_heartbeat(Directive::kRunning);
@@ -153,11 +164,21 @@ void WorkerCore::enter_quiet() {
 }
 
 void WorkerCore::begin_shutdown() {
+  const ShutdownBehaviour& b = config_.shutdown;
   rt_.cancel(poll_);
   const bool was_running = state_ == WorkerState::kRunning;
   set_state(WorkerState::kDraining);
-  grace_ = rt_.schedule(rt_.now() + config_.grace_period, Priority::kTimer, this, kGrace);
-  if (was_running) send_heartbeat(Directive::kQuiet);
+  if (config_.grace_period != kNever) {
+    grace_ = rt_.schedule(rt_.now() + config_.grace_period, Priority::kTimer, this, kGrace);
+  }
+  if (b.cancel_after != kNever) {
+    cancel_ = rt_.schedule(rt_.now() + b.cancel_after, Priority::kTimer, this, kCancel);
+  }
+  if (!b.heartbeats_while_draining) {
+    rt_.cancel(heartbeat_);
+  } else if (was_running) {
+    send_heartbeat(Directive::kQuiet);
+  }
   if (state_ != WorkerState::kDraining) return;  // a reply may have ended us
   port_.log_remaining(active_);
   if (active_ == 0) {
@@ -169,16 +190,52 @@ void WorkerCore::begin_shutdown() {
 
 void WorkerCore::finish_shutdown() {
   stop_timers();
-  send_heartbeat(Directive::kTerminate);
-  port_.deregister();
+  if (config_.shutdown.heartbeats_while_draining) send_heartbeat(Directive::kTerminate);
+  if (config_.shutdown.deregisters) port_.deregister();
   set_state(WorkerState::kStopped);
-  port_.exit(0);
+  port_.exit(0, Outcome::kAbandoned);
 }
 
 void WorkerCore::force_stop() {
   stop_timers();
   set_state(WorkerState::kStopped);
-  port_.exit(1);
+  port_.exit(1, Outcome::kAbandoned);
+}
+
+void WorkerCore::cancel_all() {
+  for (std::size_t i = 0; i < slots_.size(); ++i) {
+    if (busy_[i]) port_.cancel_job(static_cast<int>(i));
+  }
+}
+
+void WorkerCore::on_deadline() {
+  using AtDeadline = ShutdownBehaviour::AtDeadline;
+  rt_.cancel(grace_);
+  deadline_passed_ = true;
+  switch (config_.shutdown.at_deadline) {
+    case AtDeadline::kFail:
+    case AtDeadline::kRequeue:
+      for (std::size_t i = 0; i < slots_.size(); ++i) {
+        if (!busy_[i]) continue;
+        busy_[i] = false;
+        --active_;
+        if (config_.shutdown.at_deadline == AtDeadline::kFail) {
+          port_.fail(static_cast<int>(i), slots_[i], config_.shutdown.deadline_error, true);
+        } else {
+          port_.requeue(static_cast<int>(i), slots_[i]);
+        }
+      }
+      finish_shutdown();
+      break;
+    case AtDeadline::kLeave:
+      stop_timers();
+      set_state(WorkerState::kStopped);
+      port_.exit(0, Outcome::kKilled);
+      break;
+    case AtDeadline::kCancelAndWait:
+      cancel_all();  // cooperative bodies return and are FAILed; the last one ends the drain
+      break;
+  }
 }
 
 void WorkerCore::on_killed() {
@@ -191,6 +248,7 @@ void WorkerCore::stop_timers() {
   rt_.cancel(poll_);
   rt_.cancel(grace_);
   rt_.cancel(remaining_);
+  rt_.cancel(cancel_);
 }
 
 void WorkerCore::on_timer(std::uint32_t tag, std::uint64_t /*arg*/) {
@@ -206,13 +264,11 @@ void WorkerCore::on_timer(std::uint32_t tag, std::uint64_t /*arg*/) {
       break;
     case kGrace:
       grace_ = TimerId{};
-      for (std::size_t i = 0; i < slots_.size(); ++i) {
-        if (!busy_[i]) continue;
-        busy_[i] = false;
-        --active_;
-        port_.fail(static_cast<int>(i), slots_[i], ErrorKind::kShutdown, true);
-      }
-      finish_shutdown();
+      on_deadline();
+      break;
+    case kCancel:
+      cancel_ = TimerId{};
+      cancel_all();
       break;
     case kRemaining:
       remaining_ =

@@ -1,4 +1,4 @@
-// WorkerCore: one worker process's shutdown state machine (the OJS profile), sans I/O.
+// WorkerCore: one worker process's shutdown state machine, sans I/O.
 // It is driven by events (signals, its timers, fetch replies, jobs finishing, heartbeat
 // replies) and acts only through a WorkerPort and the Runtime's timers, so the same core
 // runs in virtual time, on real threads, or inside a real process.
@@ -7,10 +7,12 @@
 //   running/quiet ──TERM/INT/terminate directive──► draining ──all done or grace──► stopped
 //   draining ──second TERM/INT──► stopped (force stop: exit 1, jobs abandoned)
 //
-// At the grace deadline every active job is FAILed with ShutdownError (retryable), a
-// final heartbeat says "terminate", the worker deregisters and exits 0, without waiting
-// for job bodies to return. Heartbeats continue through quiet and drain; while draining
-// the remaining count is logged every 5 s. Not thread-safe: one strand per worker.
+// With the OJS behaviour, at the grace deadline every active job is FAILed with
+// ShutdownError (retryable), a final heartbeat says "terminate", the worker deregisters
+// and exits 0, without waiting for job bodies to return. Heartbeats continue through
+// quiet and drain; while draining the remaining count is logged every 5 s. Other
+// implementations differ where WorkerConfig::shutdown says (shutdown_behaviour.h).
+// Not thread-safe: one strand per worker.
 #pragma once
 
 #include <cstdint>
@@ -38,6 +40,8 @@ class WorkerPort {
   virtual void wait_for_jobs() = 0;   // reply, later and at most once: on_jobs_available
   virtual void ack(int slot, const Lease& lease) = 0;
   virtual void fail(int slot, const Lease& lease, ErrorKind error, bool retryable) = 0;
+  // Hands an unfinished job back to the front of its queue, no attempt counted.
+  virtual void requeue(int slot, const Lease& lease) = 0;
   virtual void heartbeat(Directive state, std::span<const Lease> active) = 0;  // on_directive
   virtual void deregister() = 0;
   virtual void start_job(int slot, const Lease& lease) = 0;  // reply: on_job_finished
@@ -47,7 +51,9 @@ class WorkerPort {
   virtual void cancel_job(int slot) = 0;
   virtual void state_changed(WorkerState state) = 0;
   virtual void log_remaining(int active) = 0;
-  virtual void exit(int code) = 0;  // the process ends; nothing is called after this
+  // The process ends; nothing is called after this. Bodies still running end with it as
+  // `leftover` (abandoned, or killed when their threads are killed at exit).
+  virtual void exit(int code, Outcome leftover) = 0;
 
  protected:
   ~WorkerPort() = default;
@@ -77,7 +83,7 @@ class WorkerCore final : public TimerTarget {
   void on_timer(std::uint32_t tag, std::uint64_t arg) override;
 
  private:
-  enum Tag : std::uint32_t { kHeartbeat, kPoll, kGrace, kRemaining };
+  enum Tag : std::uint32_t { kHeartbeat, kPoll, kGrace, kRemaining, kCancel };
 
   void set_state(WorkerState s);
   void fill_slots();
@@ -85,6 +91,8 @@ class WorkerCore final : public TimerTarget {
   void begin_shutdown();
   void force_stop();
   void finish_shutdown();
+  void on_deadline();
+  void cancel_all();
   void stop_timers();
   void send_heartbeat(Directive state);
   Directive reported_state() const;
@@ -98,8 +106,9 @@ class WorkerCore final : public TimerTarget {
   std::vector<Lease> scratch_;
   int active_ = 0;
   bool fetching_ = false;
-  bool term_received_ = false;  // a TERM or INT arrived: the next one forces a stop
-  TimerId heartbeat_, poll_, grace_, remaining_;
+  int terms_ = 0;                 // TERMs and INTs received
+  bool deadline_passed_ = false;  // the deadline action ran (kCancelAndWait waits on)
+  TimerId heartbeat_, poll_, grace_, remaining_, cancel_;
 };
 
 }  // namespace drainsim

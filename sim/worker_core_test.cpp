@@ -1,5 +1,7 @@
 #include "worker_core.h"
 
+#include "profile.h"
+
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -84,8 +86,11 @@ class FakePort final : public WorkerPort {
   }
   void state_changed(WorkerState state) override { log(fmt::format("state {}", to_string(state))); }
   void log_remaining(int active) override { log(fmt::format("remaining {}", active)); }
-  void exit(int code) override {
-    log(fmt::format("exit {}", code));
+  void requeue(int slot, const Lease& lease) override {
+    log(fmt::format("requeue {} #{}", slot, lease.id));
+  }
+  void exit(int code, Outcome leftover) override {
+    log(fmt::format("exit {}{}", code, leftover == Outcome::kKilled ? " killing jobs" : ""));
     exited = true;
   }
 
@@ -544,6 +549,142 @@ TEST(WorkerCore, FetchReplyArrivingAfterExitIsIgnored) {
   h.port.answer(3);  // the reply arrives after exit
   EXPECT_EQ(h.port.take(), Calls{});
   EXPECT_EQ(h.port.calls_after_exit, 0);
+}
+
+// --- Other implementations' behaviour (profiles, PROFILES.md) ------------------------------
+
+WorkerConfig profile_config(const char* name, Duration grace = 10 * kSecond) {
+  WorkerConfig c = test_config();
+  c.shutdown = find_profile(name)->worker.shutdown;
+  c.grace_period = grace;
+  return c;
+}
+
+// The calls without the periodic heartbeats and remaining-count logs.
+Calls without_periodic(const Calls& calls) {
+  Calls out;
+  for (const std::string& c : calls) {
+    if (c.find("heartbeat") == std::string::npos && c.find("remaining") == std::string::npos) {
+      out.push_back(c);
+    }
+  }
+  return out;
+}
+
+TEST(WorkerCore, SidekiqRequeuesUnfinishedJobsAtTheDeadlineAndIgnoresASecondTerm) {
+  Harness h(profile_config("sidekiq"));
+  h.supply(0, 2);
+  h.core.start();
+  h.port.take();
+  h.signal_at(sec(2), Signal::kTerm);
+  h.finish_at(sec(3), 0);
+  h.signal_at(sec(4), Signal::kTerm);  // already stopping: no force stop
+  // The deadline is TERM + 10 s = 12 s: the two unfinished jobs go back to the front of
+  // the queue (not FAILed), then the worker says goodbye and exits 0.
+  EXPECT_EQ(
+      h.run_until(sec(12)),
+      (Calls{"2s state draining", "2s heartbeat quiet [0,1,2]", "2s remaining 3", "3s ack 0 #0",
+             "5s heartbeat quiet [1,2]", "7s remaining 2", "10s heartbeat quiet [1,2]",
+             "12s requeue 1 #1", "12s requeue 2 #2", "12s heartbeat terminate []", "12s deregister",
+             "12s state stopped", "12s exit 0"}));
+}
+
+TEST(WorkerCore, GoSdkStopsHeartbeatsLosesAcksAndLeavesItsJobsAtTheDeadline) {
+  Harness h(profile_config("ojs-go-sdk"));
+  h.supply(0, 2);
+  h.core.start();
+  h.port.take();
+  EXPECT_FALSE(h.core.on_signal(Signal::kTstp));  // NotifyContext catches TERM and INT only
+  h.signal_at(sec(2), Signal::kTerm);
+  h.finish_at(sec(3), 0);  // its ACK goes out on the cancelled context: never arrives
+  // No heartbeat from the drain's start on; at 12 s the worker returns without a word and
+  // the process exits, killing the two bodies still running.
+  EXPECT_EQ(h.run_until(sec(12)), (Calls{"2s state draining", "2s remaining 3", "7s remaining 2",
+                                         "12s state stopped", "12s exit 0 killing jobs"}));
+}
+
+TEST(WorkerCore, JsSdkNacksAsHandlerErrorWithoutGoodbye) {
+  Harness h(profile_config("ojs-js-sdk"));
+  h.supply(0, 1);
+  h.core.start();
+  h.port.take();
+  h.signal_at(sec(2), Signal::kTerm);
+  EXPECT_EQ(h.run_until(sec(12)),
+            (Calls{"1s fetch 1", "1s wait", "2s state draining", "2s remaining 2", "7s remaining 2",
+                   "12s fail 0 #0 handler retryable", "12s fail 1 #1 handler retryable",
+                   "12s state stopped", "12s exit 0"}));
+}
+
+TEST(WorkerCore, NaiveWorkerHasNoHandlers) {
+  Harness h(profile_config("naive"));
+  h.supply(0, 0);
+  h.core.start();
+  h.port.take();
+  // TERM, INT, TSTP and CONT take their default actions (the process decides what that is).
+  EXPECT_FALSE(h.core.on_signal(Signal::kTerm));
+  EXPECT_FALSE(h.core.on_signal(Signal::kInt));
+  EXPECT_FALSE(h.core.on_signal(Signal::kTstp));
+  EXPECT_FALSE(h.core.on_signal(Signal::kCont));
+  EXPECT_EQ(h.core.state(), WorkerState::kRunning);
+  EXPECT_EQ(h.port.take(), Calls{});
+}
+
+TEST(WorkerCore, RiverWaitsForeverThenCancelsOnASecondSignalAndExitsOnAThird) {
+  Harness h(profile_config("river", kNever));
+  h.supply(0, 2);
+  h.core.start();
+  h.port.take();
+  h.signal_at(sec(2), Signal::kTerm);
+  // A soft stop has no deadline: an hour later it still waits for its three jobs.
+  EXPECT_EQ(without_periodic(h.run_until(kHour)), (Calls{"2s state draining"}));
+  h.signal_at(kHour + sec(1), Signal::kTerm);               // StopAndCancel
+  h.finish_at(kHour + sec(1.5), 0, JobResult::kCancelled);  // cooperative: errors out
+  h.finish_at(kHour + sec(2), 2);                           // finished before it noticed: acked
+  h.signal_at(kHour + sec(3), Signal::kTerm);  // slot 1 ignores cancellation: hard exit
+  EXPECT_EQ(without_periodic(h.run_until(kHour + sec(3))),
+            (Calls{"1h1s cancel 0", "1h1s cancel 1", "1h1s cancel 2",
+                   "3601.5s fail 0 #0 shutdown retryable", "1h2s ack 2 #2", "1h3s state stopped",
+                   "1h3s exit 1"}));
+}
+
+TEST(WorkerCore, GraphileAbortsJobsFiveSecondsIntoAGracefulStop) {
+  Harness h(profile_config("graphile-worker", kNever));
+  h.supply(0, 2);
+  h.core.start();
+  h.port.take();
+  h.signal_at(sec(2), Signal::kTerm);
+  h.finish_at(sec(7.1), 0, JobResult::kCancelled);
+  h.finish_at(sec(9), 1);
+  h.finish_at(sec(10), 2);
+  // The abort fires at TERM + 5 s; the drain goes on until the last job returns.
+  EXPECT_EQ(without_periodic(h.run_until(sec(10))),
+            (Calls{"2s state draining", "7s cancel 0", "7s cancel 1", "7s cancel 2",
+                   "7.1s fail 0 #0 shutdown retryable", "9s ack 1 #1", "10s ack 2 #2",
+                   "10s deregister", "10s state stopped", "10s exit 0"}));
+}
+
+TEST(WorkerCore, TemporalWithNoStopTimeoutFailsItsJobsAtOnce) {
+  Harness h(profile_config("temporal", 0));
+  h.supply(0, 1);
+  h.core.start();
+  h.port.take();
+  h.signal_at(sec(2), Signal::kTerm);
+  EXPECT_EQ(
+      h.run_until(sec(2)),
+      (Calls{"1s fetch 1", "1s wait", "2s state draining", "2s heartbeat quiet [0,1]",
+             "2s remaining 2", "2s fail 0 #0 shutdown retryable", "2s fail 1 #1 shutdown retryable",
+             "2s heartbeat terminate []", "2s deregister", "2s state stopped", "2s exit 0"}));
+}
+
+TEST(WorkerCore, OjsSecondTermForcesAStopAbandoningJobs) {
+  Harness h(profile_config("ojs"));
+  h.supply(0, 0);
+  h.core.start();
+  h.port.take();
+  h.signal_at(sec(2), Signal::kTerm);
+  h.signal_at(sec(3), Signal::kInt);
+  EXPECT_EQ(without_periodic(h.run_until(sec(3))),
+            (Calls{"1s fetch 2", "1s wait", "2s state draining", "3s state stopped", "3s exit 1"}));
 }
 
 }  // namespace

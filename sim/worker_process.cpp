@@ -74,7 +74,8 @@ void WorkerProcess::die(ProcessEnd how, int code) {
   rt_.cancel(wake_);
   mirror();
   on_models([this, how, code] {
-    backend_.cancel_wait(worker_id_);  // its long-poll dies with it
+    backend_.cancel_wait(worker_id_);    // its long-poll dies with it
+    backend_.process_ended(worker_id_);  // jobs held only in its memory die with it
     observer_.on_process_end(pod_, how, code);
   });
 }
@@ -160,6 +161,17 @@ void WorkerProcess::fail(int slot, const Lease& lease, ErrorKind error, bool ret
   });
 }
 
+void WorkerProcess::requeue(int slot, const Lease& lease) {
+  Body& body = bodies_[slot];
+  if (body.running) {
+    end_attempt(slot, Outcome::kInterrupted, graceful_saves(body, rt_.now() - body.start));
+  }
+  on_models([this, lease, progress = lease.progress + body.saved] {
+    backend_.checkpoint(lease, progress);
+    backend_.requeue(worker_id_, lease, true);
+  });
+}
+
 void WorkerProcess::heartbeat(Directive state, std::span<const Lease> active) {
   on_models([this, state, leases = std::vector<Lease>(active.begin(), active.end())] {
     const Directive reply = backend_.heartbeat(worker_id_, state, leases);
@@ -213,8 +225,8 @@ void WorkerProcess::log_remaining(int active) {
       [this, now = rt_.now(), active] { recorder_.remaining(now, pod_, worker_id_, active); });
 }
 
-void WorkerProcess::exit(int code) {
-  end_all(Outcome::kAbandoned);  // still running at exit: nobody reported them
+void WorkerProcess::exit(int code, Outcome leftover) {
+  end_all(leftover);  // still running at exit: nobody reported them
   die(ProcessEnd::kExited, code);
 }
 

@@ -59,12 +59,13 @@ class WorkerProcess final : public ProcessHandle,
   void ack(int slot, const Lease& lease) override;
   void fail(int slot, const Lease& lease, ErrorKind error, bool retryable) override;
   void heartbeat(Directive state, std::span<const Lease> active) override;
+  void requeue(int slot, const Lease& lease) override;
   void deregister() override;
   void start_job(int slot, const Lease& lease) override;
   void cancel_job(int slot) override;
   void state_changed(WorkerState state) override;
   void log_remaining(int active) override;
-  void exit(int code) override;
+  void exit(int code, Outcome leftover) override;
 
   // WorkerListener
   void on_jobs_available() override;

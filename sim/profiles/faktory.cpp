@@ -1,0 +1,22 @@
+// Faktory with its Ruby worker (PROFILES.md): BEAT replies quiet/terminate, TSTP quiets,
+// TERM terminates.
+#include "profiles.h"
+
+namespace drainsim::profiles {
+
+Profile faktory() {
+  Profile p = base("faktory",
+                   "Faktory: TERM waits 25 s then FAILs busy jobs (normal retry); a dead worker's "
+                   "jobs wait out their 30 min reservation, found by the 15 s reaper, then retry",
+                   25 * kSecond);
+  p.worker.heartbeat_interval = 15 * kSecond;  // BEAT
+  p.worker.shutdown.second_term = ShutdownBehaviour::SecondTerm::kIgnore;
+  p.backend.retry.max_attempts = 26;  // the first run and 25 retries
+  p.mechanisms.heartbeat_detection = false;
+  p.mechanisms.lease.renewed_by_heartbeat = false;  // the reservation runs from the fetch
+  p.mechanisms.lease.check_interval = 15 * kSecond;
+  p.mechanisms.lease.fate = LeaseExpiry::Fate::kRetry;
+  return p;
+}
+
+}  // namespace drainsim::profiles

@@ -1,0 +1,17 @@
+// A worker with no signal handlers, against an OJS backend: TERM's default action kills
+// it at once.
+#include "profiles.h"
+
+namespace drainsim::profiles {
+
+Profile naive() {
+  Profile p = base("naive",
+                   "No handler: TERM kills the process at once; its jobs are left to the OJS "
+                   "backend's dead-worker detection",
+                   30 * kSecond);
+  p.worker.shutdown.handles_term = false;
+  p.worker.shutdown.handles_tstp = false;
+  return p;
+}
+
+}  // namespace drainsim::profiles

@@ -1,0 +1,33 @@
+// Oban (Elixir, Postgres) (PROFILES.md; lifeline.ex, config.ex).
+#include "profiles.h"
+
+namespace drainsim::profiles {
+
+namespace {
+void apply(const nlohmann::json& options, ShutdownBehaviour&, BackendMechanisms& m) {
+  m.rescuer.enabled = option_bool(options, "lifeline");
+  m.rescuer.after = option_duration(options, "rescue_after");
+}
+}  // namespace
+
+Profile oban() {
+  Profile p = base("oban",
+                   "Oban: TERM pauses queues and drains for 15 s, then the jobs are killed and "
+                   "stay executing — for good, or until the opt-in Lifeline (every minute, > 60 "
+                   "min) makes them available",
+                   15 * kSecond);
+  ShutdownBehaviour& b = p.worker.shutdown;
+  b.handles_tstp = false;
+  b.second_term = ShutdownBehaviour::SecondTerm::kIgnore;
+  b.at_deadline = ShutdownBehaviour::AtDeadline::kLeave;
+  p.backend.retry.max_attempts = 20;
+  p.mechanisms.heartbeat_detection = false;
+  p.mechanisms.lease.enabled = false;
+  p.mechanisms.rescuer = Rescuer{false, kMinute, kHour, false};
+  p.options = {{"lifeline", ProfileOption::Kind::kBool, false, "run the Lifeline plugin"},
+               {"rescue_after", ProfileOption::Kind::kDuration, "1h", "Lifeline's rescue_after"}};
+  p.apply = apply;
+  return p;
+}
+
+}  // namespace drainsim::profiles

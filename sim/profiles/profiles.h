@@ -1,0 +1,36 @@
+// The profiles in the registry (profile.cpp), one file each, and what they share.
+#pragma once
+
+#include "profile.h"
+
+namespace drainsim::profiles {
+
+// A profile's starting point: the OJS defaults with `name` and the given grace period.
+Profile base(std::string_view name, std::string_view summary, Duration grace);
+
+// The OJS reference backends (ojs-backend-lite/redis): a visibility deadline from the
+// job's start whose expiry requeues without counting an attempt; no dead-worker detection.
+BackendMechanisms ojs_reference_backend();
+
+// Reads an option as the loader leaves it (present and valid).
+bool option_bool(const nlohmann::json& options, const char* name);
+Duration option_duration(const nlohmann::json& options, const char* name);
+int option_count(const nlohmann::json& options, const char* name);
+
+Profile ojs();
+Profile ojs_go_sdk();
+Profile ojs_js_sdk();
+Profile sidekiq();
+Profile sidekiq_pro();
+Profile river();
+Profile bullmq();
+Profile oban();
+Profile faktory();
+Profile celery();
+Profile temporal();
+Profile graphile_worker();
+Profile pg_boss();
+Profile ductwork();
+Profile naive();
+
+}  // namespace drainsim::profiles

@@ -1,0 +1,33 @@
+// River (Go, Postgres) with the seed's signal wiring: a first signal → Stop (soft), a
+// second → StopAndCancel, a third → exit (PROFILES.md; client.go, job_rescuer.go).
+#include "profiles.h"
+
+namespace drainsim::profiles {
+
+namespace {
+void apply(const nlohmann::json& options, ShutdownBehaviour&, BackendMechanisms& m) {
+  m.rescuer.after = option_duration(options, "rescue_stuck_jobs_after");
+}
+}  // namespace
+
+Profile river() {
+  Profile p = base("river",
+                   "River: a soft Stop waits for jobs forever; a second signal cancels them "
+                   "(retried, attempt counted); a killed worker's jobs stay running until the "
+                   "1 h rescuer",
+                   kNever);
+  ShutdownBehaviour& b = p.worker.shutdown;
+  b.handles_tstp = false;
+  b.second_term = ShutdownBehaviour::SecondTerm::kDeadline;
+  b.at_deadline = ShutdownBehaviour::AtDeadline::kCancelAndWait;
+  p.backend.retry.max_attempts = 25;
+  p.mechanisms.heartbeat_detection = false;
+  p.mechanisms.lease.enabled = false;
+  p.mechanisms.rescuer = Rescuer{true, 30 * kSecond, kHour, true};  // JobRescuer
+  p.options = {{"rescue_stuck_jobs_after", ProfileOption::Kind::kDuration, "1h",
+                "RescueStuckJobsAfter: running jobs attempted this long ago are rescued"}};
+  p.apply = apply;
+  return p;
+}
+
+}  // namespace drainsim::profiles

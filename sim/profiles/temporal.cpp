@@ -1,0 +1,36 @@
+// Temporal Go SDK activity workers, with InterruptCh passed (PROFILES.md).
+#include "profiles.h"
+
+#include <climits>
+
+namespace drainsim::profiles {
+
+namespace {
+void apply(const nlohmann::json& options, ShutdownBehaviour&, BackendMechanisms& m) {
+  // A heartbeating activity is found by its heartbeat timeout; otherwise only its
+  // start-to-close timeout (the visibility timeout here) recovers it.
+  m.heartbeat_detection = option_bool(options, "activity_heartbeats");
+}
+}  // namespace
+
+Profile temporal() {
+  Profile p = base("temporal",
+                   "Temporal (Go SDK): WorkerStopTimeout 0 cancels activities at TERM, the failed "
+                   "attempt retries (1 s x2, cap 100 s, unlimited); orphans by heartbeat or "
+                   "start-to-close timeout",
+                   0);
+  ShutdownBehaviour& b = p.worker.shutdown;
+  b.handles_tstp = false;
+  b.second_term = ShutdownBehaviour::SecondTerm::kIgnore;
+  p.backend.visibility_timeout = 10 * kMinute;  // start-to-close
+  p.backend.retry = RetryPolicy{INT_MAX, kSecond, 2.0, 100 * kSecond, false};
+  p.mechanisms.heartbeat_detection = false;
+  p.mechanisms.lease.renewed_by_heartbeat = false;
+  p.mechanisms.lease.fate = LeaseExpiry::Fate::kRetry;
+  p.options = {{"activity_heartbeats", ProfileOption::Kind::kBool, false,
+                "activities heartbeat, so a dead worker is found after backend.heartbeat_timeout"}};
+  p.apply = apply;
+  return p;
+}
+
+}  // namespace drainsim::profiles
