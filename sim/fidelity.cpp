@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "results.h"
+
 namespace drainsim {
 
 namespace {
@@ -29,21 +31,6 @@ constexpr const char* kMetrics[] = {
     "job_latency_s.p99",
 };
 
-std::optional<double> lookup(const nlohmann::json& summary, const std::string& metric) {
-  const nlohmann::json* v = &summary;
-  std::size_t start = 0;
-  while (true) {
-    const std::size_t dot = metric.find('.', start);
-    const std::string key = metric.substr(start, dot - start);
-    if (!v->is_object() || !v->contains(key)) return std::nullopt;
-    v = &(*v)[key];
-    if (dot == std::string::npos) break;
-    start = dot + 1;
-  }
-  if (!v->is_number()) return std::nullopt;
-  return v->get<double>();
-}
-
 std::string show(const std::optional<double>& v) {
   if (!v) return "-";
   if (*v == std::floor(*v) && std::fabs(*v) < 1e15) return fmt::format("{:.0f}", *v);
@@ -56,7 +43,9 @@ std::vector<FidelityRow> fidelity_rows(const std::vector<nlohmann::json>& result
   std::vector<FidelityRow> rows;
   for (const char* metric : kMetrics) {
     FidelityRow row{metric, {}};
-    for (const nlohmann::json& r : results) row.values.push_back(lookup(r["summary"], metric));
+    for (const nlohmann::json& r : results) {
+      row.values.push_back(summary_value(r["summary"], metric));
+    }
     rows.push_back(std::move(row));
   }
   return rows;

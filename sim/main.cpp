@@ -1,4 +1,4 @@
-// drainsim command line: run and validate scenarios.
+// drainsim command line: run, compare and validate scenarios.
 // Exit codes: 0 ok, 2 bad input (file, JSON path and what was expected on stderr),
 // 3 audit failure (which jobs, and why).
 #include <chrono>
@@ -13,6 +13,7 @@
 #include <fmt/ranges.h>
 #include <CLI/CLI.hpp>
 
+#include "compare.h"
 #include "fidelity.h"
 #include "profile.h"
 #include "scenario_loader.h"
@@ -186,6 +187,18 @@ int fidelity(const RunArgs& args) {
   return audits_ok ? 0 : kAuditFailed;
 }
 
+// --inject-fault drop-acked-job=JOB (testing only); false (the error printed) when malformed.
+bool parse_fault(const std::string& fault, drainsim::BackendFaults& faults) {
+  if (fault.empty()) return true;
+  const std::string prefix = "drop-acked-job=";
+  if (fault.rfind(prefix, 0) != 0) {
+    fmt::print(stderr, "error: --inject-fault: expected drop-acked-job=JOB, got \"{}\"\n", fault);
+    return false;
+  }
+  faults.drop_acked_job = std::stoull(fault.substr(prefix.size()));
+  return true;
+}
+
 int run(const RunArgs& args) {
   Scenario s;
   drainsim::RunOptions options;
@@ -195,15 +208,7 @@ int run(const RunArgs& args) {
     fmt::print(stderr, "error: --worker-cmd and --worker-log need --engine process\n");
     return kBadInput;
   }
-  if (!args.fault.empty()) {
-    const std::string prefix = "drop-acked-job=";
-    if (args.fault.rfind(prefix, 0) != 0) {
-      fmt::print(stderr, "error: --inject-fault: expected drop-acked-job=JOB, got \"{}\"\n",
-                 args.fault);
-      return kBadInput;
-    }
-    options.faults.drop_acked_job = std::stoull(args.fault.substr(prefix.size()));
-  }
+  if (!parse_fault(args.fault, options.faults)) return kBadInput;
   const auto t0 = std::chrono::steady_clock::now();
   drainsim::RunOutput out;
   int status = 0;
@@ -231,6 +236,65 @@ int run(const RunArgs& args) {
     return kAuditFailed;
   }
   return 0;
+}
+
+struct CompareArgs {
+  std::string scenario;
+  std::string profiles = "all";
+  std::size_t seeds = 10;
+  std::optional<std::uint64_t> seed;
+  std::string format = "table";
+  std::vector<std::string> sets;
+  std::string out;
+  std::string fault;
+};
+
+// The scenario against several profiles over several seeds (sim/compare.h).
+int compare(const CompareArgs& args) {
+  const drainsim::ProfileSelection selection = drainsim::select_profiles(args.profiles);
+  if (!selection.error.empty()) {
+    fmt::print(stderr, "error: {}\n", selection.error);
+    return kBadInput;
+  }
+  drainsim::CompareSpec spec;
+  spec.scenario = args.scenario;
+  spec.overrides = args.sets;
+  spec.profiles = selection.names;
+  spec.seeds = args.seeds;
+  spec.first_seed = args.seed;
+  if (!parse_fault(args.fault, spec.faults)) return kBadInput;
+  drainsim::Comparison c;
+  try {
+    c = drainsim::compare_profiles(spec);
+  } catch (const drainsim::ScenarioError& e) {
+    fmt::print(stderr, "error: {}\n", e.what());
+    return kBadInput;
+  }
+  const auto format = args.format == "md"     ? drainsim::CompareFormat::kMarkdown
+                      : args.format == "json" ? drainsim::CompareFormat::kJson
+                      : args.format == "csv"  ? drainsim::CompareFormat::kCsv
+                                              : drainsim::CompareFormat::kTable;
+  const std::string text = drainsim::format_comparison(c, format);
+  if (args.out.empty()) {
+    fmt::print("{}", text);
+  } else {
+    std::ofstream f(args.out, std::ios::binary);
+    if (!(f << text)) {
+      fmt::print(stderr, "error: {}: cannot write the comparison\n", args.out);
+      return kBadInput;
+    }
+  }
+  for (const drainsim::ProfileComparison& p : c.profiles) {
+    for (const drainsim::CompareRun& r : p.runs) {
+      if (r.audit_ok) continue;
+      fmt::print(stderr,
+                 "error: the audit failed for profile {}, seed {}: {} jobs or totals do not "
+                 "balance\n",
+                 p.profile, r.seed, r.audit_error_count);
+      for (const std::string& e : r.audit_errors) fmt::print(stderr, "  {}\n", e);
+    }
+  }
+  return c.audits_ok() ? 0 : kAuditFailed;
 }
 
 void add_access_option(CLI::App* cmd, RunArgs& args) {
@@ -352,6 +416,25 @@ int main(int argc, char** argv) {
   add_access_option(fidelity_cmd, fidelity_args);
   add_worker_options(fidelity_cmd, fidelity_args);
 
+  CompareArgs compare_args;
+  CLI::App* compare_cmd = app.add_subcommand(
+      "compare",
+      "Run a scenario against several worker profiles over several seeds; each metric's mean "
+      "and 95% interval per profile");
+  compare_cmd->add_option("scenario", compare_args.scenario, "Scenario file (JSON)")->required();
+  compare_cmd->add_option("--profiles", compare_args.profiles,
+                          "all (default, in registry order) or a comma-separated list");
+  compare_cmd->add_option("--seeds", compare_args.seeds, "Runs per profile (default 10)")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1000000}));
+  compare_cmd->add_option("--seed", compare_args.seed,
+                          "First seed (default: the scenario's); then +1, +2, ...");
+  compare_cmd->add_option("--format", compare_args.format, "table (default), md, json or csv")
+      ->check(CLI::IsMember({"table", "md", "json", "csv"}));
+  compare_cmd->add_option("--set", compare_args.sets, "Override a field: PATH=VALUE (repeatable)");
+  compare_cmd->add_option("--out", compare_args.out, "Write the comparison here (default stdout)");
+  compare_cmd->add_option("--inject-fault", compare_args.fault, "Testing only: drop-acked-job=JOB")
+      ->group("");
+
   std::vector<std::string> files, validate_sets;
   CLI::App* validate_cmd = app.add_subcommand("validate", "Check scenario files");
   validate_cmd->add_option("scenarios", files, "Scenario files")->required();
@@ -378,6 +461,7 @@ int main(int argc, char** argv) {
   }
   if (*run_cmd) return run(run_args);
   if (*fidelity_cmd) return fidelity(fidelity_args);
+  if (*compare_cmd) return compare(compare_args);
   if (*validate_cmd) return validate(files, validate_sets);
   if (*profiles_cmd) return profiles(profile_name, profiles_format);
   return kBadInput;

@@ -200,4 +200,18 @@ std::string stamp_hash(json& results) {
   return hex;
 }
 
+std::optional<double> summary_value(const json& summary, std::string_view metric) {
+  const json* v = &summary;
+  while (true) {
+    const std::size_t dot = metric.find('.');
+    const std::string key(metric.substr(0, dot));
+    if (!v->is_object() || !v->contains(key)) return std::nullopt;
+    v = &(*v)[key];
+    if (dot == std::string_view::npos) break;
+    metric.remove_prefix(dot + 1);
+  }
+  if (!v->is_number()) return std::nullopt;
+  return v->get<double>();
+}
+
 }  // namespace drainsim

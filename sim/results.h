@@ -3,7 +3,9 @@
 // timeline when recorded. Times are seconds (doubles) of simulated time.
 #pragma once
 
+#include <optional>
 #include <string>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -22,5 +24,9 @@ nlohmann::json build_results(const Scenario& scenario, const Recorder& recorder,
 // Sets results["result_hash"] to the FNV-1a 64 hash (16 hex digits) of the document's
 // compact dump without that field, and returns it.
 std::string stamp_hash(nlohmann::json& results);
+
+// A number in a summary by its dotted path, e.g. "drain_latency_s.p99"; nullopt when a step
+// is missing or the value is null or not a number.
+std::optional<double> summary_value(const nlohmann::json& summary, std::string_view metric);
 
 }  // namespace drainsim
