@@ -331,8 +331,8 @@ int profiles(const std::string& name, const std::string& format) {
   std::vector<const Profile*> chosen;
   if (name.empty()) {
     for (const Profile& p : all_profiles()) chosen.push_back(&p);
-  } else if (const Profile* p = find_profile(name)) {
-    chosen.push_back(p);
+  } else if (const Profile* found = find_profile(name)) {
+    chosen.push_back(found);
   } else {
     std::vector<std::string> names;
     for (const Profile& p : all_profiles()) names.emplace_back(p.name);
