@@ -9,6 +9,8 @@
 
 #include <fmt/format.h>
 
+#include "profile.h"
+
 namespace drainsim {
 
 using nlohmann::json;
@@ -82,6 +84,25 @@ HttpWorkerConfig worker_config_from_env(const std::function<const char*(const ch
   c.worker.heartbeat_interval =
       env_duration(get, "OJS_HEARTBEAT_INTERVAL", c.worker.heartbeat_interval);
   c.worker.poll_interval = env_duration(get, "OJS_POLL_INTERVAL", c.worker.poll_interval);
+  if (const char* profile_name = get("DRAINSIM_PROFILE")) {
+    const Profile* profile = find_profile(profile_name);
+    if (profile == nullptr) {
+      throw std::invalid_argument(
+          fmt::format("DRAINSIM_PROFILE=\"{}\": no such profile", profile_name));
+    }
+    c.worker.profile = profile_name;
+    c.worker.options = nlohmann::json::object();
+    for (const ProfileOption& o : profile->options)
+      c.worker.options[std::string(o.name)] = o.fallback;
+    if (const char* options = get("DRAINSIM_PROFILE_OPTIONS")) {
+      const auto given = nlohmann::json::parse(options, nullptr, false);
+      if (!given.is_object()) {
+        throw std::invalid_argument("DRAINSIM_PROFILE_OPTIONS: expected a JSON object");
+      }
+      c.worker.options.update(given);
+    }
+    c.worker.shutdown = shutdown_behaviour(c.worker);
+  }
   if (const char* body = get("DRAINSIM_JOB_BODY")) {
     const std::string_view b = body;
     if (b == "sleep") {

@@ -182,3 +182,25 @@ TEST(ProcessEngine, AWorkerThatCannotStartIsAClearError) {
 
 }  // namespace
 }  // namespace drainsim
+
+namespace drainsim {
+namespace {
+
+TEST(ProcessEngine, AProfileTheHttpBindingCannotExpressIsAClearError) {
+  // Sidekiq hands jobs back to the front of the queue at its deadline; the OJS binding has
+  // no such call, so drainsim-worker cannot play it (another program may).
+  RunOptions options;
+  options.engine = Engine::kProcess;
+  const Scenario s = parse_scenario(test::one_pod("1s"), "case", {"worker.profile=sidekiq"});
+  try {
+    run_scenario(s, options);
+    ADD_FAILURE() << "no error";
+  } catch (const RunError& e) {
+    EXPECT_NE(std::string(e.what()).find("profile sidekiq hands unfinished jobs back"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace drainsim

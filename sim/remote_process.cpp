@@ -107,6 +107,9 @@ void RemoteProcess::start() {
   spec.env.push_back("OJS_HEARTBEAT_INTERVAL=" +
                      env_duration(fleet_.real_ms(w.heartbeat_interval)));
   spec.env.push_back("OJS_POLL_INTERVAL=" + env_duration(fleet_.real_ms(w.poll_interval)));
+  // drainsim-worker behaves as the scenario's profile (another program has its own ways).
+  spec.env.push_back("DRAINSIM_PROFILE=" + w.profile);
+  spec.env.push_back("DRAINSIM_PROFILE_OPTIONS=" + w.options.dump());
   slots_.assign(static_cast<std::size_t>(w.concurrency), false);
   try {
     pid_ = spawn(spec);
@@ -347,6 +350,7 @@ void RemoteProcess::ended(ChildExit how) {
   }
   const Outcome outcome = how.signalled ? Outcome::kKilled : Outcome::kAbandoned;
   while (!held_.empty()) end_attempt(held_.begin()->second, outcome);
+  if (worker_id_ != kNoWorker) fleet_.backend.process_ended(worker_id_);
   answer_wait(false);
   state_ = WorkerState::kStopped;
   if (how.signalled) {

@@ -230,6 +230,14 @@ RunOutput run_process(const Scenario& s, const RunOptions& o) {
   fleet_options.worker_cmd = o.worker_cmd;
   fleet_options.output = o.worker_log;
   fleet_options.time_scale = o.time_scale;
+  if (o.worker_cmd.empty() &&
+      s.worker.shutdown.at_deadline == ShutdownBehaviour::AtDeadline::kRequeue) {
+    throw RunError(fmt::format(
+        "profile {} hands unfinished jobs back to the queue at the deadline, which the OJS "
+        "HTTP binding cannot express: run it on the virtual or realtime engine, or bring your "
+        "own worker with --worker-cmd",
+        s.worker.profile));
+  }
   if (o.worker_cmd.empty() && access(fleet_options.worker_binary.c_str(), X_OK) != 0) {
     throw RunError(fmt::format("cannot run the worker program {}: {}", fleet_options.worker_binary,
                                strerror(errno)));
