@@ -11,47 +11,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include "test_cli.h"
+
 namespace {
 
 namespace fs = std::filesystem;
 
-struct Result {
-  int code;
-  std::string out, err;
-};
-
-class Cli : public ::testing::Test {
- protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("drainsim_cli_" +
-            std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  std::string write(const std::string& name, const std::string& text) {
-    const fs::path p = dir_ / name;
-    std::ofstream(p) << text;
-    return p.string();
-  }
-  static std::string slurp(const fs::path& p) {
-    std::ifstream f(p);
-    std::stringstream s;
-    s << f.rdbuf();
-    return s.str();
-  }
-  Result drainsim(const std::string& args) {
-    const std::string cmd =
-        "cd '" + dir_.string() + "' && '" + DRAINSIM_BINARY + "' " + args + " > out.txt 2> err.txt";
-    const int status = std::system(cmd.c_str());
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(dir_ / "out.txt"),
-            slurp(dir_ / "err.txt")};
-  }
-
-  fs::path dir_;
-};
+class Cli : public drainsim::test::CliTest {};
 
 const char* kValid = R"({"name": "ok", "duration": "10s", "settle": "1m",
   "workload": {"arrival": {"kind": "burst", "count": 4, "at": "0s"},
@@ -103,7 +69,7 @@ TEST_F(Cli, MalformedScenariosExit2NamingFileAndPath) {
   for (const BadCase& c : cases) {
     const std::string file = write(std::string(c.name) + ".json", c.text);
     for (const char* cmd : {"run", "validate"}) {
-      const Result r = drainsim(std::string(cmd) + " '" + file + "'");
+      const drainsim::test::CliResult r = drainsim(std::string(cmd) + " '" + file + "'");
       EXPECT_EQ(r.code, 2) << c.name << " via " << cmd << ": " << r.err;
       EXPECT_NE(r.err.find(file), std::string::npos) << c.name << " via " << cmd << ": " << r.err;
       EXPECT_NE(r.err.find(std::string(c.path) + ":"), std::string::npos)
@@ -113,7 +79,7 @@ TEST_F(Cli, MalformedScenariosExit2NamingFileAndPath) {
 }
 
 TEST_F(Cli, MissingFileAndBadOverrideExit2) {
-  Result r = drainsim("run nosuch.json");
+  drainsim::test::CliResult r = drainsim("run nosuch.json");
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("nosuch.json"), std::string::npos) << r.err;
   const std::string file = write("ok.json", kValid);
@@ -129,7 +95,7 @@ TEST_F(Cli, MissingFileAndBadOverrideExit2) {
 
 TEST_F(Cli, RunWritesResultsNamedAfterScenarioAndSeed) {
   const std::string scenario = std::string(DRAINSIM_SOURCE_DIR) + "/scenarios/oom-kill.json";
-  const Result r =
+  const drainsim::test::CliResult r =
       drainsim("run '" + scenario + "' --seed 7 --set worker.grace_period=10s --timeline");
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("audit: ok"), std::string::npos) << r.out;
@@ -143,7 +109,8 @@ TEST_F(Cli, RunWritesResultsNamedAfterScenarioAndSeed) {
 
 TEST_F(Cli, AuditFailureExits3NamingTheJob) {
   const std::string file = write("ok.json", kValid);
-  const Result r = drainsim("run '" + file + "' --out res.json --inject-fault drop-acked-job=2");
+  const drainsim::test::CliResult r =
+      drainsim("run '" + file + "' --out res.json --inject-fault drop-acked-job=2");
   EXPECT_EQ(r.code, 3) << r.out << r.err;
   EXPECT_NE(r.err.find("job 2:"), std::string::npos) << r.err;
   EXPECT_NE(r.out.find("audit: FAILED"), std::string::npos) << r.out;
@@ -152,7 +119,7 @@ TEST_F(Cli, AuditFailureExits3NamingTheJob) {
 TEST_F(Cli, FidelityComparesTheEnginesSideBySide) {
   // Case a) of the core issue: four jobs complete on all three engines, none retried.
   const std::string file = write("ok.json", kValid);
-  const Result r = drainsim("fidelity '" + file + "' --time-scale 50");
+  const drainsim::test::CliResult r = drainsim("fidelity '" + file + "' --time-scale 50");
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("realtime - virtual"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("process - virtual"), std::string::npos) << r.out;
@@ -179,20 +146,22 @@ TEST_F(Cli, WorkerCmdPutsAnotherProgramInEveryPod) {
   const std::string worker =
       std::string(DRAINSIM_PYTHON) + " " + DRAINSIM_SOURCE_DIR + "/examples/ojs_worker.py";
   const std::string out = (dir_ / "out.json").string();
-  const Result r = drainsim("run '" + file + "' --engine process --time-scale 50 --out '" + out +
-                            "' --worker-cmd '" + worker + "'");
+  const drainsim::test::CliResult r =
+      drainsim("run '" + file + "' --engine process --time-scale 50 --out '" + out +
+               "' --worker-cmd '" + worker + "'");
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("engine process"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("enqueued 4  completed 4"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("exits: clean 1"), std::string::npos) << r.out;
 
-  const Result virtual_engine = drainsim("run '" + file + "' --worker-cmd '" + worker + "'");
+  const drainsim::test::CliResult virtual_engine =
+      drainsim("run '" + file + "' --worker-cmd '" + worker + "'");
   EXPECT_EQ(virtual_engine.code, 2);
   EXPECT_NE(virtual_engine.err.find("--worker-cmd and --worker-log need --engine process"),
             std::string::npos)
       << virtual_engine.err;
   // A command the shell cannot run stops the run at once (not a crash loop of pods).
-  const Result missing =
+  const drainsim::test::CliResult missing =
       drainsim("run '" + file + "' --engine process --worker-cmd " + "/nonexistent/worker --out '" +
                (dir_ / "out.json").string() + "'");
   EXPECT_EQ(missing.code, 2);
@@ -201,7 +170,8 @@ TEST_F(Cli, WorkerCmdPutsAnotherProgramInEveryPod) {
 }
 
 TEST_F(Cli, ValidateAcceptsEveryShippedScenario) {
-  const Result r = drainsim("validate " + std::string(DRAINSIM_SOURCE_DIR) + "/scenarios/*.json");
+  const drainsim::test::CliResult r =
+      drainsim("validate " + std::string(DRAINSIM_SOURCE_DIR) + "/scenarios/*.json");
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("rolling-restart.json: ok"), std::string::npos) << r.out;
 }

@@ -19,6 +19,7 @@
 #include "results.h"
 #include "scenario_loader.h"
 #include "simulation.h"
+#include "test_cli.h"
 
 namespace drainsim {
 namespace {
@@ -67,43 +68,7 @@ const Interval& metric(const ProfileComparison& p, std::string_view key) {
   return p.metrics.at(metric_index(key));
 }
 
-struct Result {
-  int code;
-  std::string out, err;
-};
-
-class Compare : public ::testing::Test {
- protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("drainsim_compare_" +
-            std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  std::string write(const std::string& name, const std::string& text) {
-    const fs::path p = dir_ / name;
-    std::ofstream(p) << text;
-    return p.string();
-  }
-  static std::string slurp(const fs::path& p) {
-    std::ifstream f(p, std::ios::binary);
-    std::stringstream s;
-    s << f.rdbuf();
-    return s.str();
-  }
-  Result drainsim(const std::string& args) {
-    const std::string cmd =
-        "cd '" + dir_.string() + "' && '" + DRAINSIM_BINARY + "' " + args + " > out.txt 2> err.txt";
-    const int status = std::system(cmd.c_str());
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(dir_ / "out.txt"),
-            slurp(dir_ / "err.txt")};
-  }
-
-  fs::path dir_;
-};
+class Compare : public drainsim::test::CliTest {};
 
 TEST_F(Compare, EverySeedAgreesSoTheIntervalIsTheValue) {
   CompareSpec spec;
@@ -343,13 +308,13 @@ TEST_F(Compare, CliWritesEveryFormatTheSameWayTwice) {
   for (const char* format : {"table", "md", "json", "csv"}) {
     const std::string args =
         "compare '" + file + "' --profiles all --seeds 3 --seed 4 --format " + format;
-    const Result first = drainsim(args);
+    const drainsim::test::CliResult first = drainsim(args);
     ASSERT_EQ(first.code, 0) << format << ": " << first.err;
     EXPECT_FALSE(first.out.empty());
-    const Result second = drainsim(args);
+    const drainsim::test::CliResult second = drainsim(args);
     EXPECT_EQ(second.code, 0);
     EXPECT_EQ(first.out, second.out) << format;
-    const Result to_file = drainsim(args + " --out cmp.out");
+    const drainsim::test::CliResult to_file = drainsim(args + " --out cmp.out");
     EXPECT_EQ(to_file.code, 0);
     EXPECT_TRUE(to_file.out.empty());
     EXPECT_EQ(slurp(dir_ / "cmp.out"), first.out) << format;
@@ -360,7 +325,7 @@ TEST_F(Compare, CliFormats) {
   const std::string file = write("three.json", kThreeLongJobs);
   const std::string base = "compare '" + file + "' --profiles ojs --seeds 2 --seed 4";
 
-  Result r = drainsim(base + " --format json");
+  drainsim::test::CliResult r = drainsim(base + " --format json");
   ASSERT_EQ(r.code, 0) << r.err;
   const json j = json::parse(r.out);
   EXPECT_EQ(j["scenario"], "three-long-jobs");
@@ -395,7 +360,7 @@ TEST_F(Compare, CliFormats) {
 
 TEST_F(Compare, CliBadInputExits2) {
   const std::string file = write("three.json", kThreeLongJobs);
-  Result r = drainsim("compare '" + file + "' --profiles ojs,nosuch");
+  drainsim::test::CliResult r = drainsim("compare '" + file + "' --profiles ojs,nosuch");
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("unknown profile \"nosuch\"; known profiles: "), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("ojs"), std::string::npos) << r.err;
@@ -412,8 +377,8 @@ TEST_F(Compare, CliBadInputExits2) {
 
 TEST_F(Compare, CliAuditFailureExits3NamingProfileSeedAndJob) {
   const std::string file = write("three.json", kThreeLongJobs);
-  const Result r = drainsim("compare '" + file +
-                            "' --profiles ojs --seeds 2 --seed 8 --inject-fault drop-acked-job=1");
+  const drainsim::test::CliResult r = drainsim(
+      "compare '" + file + "' --profiles ojs --seeds 2 --seed 8 --inject-fault drop-acked-job=1");
   EXPECT_EQ(r.code, 3) << r.out << r.err;
   EXPECT_NE(r.err.find("the audit failed for profile ojs, seed 8"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("the audit failed for profile ojs, seed 9"), std::string::npos) << r.err;
