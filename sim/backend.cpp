@@ -102,7 +102,7 @@ void Backend::fetch(WorkerId worker, int count, std::vector<Lease>& out) {
       job.holder = worker;
       ++job.attempt;
       job.lease_deadline = now + config_.visibility_timeout;
-      if (mechanisms_.lease_expiry) {
+      if (mechanisms_.lease.enabled) {
         job.timer =
             rt_.schedule(job.lease_deadline, Priority::kBackend, this, kLeaseExpiry, handle);
       }

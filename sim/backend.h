@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "ids.h"
-#include "profile.h"
+#include "backend_mechanisms.h"
 #include "recorder.h"
 #include "runtime.h"
 #include "scenario.h"

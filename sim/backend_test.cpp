@@ -24,11 +24,19 @@ struct Wakeups final : WorkerListener {
   std::vector<char>* order = nullptr;
 };
 
+// OJS's mechanisms with dead-worker detection and lease expiry switched on or off.
+BackendMechanisms detection_and_lease(bool heartbeat_detection, bool lease_expiry) {
+  BackendMechanisms m;
+  m.heartbeat_detection = heartbeat_detection;
+  m.lease.enabled = lease_expiry;
+  return m;
+}
+
 class BackendTest : public ::testing::Test {
  protected:
   BackendTest() { config.retry.jitter = false; }
 
-  Backend& make(BackendMechanisms mechanisms = {true, true}) {
+  Backend& make(BackendMechanisms mechanisms = {}) {
     backend = std::make_unique<Backend>(rt, config, mechanisms, recorder);
     queue = backend->queue("default");
     return *backend;
@@ -143,7 +151,7 @@ TEST_F(BackendTest, AckOrFailFromAnotherWorkerIsRejected) {
 TEST_F(BackendTest, RetryableFailBacksOffExponentially) {
   // initial 1 s, coefficient 2, no jitter: after attempt n fails, the wait is 1 s * 2^(n-1).
   config.retry = RetryPolicy{3, kSecond, 2.0, 5 * kMinute, false};
-  make({false, false});  // no other timers in the queue
+  make(detection_and_lease(false, false));  // no other timers in the queue
   enqueue();
   const WorkerId w = add_worker();
   auto l = fetch(w, 1);
@@ -180,7 +188,7 @@ TEST_F(BackendTest, RetryableFailBacksOffExponentially) {
 TEST_F(BackendTest, RetryWaitIsCappedByMaxInterval) {
   // initial 2 s, coefficient 10, cap 5 s: waits 2 s, then min(20 s, 5 s) = 5 s.
   config.retry = RetryPolicy{5, 2 * kSecond, 10.0, 5 * kSecond, false};
-  make({false, false});
+  make(detection_and_lease(false, false));
   enqueue();
   const WorkerId w = add_worker();
   auto l = fetch(w, 1);
@@ -197,7 +205,7 @@ TEST_F(BackendTest, RetryJitterStaysWithinHalfToOneAndAHalf) {
   // jitter multiplies the 10 s wait by U[0.5, 1.5): every wait is in [5 s, 15 s). With 200
   // waits, all above 7 s has probability 0.8^200 ~ 1e-19, so the spread is checked too.
   config.retry = RetryPolicy{3, 10 * kSecond, 2.0, 5 * kMinute, true};
-  make({false, false});
+  make(detection_and_lease(false, false));
   const WorkerId w = add_worker();
   Duration lo = kNever, hi = 0;
   for (int i = 0; i < 200; ++i) {
@@ -221,7 +229,7 @@ TEST_F(BackendTest, RetryJitterStaysWithinHalfToOneAndAHalf) {
 }
 
 TEST_F(BackendTest, NonRetryableFailDiscardsAtOnce) {
-  make({false, false});
+  make(detection_and_lease(false, false));
   enqueue();
   const WorkerId w = add_worker();
   const auto l = fetch(w, 1);
@@ -237,7 +245,7 @@ TEST_F(BackendTest, NonRetryableFailDiscardsAtOnce) {
 
 TEST_F(BackendTest, ShutdownFailOnTheLastAttemptIsDiscardedByShutdown) {
   config.retry.max_attempts = 1;
-  make({false, false});
+  make(detection_and_lease(false, false));
   enqueue();
   const WorkerId w = add_worker();
   const auto l = fetch(w, 1);
@@ -249,7 +257,7 @@ TEST_F(BackendTest, ShutdownFailOnTheLastAttemptIsDiscardedByShutdown) {
 }
 
 TEST_F(BackendTest, FailKeepsCheckpointedProgressForTheNextAttempt) {
-  make({false, false});
+  make(detection_and_lease(false, false));
   enqueue(10 * kSecond);
   const WorkerId w = add_worker();
   auto l = fetch(w, 1);
@@ -371,7 +379,8 @@ TEST_F(BackendTest, DeadWorkerJobIsDiscardedWhenAttemptsAreUsedUp) {
 
 TEST_F(BackendTest, NoDeadWorkerRecoveryWithoutHeartbeatDetection) {
   config.heartbeat_timeout = 30 * kSecond;
-  make({false, true});  // lease expiry only, with the default 30 min visibility timeout
+  make(detection_and_lease(false,
+                           true));  // lease expiry only, with the default 30 min visibility timeout
   enqueue();
   const WorkerId w = add_worker();
   const auto l = fetch(w, 1);
@@ -383,7 +392,7 @@ TEST_F(BackendTest, NoDeadWorkerRecoveryWithoutHeartbeatDetection) {
 
 TEST_F(BackendTest, NoLeaseExpiryWithoutTheMechanism) {
   config.visibility_timeout = 10 * kSecond;
-  make({false, false});
+  make(detection_and_lease(false, false));
   enqueue();
   const WorkerId w = add_worker();
   const auto l = fetch(w, 1);
@@ -455,7 +464,7 @@ TEST_F(BackendTest, DeregisterRequeuesHeldJobs) {
 }
 
 TEST_F(BackendTest, WaitForJobsWakesOneWaiterPerJobInFifoOrder) {
-  make({false, false});
+  make(detection_and_lease(false, false));
   std::vector<char> order;
   Wakeups a, b, c;
   a.name = 'A';
@@ -496,7 +505,7 @@ TEST_F(BackendTest, WaitForJobsWakesOneWaiterPerJobInFifoOrder) {
 TEST_F(BackendTest, AFetchEndsTheWaitSoTheNextJobWakesAnIdleWorker) {
   // A waits, then gets a job by polling (its slots are now full); B waits. The next job
   // must wake B, not A.
-  make({false, false});
+  make(detection_and_lease(false, false));
   Wakeups a, b;
   const WorkerId wa = add_worker(&a);
   const WorkerId wb = add_worker(&b);
@@ -515,7 +524,7 @@ TEST_F(BackendTest, AFetchEndsTheWaitSoTheNextJobWakesAnIdleWorker) {
 }
 
 TEST_F(BackendTest, AnIdleWorkerPollingForAnHourHoldsOnePlaceInTheWaitList) {
-  make({false, false});
+  make(detection_and_lease(false, false));
   Wakeups a;
   const WorkerId wa = add_worker(&a);
   for (int poll = 0; poll < 3600; ++poll) {
@@ -531,7 +540,7 @@ TEST_F(BackendTest, AnIdleWorkerPollingForAnHourHoldsOnePlaceInTheWaitList) {
 TEST_F(BackendTest, QuietOrCancelledWaitersAreSkipped) {
   // A waits first but goes quiet; B waits, then cancels (its process died); C waits.
   // The job wakes C at once.
-  make({false, false});
+  make(detection_and_lease(false, false));
   Wakeups a, b, c;
   const WorkerId wa = add_worker(&a);
   const WorkerId wb = add_worker(&b);

@@ -19,7 +19,7 @@ const Profile kProfiles[] = {
      "Open Job Spec graceful shutdown: TERM/INT quiet, drain up to the grace period, FAIL the "
      "rest with ShutdownError; heartbeat dead-worker detection",
      ojs_defaults(),
-     {true, true}},
+     BackendMechanisms{}},  // the defaults are OJS: dead-worker detection, heartbeat-renewed leases
 };
 
 }  // namespace

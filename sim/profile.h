@@ -6,16 +6,10 @@
 #include <span>
 #include <string_view>
 
+#include "backend_mechanisms.h"
 #include "scenario.h"
 
 namespace drainsim {
-
-// Recovery mechanisms the backend runs for a profile (DESIGN.md, Semantics/Backend):
-// scenario fields only tune mechanisms the profile has.
-struct BackendMechanisms {
-  bool heartbeat_detection = true;  // dead worker after heartbeat_timeout
-  bool lease_expiry = true;         // visibility timeout
-};
 
 struct Profile {
   std::string_view name;
