@@ -47,6 +47,7 @@ JobId Backend::enqueue(int queue, const JobSpec& spec) {
             kNil,
             kNoWorker,
             0,
+            0,
             static_cast<std::int16_t>(queue),
             JobState::kAvailable,
             true};
@@ -101,6 +102,7 @@ void Backend::fetch(WorkerId worker, int count, std::vector<Lease>& out) {
       job.state = JobState::kActive;
       job.holder = worker;
       ++job.attempt;
+      ++job.claims;
       job.lease_deadline = now + config_.visibility_timeout;
       if (mechanisms_.lease.enabled) {
         job.timer =
@@ -111,7 +113,8 @@ void Backend::fetch(WorkerId worker, int count, std::vector<Lease>& out) {
       if (w.active_head != kNil) jobs_[w.active_head].prev = handle;
       w.active_head = handle;
       recorder_.job_claimed(job.ledger, now);
-      out.push_back(Lease{job.id, handle, job.ledger, job.attempt, job.progress, job.spec});
+      out.push_back(
+          Lease{job.id, handle, job.ledger, job.attempt, job.progress, job.spec, job.claims});
       --count;
     }
   }
@@ -142,7 +145,7 @@ void Backend::cancel_wait(WorkerId worker) { workers_[worker].waiting = false; }
 bool Backend::holds(WorkerId worker, const Lease& lease) const {
   if (lease.handle >= jobs_.size()) return false;
   const Job& job = jobs_[lease.handle];
-  return job.live && job.id == lease.id && job.attempt == lease.attempt &&
+  return job.live && job.id == lease.id && job.claims == lease.claim &&
          job.state == JobState::kActive && job.holder == worker &&
          workers_[worker].status != WorkerStatus::kDead;
 }

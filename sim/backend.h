@@ -17,8 +17,8 @@
 #include <string>
 #include <vector>
 
-#include "ids.h"
 #include "backend_mechanisms.h"
+#include "ids.h"
 #include "recorder.h"
 #include "runtime.h"
 #include "scenario.h"
@@ -108,6 +108,7 @@ class Backend final : public TimerTarget, public BackendView {
     std::uint32_t prev, next;  // the holder's list of active jobs, or the free list
     WorkerId holder;
     int attempt;
+    std::uint32_t claims;  // fetches so far (Lease::claim of the latest)
     std::int16_t queue;
     JobState state;
     bool live;

@@ -47,6 +47,9 @@ struct Lease {
   int attempt = 0;           // 1 for the first execution
   Duration progress = 0;     // work already checkpointed
   JobSpec spec;
+  // Which claim of the job this is: 1 for its first fetch, +1 at each fetch. Unlike the
+  // attempt number (which a requeue or a stall can give back) no two claims share it.
+  std::uint32_t claim = 0;
 };
 
 const char* to_string(JobState s);

@@ -148,7 +148,7 @@ class Recorder {
     std::uint32_t next_free;
     std::uint16_t completed_attempts;
     std::uint16_t open_attempts;
-    std::uint16_t current_attempt;  // the attempt number of the latest execution
+    std::uint32_t current_claim;  // Lease::claim of the latest execution
     JobState state;
     bool live;
     bool interrupted;         // some attempt was interrupted, killed or abandoned
