@@ -156,8 +156,7 @@ bool Backend::ack(WorkerId worker, const Lease& lease) {
     return false;
   }
   Job& job = jobs_[lease.handle];
-  detach(lease.handle);
-  rt_.cancel(job.timer);
+  take_back(lease.handle);
   if (faults_.drop_acked_job == job.id) {
     finish(lease.handle);  // the injected fault: forget the job, tell no one
     return true;
@@ -175,17 +174,29 @@ bool Backend::fail(WorkerId worker, const Lease& lease, ErrorKind error, bool re
     return false;
   }
   Job& job = jobs_[lease.handle];
-  detach(lease.handle);
-  rt_.cancel(job.timer);
+  take_back(lease.handle);
   job.progress = std::max(job.progress, progress);
-  const Time now = rt_.now();
+  retry_or_discard(lease.handle, error, retryable);
+  return true;
+}
+
+bool Backend::requeue(WorkerId worker, const Lease& lease, bool front) {
+  if (!holds(worker, lease)) {
+    recorder_.report_rejected(lease.ledger, false);
+    return false;
+  }
+  recover(lease.handle, ErrorKind::kShutdown, false, front);
+  return true;
+}
+
+void Backend::retry_or_discard(std::uint32_t handle, ErrorKind error, bool retryable) {
+  Job& job = jobs_[handle];
   const RetryPolicy& retry = config_.retry;
   if (!retryable || job.attempt >= retry.max_attempts) {
-    job.state = JobState::kDiscarded;
-    recorder_.job_discarded(job.ledger, now, error, job.progress);
-    finish(lease.handle);
-    return true;
+    discard(handle, error);
+    return;
   }
+  const Time now = rt_.now();
   double delay = static_cast<double>(retry.initial_interval) *
                  std::pow(retry.backoff_coefficient, job.attempt - 1);
   if (retry.jitter) delay *= rt_.rng(Stream::kBackend).uniform(0.5, 1.5);
@@ -193,9 +204,15 @@ bool Backend::fail(WorkerId worker, const Lease& lease, ErrorKind error, bool re
   job.state = JobState::kScheduled;
   job.holder = kNoWorker;
   recorder_.job_scheduled(job.ledger, now);
-  job.timer = rt_.schedule(now + static_cast<Duration>(delay), Priority::kBackend, this, kRetryDue,
-                           lease.handle);
-  return true;
+  job.timer =
+      rt_.schedule(now + static_cast<Duration>(delay), Priority::kBackend, this, kRetryDue, handle);
+}
+
+void Backend::discard(std::uint32_t handle, ErrorKind why) {
+  Job& job = jobs_[handle];
+  job.state = JobState::kDiscarded;
+  recorder_.job_discarded(job.ledger, rt_.now(), why, job.progress);
+  finish(handle);
 }
 
 Directive Backend::heartbeat(WorkerId worker, Directive state, std::span<const Lease> active) {
@@ -270,6 +287,11 @@ void Backend::detach(std::uint32_t handle) {
   job.holder = kNoWorker;
 }
 
+void Backend::take_back(std::uint32_t handle) {
+  detach(handle);
+  rt_.cancel(jobs_[handle].timer);
+}
+
 void Backend::finish(std::uint32_t handle) {
   Job& job = jobs_[handle];
   job.live = false;
@@ -278,18 +300,17 @@ void Backend::finish(std::uint32_t handle) {
   --live_;
 }
 
-void Backend::recover(std::uint32_t handle, ErrorKind why) {
+void Backend::recover(std::uint32_t handle, ErrorKind why, bool counts_attempt, bool front) {
   Job& job = jobs_[handle];
-  detach(handle);
-  rt_.cancel(job.timer);
+  take_back(handle);
   recorder_.job_recovered(job.ledger, rt_.now());
-  if (job.attempt >= config_.retry.max_attempts) {
-    job.state = JobState::kDiscarded;
-    recorder_.job_discarded(job.ledger, rt_.now(), why, job.progress);
-    finish(handle);
+  if (!counts_attempt) {
+    --job.attempt;
+  } else if (job.attempt >= config_.retry.max_attempts) {
+    discard(handle, why);
     return;
   }
-  make_available(handle, false);
+  make_available(handle, front);
 }
 
 void Backend::worker_died(WorkerId worker) {

@@ -1,12 +1,13 @@
 // In-process job store with Open Job Spec semantics: named queues; enqueue; fetch with an
 // atomic claim and a lease (visibility timeout); ack; fail with an error kind and a
 // retryable flag through the retry policy (exponential backoff with jitter, cap, then
-// discarded); heartbeats that renew the listed jobs' leases and answer with a directive;
-// a worker registry; dead-worker detection after heartbeat_timeout; lease expiry. Which
-// recovery mechanisms run is the profile's choice (BackendMechanisms).
+// discarded); requeue at shutdown; heartbeats that renew the listed jobs' leases and answer
+// with a directive; a worker registry. Which recovery mechanisms run is the profile's choice
+// (BackendMechanisms, backend_mechanisms.h): dead-worker detection after heartbeat_timeout;
+// lease expiry.
 //
-// An ack or fail from a worker that no longer holds the job's lease is rejected and
-// recorded. Job records are freed as soon as a job completes or is discarded.
+// An ack, fail or requeue from a worker that no longer holds the job's lease is rejected
+// and recorded. Job records are freed as soon as a job completes or is discarded.
 // Event-driven: time and randomness come from the Runtime. Not thread-safe.
 #pragma once
 
@@ -75,6 +76,13 @@ class Backend final : public TimerTarget, public BackendView {
   // `progress` is the work checkpointed so far (kept for the next attempt).
   bool fail(WorkerId worker, const Lease& lease, ErrorKind error, bool retryable,
             Duration progress);
+  // The worker hands an unfinished job back at shutdown without it counting as an attempt
+  // (Sidekiq's requeue at the shutdown deadline; Celery acks_late restore): available at
+  // once, at the front of its queue when `front` (else the back); its next fetch carries
+  // the same attempt number, and its next execution counts as a shutdown retry. As with ack
+  // and fail, report the attempt's end to the recorder first. True when accepted; false
+  // (recorded as a rejected fail) when the worker no longer holds the lease.
+  bool requeue(WorkerId worker, const Lease& lease, bool front);
 
   // Records a heartbeat in `state` ("running", "quiet", "terminate"), renews the leases
   // of `active` that the worker holds, and answers with the directive for the worker.
@@ -137,10 +145,17 @@ class Backend final : public TimerTarget, public BackendView {
 
   bool holds(WorkerId worker, const Lease& lease) const;
   void make_available(std::uint32_t handle, bool front);
-  void detach(std::uint32_t handle);  // from its holder's active list
-  void finish(std::uint32_t handle);  // free the record
-  // Takes the job from its holder: back to available with no backoff, or discarded.
-  void recover(std::uint32_t handle, ErrorKind why);
+  void detach(std::uint32_t handle);     // from its holder's active list
+  void take_back(std::uint32_t handle);  // detach and cancel its lease timer
+  void finish(std::uint32_t handle);     // free the record
+  void discard(std::uint32_t handle, ErrorKind why);
+  // A FAIL's fate (the job already taken back): a retry after backoff, or discarded when
+  // not retryable or its attempts are used up.
+  void retry_or_discard(std::uint32_t handle, ErrorKind error, bool retryable);
+  // Takes the job from its holder for a recovery: back to available with no backoff, or
+  // discarded with `why` when the attempt counts and attempts are used up. When it does
+  // not count, the attempt is given back.
+  void recover(std::uint32_t handle, ErrorKind why, bool counts_attempt = true, bool front = false);
   void worker_died(WorkerId worker);
   void arm_deadline(WorkerId worker);
   bool takes_jobs(const Worker& w) const {

@@ -54,17 +54,32 @@ class BackendTest : public ::testing::Test {
   std::optional<JobState> state(const Lease& lease) const {
     return backend->job_state(lease.handle, lease.id);
   }
-  // What a worker process reports around an attempt that ran to completion, so the ledger
-  // stays consistent with the backend.
-  void complete_attempt(const Lease& lease, WorkerId worker) {
-    recorder.attempt_started(lease, rt.now());
+  // What a worker process reports around an attempt, so the ledger stays consistent with
+  // the backend.
+  void start_attempt(const Lease& lease) { recorder.attempt_started(lease, rt.now()); }
+  void end_attempt(const Lease& lease, WorkerId worker, Outcome outcome) {
     AttemptRecord record;
     record.job = lease.id;
     record.attempt = lease.attempt;
     record.worker = worker;
     record.start = record.end = rt.now();
-    record.outcome = Outcome::kCompleted;
+    record.outcome = outcome;
     recorder.attempt_ended(lease, record, 0);
+  }
+  void complete_attempt(const Lease& lease, WorkerId worker) {
+    start_attempt(lease);
+    end_attempt(lease, worker, Outcome::kCompleted);
+  }
+  // Fetches one job, runs it to completion and acks it.
+  void fetch_and_complete(WorkerId worker) {
+    const auto l = fetch(worker, 1);
+    ASSERT_EQ(l.size(), 1u);
+    complete_attempt(l[0], worker);
+    ASSERT_TRUE(backend->ack(worker, l[0]));
+  }
+  void expect_audit_ok() {
+    const AuditResult audit = recorder.finish(*backend);
+    EXPECT_TRUE(audit.ok) << (audit.errors.empty() ? "" : audit.errors[0]);
   }
 
   VirtualRuntime rt{1};
@@ -573,6 +588,71 @@ TEST_F(BackendTest, DeadOrDeregisteredWorkersAreNotWoken) {
   EXPECT_EQ(a.count, 0);
   EXPECT_EQ(c.count, 0);
   EXPECT_EQ(b.count, 1);
+}
+
+// --- requeue at shutdown
+
+TEST_F(BackendTest, RequeueToTheFrontGivesTheAttemptBackAndCountsAShutdownRetry) {
+  make(detection_and_lease(false, true));
+  enqueue();
+  enqueue();
+  enqueue();
+  const WorkerId w = add_worker();
+  const auto l = fetch(w, 1);  // job 0; jobs 1 and 2 wait
+  ASSERT_EQ(l.size(), 1u);
+  start_attempt(l[0]);
+  rt.run_until(5 * kSecond);
+  // Another worker cannot hand it back.
+  EXPECT_FALSE(backend->requeue(add_worker(), l[0], true));
+  EXPECT_EQ(recorder.totals().rejected_fails, 1);
+  // The shutdown deadline at 5 s: the attempt ends interrupted, then the job goes back.
+  end_attempt(l[0], w, Outcome::kInterrupted);
+  EXPECT_TRUE(backend->requeue(w, l[0], true));
+  EXPECT_EQ(state(l[0]), JobState::kAvailable);
+  EXPECT_EQ(rt.pending(), 0u);  // no backoff, and its lease timer is gone
+  // It runs next, ahead of jobs 1 and 2, with the same attempt number.
+  const WorkerId w2 = add_worker();
+  const auto again = fetch(w2, 1);
+  ASSERT_EQ(again.size(), 1u);
+  EXPECT_EQ(again[0].id, l[0].id);
+  EXPECT_EQ(again[0].attempt, 1);
+  start_attempt(again[0]);
+  EXPECT_EQ(recorder.totals().shutdown_retries, 1);
+  EXPECT_EQ(recorder.orphan_recovery().count(), 1u);  // requeued at once: 0 s
+  EXPECT_EQ(recorder.orphan_recovery().max(), 0.0);
+  // The first claim's lease is stale although its attempt number matches.
+  EXPECT_FALSE(backend->ack(w, l[0]));
+  end_attempt(again[0], w2, Outcome::kCompleted);
+  EXPECT_TRUE(backend->ack(w2, again[0]));
+  fetch_and_complete(w2);
+  fetch_and_complete(w2);
+  expect_audit_ok();
+  EXPECT_EQ(recorder.totals().completed, 3);
+  EXPECT_EQ(recorder.totals().interrupted, 1);
+}
+
+TEST_F(BackendTest, RequeueToTheBackQueuesBehindTheOthers) {
+  config.retry.max_attempts = 1;  // a requeue never uses one up
+  make(detection_and_lease(false, false));
+  enqueue();
+  enqueue();
+  const WorkerId w = add_worker();
+  auto l = fetch(w, 1);
+  ASSERT_EQ(l.size(), 1u);
+  const Lease first = l[0];
+  EXPECT_TRUE(backend->requeue(w, l[0], false));
+  l = fetch(w, 2);
+  ASSERT_EQ(l.size(), 2u);
+  EXPECT_EQ(l[0].id, 1u);
+  EXPECT_EQ(l[1].id, 0u);
+  EXPECT_EQ(l[1].attempt, 1);
+  // Same job, worker and attempt number, but another claim: the old lease is stale.
+  EXPECT_FALSE(backend->ack(w, first));
+  EXPECT_FALSE(backend->requeue(w, first, false));
+  EXPECT_TRUE(backend->requeue(w, l[1], false));  // and again: still attempt 1
+  l = fetch(w, 1);
+  ASSERT_EQ(l.size(), 1u);
+  EXPECT_EQ(l[0].attempt, 1);
 }
 
 }  // namespace
