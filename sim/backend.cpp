@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include <fmt/format.h>
+
 namespace drainsim {
 
 namespace {
@@ -70,7 +72,20 @@ WorkerId Backend::register_worker(std::span<const int> queues, WorkerListener* l
                             WorkerStatus::kAlive,
                             false});
   arm_deadline(id);
+  if (mechanisms_.fetch == FetchMode::kPrivateList &&
+      (last_cleanup_ < 0 || rt_.now() - last_cleanup_ >= mechanisms_.cleanup_interval)) {
+    last_cleanup_ = rt_.now();
+    clean_up_parked();
+  }
   return id;
+}
+
+void Backend::clean_up_parked() {
+  const Time now = rt_.now();
+  for (Worker& w : workers_) {
+    if (w.active_head == kNil || w.last_heartbeat + mechanisms_.process_ttl > now) continue;
+    while (w.active_head != kNil) recover(w.active_head, ErrorKind::kWorkerDeath, false);
+  }
 }
 
 void Backend::arm_deadline(WorkerId worker) {
@@ -85,7 +100,31 @@ void Backend::deregister(WorkerId worker) {
   if (w.status != WorkerStatus::kAlive) return;
   w.status = WorkerStatus::kGone;
   rt_.cancel(w.deadline);
-  while (w.active_head != kNil) recover(w.active_head, ErrorKind::kWorkerDeath);
+  switch (mechanisms_.fetch) {
+    case FetchMode::kReliable:
+      while (w.active_head != kNil) recover(w.active_head, ErrorKind::kWorkerDeath);
+      break;
+    case FetchMode::kPrivateList:
+      while (w.active_head != kNil) recover(w.active_head, ErrorKind::kWorkerDeath, false);
+      break;
+    case FetchMode::kAtMostOnce:
+      break;  // in the process's memory: lost at process_ended unless requeued
+  }
+}
+
+void Backend::process_ended(WorkerId worker) {
+  if (mechanisms_.fetch != FetchMode::kAtMostOnce) return;
+  Worker& w = workers_[worker];
+  const Time now = rt_.now();
+  while (w.active_head != kNil) {
+    const std::uint32_t handle = w.active_head;
+    take_back(handle);
+    recorder_.job_lost(
+        jobs_[handle].ledger, now,
+        fmt::format("held in memory by worker {} when its process ended (at-most-once fetch)",
+                    worker));
+    finish(handle);
+  }
 }
 
 void Backend::fetch(WorkerId worker, int count, std::vector<Lease>& out) {
@@ -104,7 +143,7 @@ void Backend::fetch(WorkerId worker, int count, std::vector<Lease>& out) {
       ++job.attempt;
       ++job.claims;
       job.lease_deadline = now + config_.visibility_timeout;
-      if (mechanisms_.lease.enabled) {
+      if (reliable() && mechanisms_.lease.enabled) {
         job.timer =
             rt_.schedule(job.lease_deadline, Priority::kBackend, this, kLeaseExpiry, handle);
       }
@@ -317,6 +356,7 @@ void Backend::worker_died(WorkerId worker) {
   Worker& w = workers_[worker];
   w.status = WorkerStatus::kDead;
   w.waiting = false;
+  if (!reliable()) return;  // its jobs are not in the shared store
   while (w.active_head != kNil) recover(w.active_head, ErrorKind::kWorkerDeath);
 }
 

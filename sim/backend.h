@@ -4,10 +4,11 @@
 // discarded); requeue at shutdown; heartbeats that renew the listed jobs' leases and answer
 // with a directive; a worker registry. Which recovery mechanisms run is the profile's choice
 // (BackendMechanisms, backend_mechanisms.h): dead-worker detection after heartbeat_timeout;
-// lease expiry.
+// lease expiry; at-most-once fetch; private reservation lists recovered when a process
+// starts.
 //
 // An ack, fail or requeue from a worker that no longer holds the job's lease is rejected
-// and recorded. Job records are freed as soon as a job completes or is discarded.
+// and recorded. Job records are freed as soon as a job completes, is discarded or is lost.
 // Event-driven: time and randomness come from the Runtime. Not thread-safe.
 #pragma once
 
@@ -51,11 +52,22 @@ class Backend final : public TimerTarget, public BackendView {
 
   JobId enqueue(int queue, const JobSpec& spec);
 
-  // A new worker id for a process start; its queues in priority order.
+  // A new worker id for a process start; its queues in priority order. Under
+  // FetchMode::kPrivateList the start also runs the dead-process cleanup when none ran in
+  // the last `cleanup_interval`: every job parked by a worker whose last heartbeat (or
+  // registration) is at least `process_ttl` old goes back to the end of its queue at once,
+  // its attempt given back.
   WorkerId register_worker(std::span<const int> queues, WorkerListener* listener);
-  // A clean goodbye: the worker is no longer watched. Jobs it still holds are requeued as
-  // if it had died.
+  // A clean goodbye: the worker is no longer watched. Jobs it still holds: kReliable,
+  // requeued as if it had died (error worker_death, the attempt counts); kPrivateList,
+  // pushed back to the end of their queues with the attempt given back, so the worker
+  // holds nothing; kAtMostOnce, left with the process (lost at process_ended).
   void deregister(WorkerId worker);
+  // The worker's process is gone (killed, or exited for any reason); call it after any
+  // deregister. kAtMostOnce: every job the worker still holds is lost (recorded with the
+  // worker named) and freed. kPrivateList: its jobs stay parked for a later cleanup.
+  // kReliable: nothing (dead-worker detection, lease expiry or a rescuer bring jobs back).
+  void process_ended(WorkerId worker);
 
   // Claims up to `count` jobs, in queue priority order, appending their leases to `out`.
   // A quiet, terminating, dead or deregistered worker gets none.
@@ -144,6 +156,7 @@ class Backend final : public TimerTarget, public BackendView {
   };
 
   bool holds(WorkerId worker, const Lease& lease) const;
+  bool reliable() const { return mechanisms_.fetch == FetchMode::kReliable; }
   void make_available(std::uint32_t handle, bool front);
   void detach(std::uint32_t handle);     // from its holder's active list
   void take_back(std::uint32_t handle);  // detach and cancel its lease timer
@@ -158,6 +171,7 @@ class Backend final : public TimerTarget, public BackendView {
   void recover(std::uint32_t handle, ErrorKind why, bool counts_attempt = true, bool front = false);
   void worker_died(WorkerId worker);
   void arm_deadline(WorkerId worker);
+  void clean_up_parked();  // FetchMode::kPrivateList, at a process start
   bool takes_jobs(const Worker& w) const {
     return w.status == WorkerStatus::kAlive && w.directive == Directive::kRunning &&
            w.reported == Directive::kRunning;
@@ -174,6 +188,7 @@ class Backend final : public TimerTarget, public BackendView {
   JobId next_id_ = 0;
   std::vector<Worker> workers_;
   std::vector<Queue> queues_;
+  Time last_cleanup_ = -1;  // FetchMode::kPrivateList; -1: none yet
 };
 
 }  // namespace drainsim

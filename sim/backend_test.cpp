@@ -655,5 +655,180 @@ TEST_F(BackendTest, RequeueToTheBackQueuesBehindTheOthers) {
   EXPECT_EQ(l[0].attempt, 1);
 }
 
+// --- FetchMode::kAtMostOnce
+
+BackendMechanisms at_most_once() {
+  BackendMechanisms m;
+  m.fetch = FetchMode::kAtMostOnce;
+  return m;
+}
+
+TEST_F(BackendTest, AtMostOnceFetchLosesHeldJobsWhenTheProcessEnds) {
+  make(at_most_once());
+  enqueue();
+  enqueue();
+  const WorkerId w = add_worker();
+  const auto l = fetch(w, 2);
+  ASSERT_EQ(l.size(), 2u);
+  for (const Lease& lease : l) start_attempt(lease);
+  rt.run_until(5 * kSecond);  // SIGKILL
+  for (const Lease& lease : l) end_attempt(lease, w, Outcome::kKilled);
+  backend->process_ended(w);
+  EXPECT_EQ(state(l[0]), std::nullopt);
+  EXPECT_EQ(state(l[1]), std::nullopt);
+  EXPECT_EQ(backend->unfinished(), 0u);
+  EXPECT_FALSE(backend->ack(w, l[0]));
+  expect_audit_ok();
+  EXPECT_EQ(recorder.totals().enqueued, 2);
+  EXPECT_EQ(recorder.totals().lost, 2);
+  EXPECT_EQ(recorder.totals().pending, 0);
+  EXPECT_EQ(recorder.totals().stuck_at_end, 0);
+  EXPECT_EQ(recorder.totals().interrupted, 2);
+  EXPECT_EQ(recorder.orphan_recovery().count(), 0u);
+}
+
+TEST_F(BackendTest, AtMostOnceJobsAreOutOfReachOfTheStoreMechanisms) {
+  // Dead-worker detection, lease expiry and a rescuer are all on, but the jobs are no
+  // longer in the store: the worker is dead at 30 s, its lease ends at 10 s, a rescue would
+  // come at 60 s; the job stays with the process until it ends.
+  config.visibility_timeout = 10 * kSecond;
+  config.heartbeat_timeout = 30 * kSecond;
+  BackendMechanisms m = at_most_once();
+  m.lease.check_interval = 5 * kSecond;
+  m.rescuer.enabled = true;
+  m.rescuer.after = kMinute;
+  make(m);
+  enqueue();
+  const WorkerId w = add_worker();
+  const auto l = fetch(w, 1);
+  ASSERT_EQ(l.size(), 1u);
+  EXPECT_EQ(rt.pending(), 1u);  // the dead-worker deadline; no sweeps
+  rt.run_until(10 * kMinute);
+  EXPECT_EQ(state(l[0]), JobState::kActive);
+  EXPECT_EQ(rt.pending(), 0u);
+  backend->process_ended(w);
+  EXPECT_EQ(state(l[0]), std::nullopt);
+  expect_audit_ok();
+  EXPECT_EQ(recorder.totals().lost, 1);
+}
+
+TEST_F(BackendTest, AtMostOnceDeregisterLeavesJobsWithTheProcessUnlessRequeued) {
+  // Sidekiq's shutdown: the job it requeued survives, the one it did not is lost.
+  make(at_most_once());
+  enqueue();
+  enqueue();
+  const WorkerId w = add_worker();
+  const auto l = fetch(w, 2);
+  ASSERT_EQ(l.size(), 2u);
+  EXPECT_TRUE(backend->requeue(w, l[0], true));
+  backend->deregister(w);
+  EXPECT_EQ(state(l[1]), JobState::kActive);  // still in the process's memory
+  backend->process_ended(w);
+  EXPECT_EQ(state(l[1]), std::nullopt);
+  EXPECT_EQ(state(l[0]), JobState::kAvailable);
+  const WorkerId w2 = add_worker();
+  const auto again = fetch(w2, 2);
+  ASSERT_EQ(again.size(), 1u);
+  EXPECT_EQ(again[0].id, l[0].id);
+  EXPECT_EQ(again[0].attempt, 1);
+  complete_attempt(again[0], w2);
+  EXPECT_TRUE(backend->ack(w2, again[0]));
+  expect_audit_ok();
+  EXPECT_EQ(recorder.totals().completed, 1);
+  EXPECT_EQ(recorder.totals().lost, 1);
+}
+
+// --- FetchMode::kPrivateList
+
+TEST_F(BackendTest, PrivateListJobsComeBackOnlyAtAProcessStartAfterTheTtl) {
+  // Sidekiq Pro super_fetch: cleanup at most once a minute, process TTL 60 s.
+  BackendMechanisms m;
+  m.heartbeat_detection = false;
+  m.lease.enabled = false;
+  m.fetch = FetchMode::kPrivateList;
+  m.cleanup_interval = kMinute;
+  m.process_ttl = 60 * kSecond;
+  make(m);
+  for (int i = 0; i < 4; ++i) enqueue();
+  const WorkerId a = add_worker();  // the first start cleans up (nothing parked): at 0 s
+  const auto la = fetch(a, 2);      // jobs 0 and 1
+  const WorkerId b = add_worker();  // 0 s since the last cleanup: none
+  const auto lb = fetch(b, 1);      // job 2
+  ASSERT_EQ(la.size(), 2u);
+  ASSERT_EQ(lb.size(), 1u);
+  for (const Lease& l : la) start_attempt(l);
+  start_attempt(lb[0]);
+  rt.run_until(50 * kSecond);
+  backend->heartbeat(b, Directive::kRunning, lb);
+  rt.run_until(70 * kSecond);
+  backend->heartbeat(a, Directive::kRunning, la);  // A's last heartbeat
+  rt.run_until(75 * kSecond);                      // A is SIGKILLed
+  for (const Lease& l : la) end_attempt(l, a, Outcome::kKilled);
+  backend->process_ended(a);  // its jobs stay parked
+  EXPECT_EQ(state(la[0]), JobState::kActive);
+  rt.run_until(100 * kSecond);
+  add_worker();  // cleanup at 100 s: A's heartbeat is only 30 s old, B's 50 s
+  EXPECT_EQ(state(la[0]), JobState::kActive);
+  EXPECT_EQ(state(la[1]), JobState::kActive);
+  rt.run_until(105 * kSecond);
+  backend->heartbeat(b, Directive::kRunning, lb);  // B's last heartbeat
+  end_attempt(lb[0], b, Outcome::kKilled);         // B is SIGKILLed
+  backend->process_ended(b);
+  rt.run_until(135 * kSecond);
+  add_worker();  // A's heartbeat is 65 s old, but the last cleanup was 35 s ago
+  EXPECT_EQ(state(la[0]), JobState::kActive);
+  rt.run_until(160 * kSecond);
+  const WorkerId e = add_worker();  // cleanup: A (90 s) is recovered; B (55 s) is not
+  EXPECT_EQ(state(la[0]), JobState::kAvailable);
+  EXPECT_EQ(state(la[1]), JobState::kAvailable);
+  EXPECT_EQ(state(lb[0]), JobState::kActive);
+  EXPECT_EQ(recorder.orphan_recovery().count(), 2u);
+  EXPECT_EQ(recorder.orphan_recovery().max(), 85.0);  // killed at 75 s, back at 160 s
+  // At the end of the queue, behind job 3, with the same attempt number.
+  auto again = fetch(e, 3);
+  ASSERT_EQ(again.size(), 3u);
+  EXPECT_EQ(again[0].id, 3u);
+  for (const Lease& l : again) {
+    EXPECT_EQ(l.attempt, 1);
+    complete_attempt(l, e);
+    EXPECT_TRUE(backend->ack(e, l));
+  }
+  EXPECT_EQ(recorder.totals().shutdown_retries, 2);
+  rt.run_until(170 * kSecond);
+  add_worker();  // B's heartbeat is 65 s old, but the last cleanup was 10 s ago
+  EXPECT_EQ(state(lb[0]), JobState::kActive);
+  rt.run_until(220 * kSecond);
+  const WorkerId g = add_worker();  // cleanup: B is recovered
+  EXPECT_EQ(state(lb[0]), JobState::kAvailable);
+  again = fetch(g, 1);
+  ASSERT_EQ(again.size(), 1u);
+  EXPECT_EQ(again[0].attempt, 1);
+  complete_attempt(again[0], g);
+  EXPECT_TRUE(backend->ack(g, again[0]));
+  expect_audit_ok();
+  EXPECT_EQ(recorder.totals().completed, 4);
+  EXPECT_EQ(recorder.totals().shutdown_retries, 3);
+  EXPECT_EQ(recorder.totals().duplicate_executions, 0);
+}
+
+TEST_F(BackendTest, PrivateListDeregisterPushesParkedJobsBack) {
+  BackendMechanisms m;
+  m.fetch = FetchMode::kPrivateList;
+  config.retry.max_attempts = 1;
+  make(m);
+  enqueue();
+  enqueue();
+  const WorkerId a = add_worker();
+  const auto l = fetch(a, 2);
+  ASSERT_EQ(l.size(), 2u);
+  backend->deregister(a);  // holds nothing now: no later cleanup finds anything of it
+  backend->process_ended(a);
+  EXPECT_EQ(state(l[0]), JobState::kAvailable);
+  EXPECT_EQ(state(l[1]), JobState::kAvailable);
+  const WorkerId b = add_worker();
+  const auto again = fetch(b, 2);
+  ASSERT_EQ(again.size(), 2u);
+  for (const Lease& lease : again) EXPECT_EQ(lease.attempt, 1);
+}
 }  // namespace
 }  // namespace drainsim
