@@ -43,11 +43,13 @@ JobId Backend::enqueue(int queue, const JobSpec& spec) {
             spec,
             0,
             0,
+            0,
             TimerId{},
             0,
             kNil,
             kNil,
             kNoWorker,
+            0,
             0,
             0,
             static_cast<std::int16_t>(queue),
@@ -142,8 +144,9 @@ void Backend::fetch(WorkerId worker, int count, std::vector<Lease>& out) {
       job.holder = worker;
       ++job.attempt;
       ++job.claims;
+      job.fetched_at = now;
       job.lease_deadline = now + config_.visibility_timeout;
-      if (reliable() && mechanisms_.lease.enabled) {
+      if (reliable() && mechanisms_.lease.enabled && mechanisms_.lease.check_interval == 0) {
         job.timer =
             rt_.schedule(job.lease_deadline, Priority::kBackend, this, kLeaseExpiry, handle);
       }
@@ -151,11 +154,27 @@ void Backend::fetch(WorkerId worker, int count, std::vector<Lease>& out) {
       job.next = w.active_head;
       if (w.active_head != kNil) jobs_[w.active_head].prev = handle;
       w.active_head = handle;
+      ++active_;
       recorder_.job_claimed(job.ledger, now);
       out.push_back(
           Lease{job.id, handle, job.ledger, job.attempt, job.progress, job.spec, job.claims});
       --count;
     }
+  }
+  arm_sweeps();
+}
+
+void Backend::arm_sweeps() {
+  if (active_ == 0 || !reliable()) return;
+  const LeaseExpiry& lease = mechanisms_.lease;
+  if (lease.enabled && lease.check_interval > 0 && !lease_sweep_.pending()) {
+    lease_sweep_ =
+        rt_.schedule(next_tick(lease.check_interval), Priority::kBackend, this, kLeaseSweep);
+  }
+  const Rescuer& rescuer = mechanisms_.rescuer;
+  if (rescuer.enabled && !rescue_sweep_.pending()) {
+    rescue_sweep_ =
+        rt_.schedule(next_tick(rescuer.interval), Priority::kBackend, this, kRescueSweep);
   }
 }
 
@@ -259,6 +278,7 @@ Directive Backend::heartbeat(WorkerId worker, Directive state, std::span<const L
   if (w.status != WorkerStatus::kAlive) return Directive::kTerminate;
   w.last_heartbeat = rt_.now();
   w.reported = state;
+  if (!mechanisms_.lease.renewed_by_heartbeat) return w.directive;
   for (const Lease& lease : active) {
     if (holds(worker, lease)) {
       jobs_[lease.handle].lease_deadline = rt_.now() + config_.visibility_timeout;
@@ -324,6 +344,10 @@ void Backend::detach(std::uint32_t handle) {
   if (job.next != kNil) jobs_[job.next].prev = job.prev;
   job.prev = job.next = kNil;
   job.holder = kNoWorker;
+  if (--active_ == 0) {  // nothing left to sweep: no timer keeps an idle run going
+    rt_.cancel(lease_sweep_);
+    rt_.cancel(rescue_sweep_);
+  }
 }
 
 void Backend::take_back(std::uint32_t handle) {
@@ -352,6 +376,39 @@ void Backend::recover(std::uint32_t handle, ErrorKind why, bool counts_attempt, 
   make_available(handle, front);
 }
 
+void Backend::expire_lease(std::uint32_t handle) {
+  const LeaseExpiry& lease = mechanisms_.lease;
+  Job& job = jobs_[handle];
+  switch (lease.fate) {
+    case LeaseExpiry::Fate::kRequeue:
+      recover(handle, ErrorKind::kVisibilityTimeout, lease.counts_attempt);
+      break;
+    case LeaseExpiry::Fate::kRetry:
+      take_back(handle);
+      recorder_.job_recovered(job.ledger, rt_.now());
+      retry_or_discard(handle, ErrorKind::kVisibilityTimeout, true);
+      break;
+    case LeaseExpiry::Fate::kStall:
+      if (++job.stalls > lease.max_stalls) {
+        take_back(handle);
+        discard(handle, ErrorKind::kStalled);
+      } else {
+        recover(handle, ErrorKind::kStalled, false, true);  // BullMQ: RPUSH, picked up next
+      }
+      break;
+  }
+}
+
+void Backend::rescue(std::uint32_t handle) {
+  if (!mechanisms_.rescuer.backoff) {
+    recover(handle, ErrorKind::kRescued);
+    return;
+  }
+  take_back(handle);
+  recorder_.job_recovered(jobs_[handle].ledger, rt_.now());
+  retry_or_discard(handle, ErrorKind::kRescued, true);
+}
+
 void Backend::worker_died(WorkerId worker) {
   Worker& w = workers_[worker];
   w.status = WorkerStatus::kDead;
@@ -371,8 +428,26 @@ void Backend::on_timer(std::uint32_t tag, std::uint64_t arg) {
         job.timer =
             rt_.schedule(job.lease_deadline, Priority::kBackend, this, kLeaseExpiry, handle);
       } else {
-        recover(handle, ErrorKind::kVisibilityTimeout);
+        expire_lease(handle);
       }
+      break;
+    }
+    case kLeaseSweep:
+    case kRescueSweep: {
+      const bool lease = tag == kLeaseSweep;
+      (lease ? lease_sweep_ : rescue_sweep_) = TimerId{};
+      // In slot order. Taking a job back frees its record at most in place, and nothing
+      // adds one meanwhile (listeners do not call back), so the scan sees every slot once.
+      for (std::uint32_t handle = 0; handle < jobs_.size(); ++handle) {
+        const Job& job = jobs_[handle];
+        if (!job.live || job.state != JobState::kActive) continue;
+        if (lease && job.lease_deadline <= now) {
+          expire_lease(handle);
+        } else if (!lease && job.fetched_at + mechanisms_.rescuer.after <= now) {
+          rescue(handle);
+        }
+      }
+      arm_sweeps();
       break;
     }
     case kWorkerDeadline: {

@@ -4,12 +4,14 @@
 // discarded); requeue at shutdown; heartbeats that renew the listed jobs' leases and answer
 // with a directive; a worker registry. Which recovery mechanisms run is the profile's choice
 // (BackendMechanisms, backend_mechanisms.h): dead-worker detection after heartbeat_timeout;
-// lease expiry; at-most-once fetch; private reservation lists recovered when a process
-// starts.
+// lease expiry at its deadline or found by a periodic check, with a requeue, retry or stall
+// fate; a rescuer sweep; at-most-once fetch; private reservation lists recovered when a
+// process starts.
 //
 // An ack, fail or requeue from a worker that no longer holds the job's lease is rejected
 // and recorded. Job records are freed as soon as a job completes, is discarded or is lost.
-// Event-driven: time and randomness come from the Runtime. Not thread-safe.
+// Periodic sweeps are timers that exist only while some job is active. Event-driven: time
+// and randomness come from the Runtime. Not thread-safe.
 #pragma once
 
 #include <cstdint>
@@ -97,7 +99,8 @@ class Backend final : public TimerTarget, public BackendView {
   bool requeue(WorkerId worker, const Lease& lease, bool front);
 
   // Records a heartbeat in `state` ("running", "quiet", "terminate"), renews the leases
-  // of `active` that the worker holds, and answers with the directive for the worker.
+  // of `active` that the worker holds (when lease.renewed_by_heartbeat), and answers with
+  // the directive for the worker.
   Directive heartbeat(WorkerId worker, Directive state, std::span<const Lease> active);
   // Answers the worker's following heartbeats with `directive` (directives only escalate).
   void set_directive(WorkerId worker, Directive directive);
@@ -115,13 +118,14 @@ class Backend final : public TimerTarget, public BackendView {
   void on_timer(std::uint32_t tag, std::uint64_t arg) override;
 
  private:
-  enum Tag : std::uint32_t { kLeaseExpiry, kWorkerDeadline, kRetryDue };
+  enum Tag : std::uint32_t { kLeaseExpiry, kWorkerDeadline, kRetryDue, kLeaseSweep, kRescueSweep };
   enum class WorkerStatus : std::uint8_t { kAlive, kDead, kGone };
 
   struct Job {
     JobId id;
     JobSpec spec;
     Time lease_deadline;
+    Time fetched_at;
     Duration progress;
     TimerId timer;  // lease expiry while active, retry promotion while scheduled
     std::uint32_t ledger;
@@ -129,6 +133,7 @@ class Backend final : public TimerTarget, public BackendView {
     WorkerId holder;
     int attempt;
     std::uint32_t claims;  // fetches so far (Lease::claim of the latest)
+    int stalls;            // LeaseExpiry::Fate::kStall
     std::int16_t queue;
     JobState state;
     bool live;
@@ -169,9 +174,14 @@ class Backend final : public TimerTarget, public BackendView {
   // discarded with `why` when the attempt counts and attempts are used up. When it does
   // not count, the attempt is given back.
   void recover(std::uint32_t handle, ErrorKind why, bool counts_attempt = true, bool front = false);
+  void expire_lease(std::uint32_t handle);  // LeaseExpiry::fate
+  void rescue(std::uint32_t handle);        // Rescuer
   void worker_died(WorkerId worker);
   void arm_deadline(WorkerId worker);
   void clean_up_parked();  // FetchMode::kPrivateList, at a process start
+  // Arms the periodic sweeps the mechanisms have while a job is active.
+  void arm_sweeps();
+  Time next_tick(Duration interval) const { return (rt_.now() / interval + 1) * interval; }
   bool takes_jobs(const Worker& w) const {
     return w.status == WorkerStatus::kAlive && w.directive == Directive::kRunning &&
            w.reported == Directive::kRunning;
@@ -188,6 +198,9 @@ class Backend final : public TimerTarget, public BackendView {
   JobId next_id_ = 0;
   std::vector<Worker> workers_;
   std::vector<Queue> queues_;
+  std::size_t active_ = 0;  // jobs held by workers
+  TimerId lease_sweep_;     // LeaseExpiry::check_interval > 0
+  TimerId rescue_sweep_;    // Rescuer
   Time last_cleanup_ = -1;  // FetchMode::kPrivateList; -1: none yet
 };
 

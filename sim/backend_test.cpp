@@ -830,5 +830,243 @@ TEST_F(BackendTest, PrivateListDeregisterPushesParkedJobsBack) {
   ASSERT_EQ(again.size(), 2u);
   for (const Lease& lease : again) EXPECT_EQ(lease.attempt, 1);
 }
+
+// --- LeaseExpiry variants
+
+TEST_F(BackendTest, StalledJobGoesBackWithoutAnAttemptThenIsDiscardedAtTheSecondStall) {
+  // BullMQ: lock 30 s renewed by heartbeats, stalled checker every 30 s, maxStalledCount 1.
+  config.visibility_timeout = 30 * kSecond;
+  config.retry.max_attempts = 1;  // stalls use no attempt
+  BackendMechanisms m;
+  m.heartbeat_detection = false;
+  m.lease.check_interval = 30 * kSecond;
+  m.lease.fate = LeaseExpiry::Fate::kStall;
+  m.lease.max_stalls = 1;
+  make(m);
+  enqueue();
+  const WorkerId w1 = add_worker();
+  const auto l = fetch(w1, 1);  // at 0: the lock runs to 30 s
+  ASSERT_EQ(l.size(), 1u);
+  start_attempt(l[0]);
+  rt.run_until(15 * kSecond);
+  backend->heartbeat(w1, Directive::kRunning, l);  // renewed to 45 s; then w1 dies
+  end_attempt(l[0], w1, Outcome::kKilled);
+  rt.run_until(20 * kSecond);
+  enqueue();                       // job 1 waits
+  rt.run_until(60 * kSecond - 1);  // the check at 30 s found the lock alive
+  EXPECT_EQ(state(l[0]), JobState::kActive);
+  rt.run_until(60 * kSecond);  // expired at 45 s, found at 60 s
+  EXPECT_EQ(state(l[0]), JobState::kAvailable);
+  EXPECT_FALSE(backend->ack(w1, l[0]));
+  const WorkerId w2 = add_worker();
+  const auto again = fetch(w2, 1);  // at the front, ahead of job 1
+  ASSERT_EQ(again.size(), 1u);
+  EXPECT_EQ(again[0].id, l[0].id);
+  EXPECT_EQ(again[0].attempt, 1);
+  start_attempt(again[0]);
+  EXPECT_EQ(recorder.totals().shutdown_retries, 1);
+  EXPECT_EQ(recorder.orphan_recovery().max(), 45.0);  // killed at 15 s, back at 60 s
+  end_attempt(again[0], w2, Outcome::kKilled);        // w2 dies at once: lock ends at 90 s
+  rt.run_until(90 * kSecond - 1);
+  EXPECT_EQ(state(again[0]), JobState::kActive);
+  rt.run_until(90 * kSecond);  // the second stall: discarded for good
+  EXPECT_EQ(state(again[0]), std::nullopt);
+  fetch_and_complete(w2);
+  expect_audit_ok();
+  EXPECT_EQ(recorder.totals().discarded, 1);
+  EXPECT_EQ(recorder.totals().discarded_by_shutdown, 1);
+  EXPECT_EQ(recorder.totals().completed, 1);
+}
+
+TEST_F(BackendTest, ExpiryFoundByAPeriodicCheckIsRetriedThroughTheRetryPolicy) {
+  // pg-boss: expiry 15 min from the fetch, not renewed, checked every 60 s; a retry.
+  config.visibility_timeout = 15 * kMinute;
+  config.retry = RetryPolicy{2, 10 * kSecond, 2.0, 5 * kMinute, false};
+  BackendMechanisms m;
+  m.heartbeat_detection = false;
+  m.lease.renewed_by_heartbeat = false;
+  m.lease.check_interval = 60 * kSecond;
+  m.lease.fate = LeaseExpiry::Fate::kRetry;
+  make(m);
+  enqueue();
+  const WorkerId w = add_worker();
+  rt.run_until(30 * kSecond);
+  auto l = fetch(w, 1);  // expires at 930 s
+  ASSERT_EQ(l.size(), 1u);
+  rt.run_until(10 * kMinute);
+  backend->heartbeat(w, Directive::kRunning, l);  // renews nothing
+  rt.run_until(960 * kSecond - 1);                // the check at 900 s was too early
+  EXPECT_EQ(state(l[0]), JobState::kActive);
+  rt.run_until(960 * kSecond);  // found at 960 s: a retry after 10 s (attempt 1)
+  EXPECT_EQ(state(l[0]), JobState::kScheduled);
+  EXPECT_FALSE(backend->ack(w, l[0]));
+  rt.run_until(970 * kSecond - 1);
+  EXPECT_EQ(state(l[0]), JobState::kScheduled);
+  rt.run_until(970 * kSecond);
+  EXPECT_EQ(state(l[0]), JobState::kAvailable);
+  l = fetch(w, 1);  // expires at 1870 s
+  ASSERT_EQ(l.size(), 1u);
+  EXPECT_EQ(l[0].attempt, 2);
+  rt.run_until(1920 * kSecond - 1);  // checks at 1860 s (too early), then 1920 s
+  EXPECT_EQ(state(l[0]), JobState::kActive);
+  rt.run_until(1920 * kSecond);  // attempts used up
+  EXPECT_EQ(state(l[0]), std::nullopt);
+  EXPECT_EQ(rt.pending(), 0u);
+  expect_audit_ok();
+  EXPECT_EQ(recorder.totals().discarded_by_shutdown, 1);
+}
+
+TEST_F(BackendTest, ExpiryThatDoesNotCountAnAttemptLoopsForever) {
+  // The OJS reference backends: a visibility deadline from the fetch; expiry requeues
+  // without counting an attempt or checking max attempts.
+  config.visibility_timeout = 10 * kSecond;
+  config.retry.max_attempts = 2;
+  BackendMechanisms m;
+  m.heartbeat_detection = false;
+  m.lease.renewed_by_heartbeat = false;
+  m.lease.counts_attempt = false;
+  make(m);
+  enqueue();
+  const WorkerId w = add_worker();
+  for (int round = 0; round < 5; ++round) {
+    const Time fetched = rt.now();
+    const auto l = fetch(w, 1);
+    ASSERT_EQ(l.size(), 1u);
+    EXPECT_EQ(l[0].attempt, 1) << "round " << round;
+    rt.run_until(fetched + 5 * kSecond);
+    backend->heartbeat(w, Directive::kRunning, l);  // does not renew
+    rt.run_until(fetched + 10 * kSecond - 1);
+    EXPECT_EQ(state(l[0]), JobState::kActive);
+    rt.run_until(fetched + 10 * kSecond);
+    EXPECT_EQ(state(l[0]), JobState::kAvailable);
+  }
+  expect_audit_ok();
+  EXPECT_EQ(recorder.totals().discarded, 0);
+  EXPECT_EQ(recorder.totals().pending, 1);
+}
+
+TEST_F(BackendTest, AStaleAttemptEndingLateLeavesNoOrphanBehind) {
+  // With the attempt given back, two claims share attempt number 1: the late end of the
+  // first (its lease long expired) must not pass for the end of the second.
+  config.visibility_timeout = 10 * kSecond;
+  BackendMechanisms m;
+  m.heartbeat_detection = false;
+  m.lease.renewed_by_heartbeat = false;
+  m.lease.counts_attempt = false;
+  make(m);
+  enqueue();
+  const WorkerId w1 = add_worker();
+  const auto first = fetch(w1, 1);
+  ASSERT_EQ(first.size(), 1u);
+  start_attempt(first[0]);
+  rt.run_until(10 * kSecond);  // w1's lease expires while its attempt runs on
+  const WorkerId w2 = add_worker();
+  const auto second = fetch(w2, 1);
+  ASSERT_EQ(second.size(), 1u);
+  ASSERT_EQ(second[0].attempt, first[0].attempt);
+  start_attempt(second[0]);
+  rt.run_until(12 * kSecond);
+  end_attempt(first[0], w1, Outcome::kKilled);  // w1 is killed: it held nothing any more
+  rt.run_until(20 * kSecond);                   // w2's lease expires; w2 still runs it
+  EXPECT_EQ(state(second[0]), JobState::kAvailable);
+  EXPECT_EQ(recorder.orphan_recovery().count(), 0u);
+}
+
+// --- Rescuer
+
+BackendMechanisms rescuer_only(Duration interval, bool backoff) {
+  BackendMechanisms m;
+  m.heartbeat_detection = false;
+  m.lease.enabled = false;
+  m.rescuer.enabled = true;
+  m.rescuer.interval = interval;
+  m.rescuer.after = kHour;
+  m.rescuer.backoff = backoff;
+  return m;
+}
+
+TEST_F(BackendTest, RescuerWithBackoffRetriesJobsHeldTooLong) {
+  // River: JobRescuer every 30 s, RescueStuckJobsAfter 1 h, rescued jobs are retryable.
+  config.retry = RetryPolicy{2, 5 * kSecond, 2.0, 5 * kMinute, false};
+  make(rescuer_only(30 * kSecond, true));
+  enqueue();
+  const WorkerId w = add_worker();
+  rt.run_until(10 * kSecond);
+  auto l = fetch(w, 1);  // its worker dies without a word
+  ASSERT_EQ(l.size(), 1u);
+  start_attempt(l[0]);
+  end_attempt(l[0], w, Outcome::kKilled);
+  rt.run_until(3630 * kSecond - 1);  // 3610 s > 3600 s at the sweep before
+  EXPECT_EQ(state(l[0]), JobState::kActive);
+  rt.run_until(3630 * kSecond);  // 3610 s <= 3630 s: rescued, retry in 5 s
+  EXPECT_EQ(state(l[0]), JobState::kScheduled);
+  rt.run_until(3635 * kSecond);
+  EXPECT_EQ(state(l[0]), JobState::kAvailable);
+  EXPECT_EQ(recorder.orphan_recovery().max(), 3625.0);  // backoff included
+  l = fetch(w, 1);
+  ASSERT_EQ(l.size(), 1u);
+  EXPECT_EQ(l[0].attempt, 2);
+  // Held by a live worker all the same: rescued at the first sweep 1 h after 3635 s, and
+  // discarded, its attempts used up.
+  rt.run_until(7260 * kSecond - 1);
+  EXPECT_EQ(state(l[0]), JobState::kActive);
+  rt.run_until(7260 * kSecond);
+  EXPECT_EQ(state(l[0]), std::nullopt);
+  EXPECT_FALSE(backend->ack(w, l[0]));
+  EXPECT_EQ(rt.pending(), 0u);
+  expect_audit_ok();
+  EXPECT_EQ(recorder.totals().discarded_by_shutdown, 1);
+}
+
+TEST_F(BackendTest, RescuerWithoutBackoffMakesJobsAvailableAtOnce) {
+  // Oban's Lifeline: every minute, executing jobs attempted over an hour ago go back.
+  make(rescuer_only(kMinute, false));
+  enqueue();
+  enqueue();
+  const WorkerId w = add_worker();
+  rt.run_until(10 * kSecond);
+  const auto l = fetch(w, 1);
+  ASSERT_EQ(l.size(), 1u);
+  rt.run_until(3660 * kSecond - 1);
+  EXPECT_EQ(state(l[0]), JobState::kActive);
+  rt.run_until(3660 * kSecond);  // 3610 s <= 3660 s
+  EXPECT_EQ(state(l[0]), JobState::kAvailable);
+  const auto again = fetch(add_worker(), 2);
+  ASSERT_EQ(again.size(), 2u);
+  EXPECT_EQ(again[1].id, l[0].id);  // behind the job that was waiting
+  EXPECT_EQ(again[1].attempt, 2);
+}
+
+TEST_F(BackendTest, SweepsRunOnlyWhileAJobIsActive) {
+  config.visibility_timeout = kMinute;
+  BackendMechanisms m;
+  m.heartbeat_detection = false;
+  m.lease.check_interval = 30 * kSecond;
+  m.rescuer.enabled = true;
+  make(m);
+  enqueue();
+  enqueue();
+  EXPECT_EQ(rt.pending(), 0u);
+  const WorkerId w = add_worker();
+  rt.run_until(10 * kSecond);
+  auto l = fetch(w, 1);
+  EXPECT_EQ(rt.pending(), 2u);  // one lease check and one rescuer sweep
+  EXPECT_EQ(rt.next_time(), 30 * kSecond);
+  rt.run_until(65 * kSecond);  // sweeps at 30 s and 60 s; each arms the next
+  EXPECT_EQ(rt.pending(), 2u);
+  EXPECT_EQ(rt.next_time(), 90 * kSecond);
+  complete_attempt(l[0], w);
+  EXPECT_TRUE(backend->ack(w, l[0]));
+  EXPECT_EQ(rt.pending(), 0u);  // nothing to sweep: an idle run ends
+  EXPECT_FALSE(rt.step());
+  // The next active job brings them back, at the same multiples of the interval.
+  rt.run_until(100 * kSecond);
+  l = fetch(w, 1);  // lease to 160 s
+  EXPECT_EQ(rt.next_time(), 120 * kSecond);
+  rt.run_until(180 * kSecond);  // found by the check at 180 s
+  EXPECT_EQ(state(l[0]), JobState::kAvailable);
+  EXPECT_EQ(rt.pending(), 0u);
+}
+
 }  // namespace
 }  // namespace drainsim

@@ -20,6 +20,8 @@ enum class ErrorKind : std::uint8_t {
   kShutdown,           // ShutdownError: FAILed by a worker at its grace deadline
   kWorkerDeath,        // dead-worker detection
   kVisibilityTimeout,  // lease expiry
+  kStalled,            // BullMQ-style stall check: stalled more than the allowed count
+  kRescued,            // a rescuer sweep took the job back (River JobRescuer, Oban Lifeline)
 };
 
 // How one attempt (one execution of a job by one worker) ended (DESIGN.md, Metrics).
