@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include <fmt/format.h>
+
 namespace drainsim {
 
 namespace {
@@ -41,11 +43,14 @@ JobId Backend::enqueue(int queue, const JobSpec& spec) {
             spec,
             0,
             0,
+            0,
             TimerId{},
             0,
             kNil,
             kNil,
             kNoWorker,
+            0,
+            0,
             0,
             static_cast<std::int16_t>(queue),
             JobState::kAvailable,
@@ -69,7 +74,20 @@ WorkerId Backend::register_worker(std::span<const int> queues, WorkerListener* l
                             WorkerStatus::kAlive,
                             false});
   arm_deadline(id);
+  if (mechanisms_.fetch == FetchMode::kPrivateList &&
+      (last_cleanup_ < 0 || rt_.now() - last_cleanup_ >= mechanisms_.cleanup_interval)) {
+    last_cleanup_ = rt_.now();
+    clean_up_parked();
+  }
   return id;
+}
+
+void Backend::clean_up_parked() {
+  const Time now = rt_.now();
+  for (Worker& w : workers_) {
+    if (w.active_head == kNil || w.last_heartbeat + mechanisms_.process_ttl > now) continue;
+    while (w.active_head != kNil) recover(w.active_head, ErrorKind::kWorkerDeath, false);
+  }
 }
 
 void Backend::arm_deadline(WorkerId worker) {
@@ -84,7 +102,31 @@ void Backend::deregister(WorkerId worker) {
   if (w.status != WorkerStatus::kAlive) return;
   w.status = WorkerStatus::kGone;
   rt_.cancel(w.deadline);
-  while (w.active_head != kNil) recover(w.active_head, ErrorKind::kWorkerDeath);
+  switch (mechanisms_.fetch) {
+    case FetchMode::kReliable:
+      while (w.active_head != kNil) recover(w.active_head, ErrorKind::kWorkerDeath);
+      break;
+    case FetchMode::kPrivateList:
+      while (w.active_head != kNil) recover(w.active_head, ErrorKind::kWorkerDeath, false);
+      break;
+    case FetchMode::kAtMostOnce:
+      break;  // in the process's memory: lost at process_ended unless requeued
+  }
+}
+
+void Backend::process_ended(WorkerId worker) {
+  if (mechanisms_.fetch != FetchMode::kAtMostOnce) return;
+  Worker& w = workers_[worker];
+  const Time now = rt_.now();
+  while (w.active_head != kNil) {
+    const std::uint32_t handle = w.active_head;
+    take_back(handle);
+    recorder_.job_lost(
+        jobs_[handle].ledger, now,
+        fmt::format("held in memory by worker {} when its process ended (at-most-once fetch)",
+                    worker));
+    finish(handle);
+  }
 }
 
 void Backend::fetch(WorkerId worker, int count, std::vector<Lease>& out) {
@@ -101,8 +143,10 @@ void Backend::fetch(WorkerId worker, int count, std::vector<Lease>& out) {
       job.state = JobState::kActive;
       job.holder = worker;
       ++job.attempt;
+      ++job.claims;
+      job.fetched_at = now;
       job.lease_deadline = now + config_.visibility_timeout;
-      if (mechanisms_.lease.enabled) {
+      if (reliable() && mechanisms_.lease.enabled && mechanisms_.lease.check_interval == 0) {
         job.timer =
             rt_.schedule(job.lease_deadline, Priority::kBackend, this, kLeaseExpiry, handle);
       }
@@ -110,10 +154,27 @@ void Backend::fetch(WorkerId worker, int count, std::vector<Lease>& out) {
       job.next = w.active_head;
       if (w.active_head != kNil) jobs_[w.active_head].prev = handle;
       w.active_head = handle;
+      ++active_;
       recorder_.job_claimed(job.ledger, now);
-      out.push_back(Lease{job.id, handle, job.ledger, job.attempt, job.progress, job.spec});
+      out.push_back(
+          Lease{job.id, handle, job.ledger, job.attempt, job.progress, job.spec, job.claims});
       --count;
     }
+  }
+  arm_sweeps();
+}
+
+void Backend::arm_sweeps() {
+  if (active_ == 0 || !reliable()) return;
+  const LeaseExpiry& lease = mechanisms_.lease;
+  if (lease.enabled && lease.check_interval > 0 && !lease_sweep_.pending()) {
+    lease_sweep_ =
+        rt_.schedule(next_tick(lease.check_interval), Priority::kBackend, this, kLeaseSweep);
+  }
+  const Rescuer& rescuer = mechanisms_.rescuer;
+  if (rescuer.enabled && !rescue_sweep_.pending()) {
+    rescue_sweep_ =
+        rt_.schedule(next_tick(rescuer.interval), Priority::kBackend, this, kRescueSweep);
   }
 }
 
@@ -142,7 +203,7 @@ void Backend::cancel_wait(WorkerId worker) { workers_[worker].waiting = false; }
 bool Backend::holds(WorkerId worker, const Lease& lease) const {
   if (lease.handle >= jobs_.size()) return false;
   const Job& job = jobs_[lease.handle];
-  return job.live && job.id == lease.id && job.attempt == lease.attempt &&
+  return job.live && job.id == lease.id && job.claims == lease.claim &&
          job.state == JobState::kActive && job.holder == worker &&
          workers_[worker].status != WorkerStatus::kDead;
 }
@@ -153,8 +214,7 @@ bool Backend::ack(WorkerId worker, const Lease& lease) {
     return false;
   }
   Job& job = jobs_[lease.handle];
-  detach(lease.handle);
-  rt_.cancel(job.timer);
+  take_back(lease.handle);
   if (faults_.drop_acked_job == job.id) {
     finish(lease.handle);  // the injected fault: forget the job, tell no one
     return true;
@@ -172,17 +232,29 @@ bool Backend::fail(WorkerId worker, const Lease& lease, ErrorKind error, bool re
     return false;
   }
   Job& job = jobs_[lease.handle];
-  detach(lease.handle);
-  rt_.cancel(job.timer);
+  take_back(lease.handle);
   job.progress = std::max(job.progress, progress);
-  const Time now = rt_.now();
+  retry_or_discard(lease.handle, error, retryable);
+  return true;
+}
+
+bool Backend::requeue(WorkerId worker, const Lease& lease, bool front) {
+  if (!holds(worker, lease)) {
+    recorder_.report_rejected(lease.ledger, false);
+    return false;
+  }
+  recover(lease.handle, ErrorKind::kShutdown, false, front);
+  return true;
+}
+
+void Backend::retry_or_discard(std::uint32_t handle, ErrorKind error, bool retryable) {
+  Job& job = jobs_[handle];
   const RetryPolicy& retry = config_.retry;
   if (!retryable || job.attempt >= retry.max_attempts) {
-    job.state = JobState::kDiscarded;
-    recorder_.job_discarded(job.ledger, now, error, job.progress);
-    finish(lease.handle);
-    return true;
+    discard(handle, error);
+    return;
   }
+  const Time now = rt_.now();
   double delay = static_cast<double>(retry.initial_interval) *
                  std::pow(retry.backoff_coefficient, job.attempt - 1);
   if (retry.jitter) delay *= rt_.rng(Stream::kBackend).uniform(0.5, 1.5);
@@ -190,22 +262,23 @@ bool Backend::fail(WorkerId worker, const Lease& lease, ErrorKind error, bool re
   job.state = JobState::kScheduled;
   job.holder = kNoWorker;
   recorder_.job_scheduled(job.ledger, now);
-  job.timer = rt_.schedule(now + static_cast<Duration>(delay), Priority::kBackend, this, kRetryDue,
-                           lease.handle);
-  return true;
+  job.timer =
+      rt_.schedule(now + static_cast<Duration>(delay), Priority::kBackend, this, kRetryDue, handle);
 }
 
-void Backend::requeue(WorkerId worker, const Lease& lease, bool /*front*/) {
-  fail(worker, lease, ErrorKind::kShutdown, true, lease.progress);
+void Backend::discard(std::uint32_t handle, ErrorKind why) {
+  Job& job = jobs_[handle];
+  job.state = JobState::kDiscarded;
+  recorder_.job_discarded(job.ledger, rt_.now(), why, job.progress);
+  finish(handle);
 }
-
-void Backend::process_ended(WorkerId /*worker*/) {}
 
 Directive Backend::heartbeat(WorkerId worker, Directive state, std::span<const Lease> active) {
   Worker& w = workers_[worker];
   if (w.status != WorkerStatus::kAlive) return Directive::kTerminate;
   w.last_heartbeat = rt_.now();
   w.reported = state;
+  if (!mechanisms_.lease.renewed_by_heartbeat) return w.directive;
   for (const Lease& lease : active) {
     if (holds(worker, lease)) {
       jobs_[lease.handle].lease_deadline = rt_.now() + config_.visibility_timeout;
@@ -271,6 +344,15 @@ void Backend::detach(std::uint32_t handle) {
   if (job.next != kNil) jobs_[job.next].prev = job.prev;
   job.prev = job.next = kNil;
   job.holder = kNoWorker;
+  if (--active_ == 0) {  // nothing left to sweep: no timer keeps an idle run going
+    rt_.cancel(lease_sweep_);
+    rt_.cancel(rescue_sweep_);
+  }
+}
+
+void Backend::take_back(std::uint32_t handle) {
+  detach(handle);
+  rt_.cancel(jobs_[handle].timer);
 }
 
 void Backend::finish(std::uint32_t handle) {
@@ -281,24 +363,57 @@ void Backend::finish(std::uint32_t handle) {
   --live_;
 }
 
-void Backend::recover(std::uint32_t handle, ErrorKind why) {
+void Backend::recover(std::uint32_t handle, ErrorKind why, bool counts_attempt, bool front) {
   Job& job = jobs_[handle];
-  detach(handle);
-  rt_.cancel(job.timer);
+  take_back(handle);
   recorder_.job_recovered(job.ledger, rt_.now());
-  if (job.attempt >= config_.retry.max_attempts) {
-    job.state = JobState::kDiscarded;
-    recorder_.job_discarded(job.ledger, rt_.now(), why, job.progress);
-    finish(handle);
+  if (!counts_attempt) {
+    --job.attempt;
+  } else if (job.attempt >= config_.retry.max_attempts) {
+    discard(handle, why);
     return;
   }
-  make_available(handle, false);
+  make_available(handle, front);
+}
+
+void Backend::expire_lease(std::uint32_t handle) {
+  const LeaseExpiry& lease = mechanisms_.lease;
+  Job& job = jobs_[handle];
+  switch (lease.fate) {
+    case LeaseExpiry::Fate::kRequeue:
+      recover(handle, ErrorKind::kVisibilityTimeout, lease.counts_attempt);
+      break;
+    case LeaseExpiry::Fate::kRetry:
+      take_back(handle);
+      recorder_.job_recovered(job.ledger, rt_.now());
+      retry_or_discard(handle, ErrorKind::kVisibilityTimeout, true);
+      break;
+    case LeaseExpiry::Fate::kStall:
+      if (++job.stalls > lease.max_stalls) {
+        take_back(handle);
+        discard(handle, ErrorKind::kStalled);
+      } else {
+        recover(handle, ErrorKind::kStalled, false, true);  // BullMQ: RPUSH, picked up next
+      }
+      break;
+  }
+}
+
+void Backend::rescue(std::uint32_t handle) {
+  if (!mechanisms_.rescuer.backoff) {
+    recover(handle, ErrorKind::kRescued);
+    return;
+  }
+  take_back(handle);
+  recorder_.job_recovered(jobs_[handle].ledger, rt_.now());
+  retry_or_discard(handle, ErrorKind::kRescued, true);
 }
 
 void Backend::worker_died(WorkerId worker) {
   Worker& w = workers_[worker];
   w.status = WorkerStatus::kDead;
   w.waiting = false;
+  if (!reliable()) return;  // its jobs are not in the shared store
   while (w.active_head != kNil) recover(w.active_head, ErrorKind::kWorkerDeath);
 }
 
@@ -313,8 +428,26 @@ void Backend::on_timer(std::uint32_t tag, std::uint64_t arg) {
         job.timer =
             rt_.schedule(job.lease_deadline, Priority::kBackend, this, kLeaseExpiry, handle);
       } else {
-        recover(handle, ErrorKind::kVisibilityTimeout);
+        expire_lease(handle);
       }
+      break;
+    }
+    case kLeaseSweep:
+    case kRescueSweep: {
+      const bool lease = tag == kLeaseSweep;
+      (lease ? lease_sweep_ : rescue_sweep_) = TimerId{};
+      // In slot order. Taking a job back frees its record at most in place, and nothing
+      // adds one meanwhile (listeners do not call back), so the scan sees every slot once.
+      for (std::uint32_t handle = 0; handle < jobs_.size(); ++handle) {
+        const Job& job = jobs_[handle];
+        if (!job.live || job.state != JobState::kActive) continue;
+        if (lease && job.lease_deadline <= now) {
+          expire_lease(handle);
+        } else if (!lease && job.fetched_at + mechanisms_.rescuer.after <= now) {
+          rescue(handle);
+        }
+      }
+      arm_sweeps();
       break;
     }
     case kWorkerDeadline: {

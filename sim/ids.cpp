@@ -28,6 +28,10 @@ const char* to_string(ErrorKind e) {
       return "worker_death";
     case ErrorKind::kVisibilityTimeout:
       return "visibility_timeout";
+    case ErrorKind::kStalled:
+      return "stalled";
+    case ErrorKind::kRescued:
+      return "rescued";
   }
   return "?";
 }

@@ -20,6 +20,8 @@ enum class ErrorKind : std::uint8_t {
   kShutdown,           // ShutdownError: FAILed by a worker at its grace deadline
   kWorkerDeath,        // dead-worker detection
   kVisibilityTimeout,  // lease expiry
+  kStalled,            // BullMQ-style stall check: stalled more than the allowed count
+  kRescued,            // a rescuer sweep took the job back (River JobRescuer, Oban Lifeline)
 };
 
 // How one attempt (one execution of a job by one worker) ended (DESIGN.md, Metrics).
@@ -47,6 +49,9 @@ struct Lease {
   int attempt = 0;           // 1 for the first execution
   Duration progress = 0;     // work already checkpointed
   JobSpec spec;
+  // Which claim of the job this is: 1 for its first fetch, +1 at each fetch. Unlike the
+  // attempt number (which a requeue or a stall can give back) no two claims share it.
+  std::uint32_t claim = 0;
 };
 
 const char* to_string(JobState s);

@@ -120,7 +120,7 @@ void Recorder::report_rejected(std::uint32_t /*ledger*/, bool ack) {
 void Recorder::attempt_started(const Lease& lease, Time now) {
   Entry& e = entry(lease.ledger);
   ++e.open_attempts;
-  e.current_attempt = static_cast<std::uint16_t>(lease.attempt);
+  e.current_claim = lease.claim;
   ++in_flight_;
   if (e.shutdown_retry_due) {
     ++totals_.shutdown_retries;
@@ -151,7 +151,7 @@ void Recorder::attempt_ended(const Lease& lease, const AttemptRecord& record, Du
     e.shutdown_retry_due = true;
     // An orphan only if this attempt still held the job: a stale one (its lease already
     // recovered, the job requeued or running elsewhere) leaves nothing to recover.
-    if (e.state == JobState::kActive && lease.attempt == e.current_attempt) {
+    if (e.state == JobState::kActive && lease.claim == e.current_claim) {
       e.orphaned_at = record.end;
     }
   }

@@ -103,7 +103,9 @@ class Recorder {
   void job_completed(std::uint32_t ledger, Time now);
   // `progress` is work checkpointed and now never reused.
   void job_discarded(std::uint32_t ledger, Time now, ErrorKind cause, Duration progress);
-  // A recovery mechanism (dead worker, lease expiry) took the job from its holder.
+  // A recovery mechanism (dead worker, lease expiry, stall check, rescuer, private-list
+  // cleanup) took the job from its holder, or the holder handed it back unfinished
+  // (requeue): its next execution counts as a shutdown retry.
   void job_recovered(std::uint32_t ledger, Time now);
   // A job gone from the backend by design (e.g. at-most-once fetch); `why` names the
   // event that lost it.
@@ -148,7 +150,7 @@ class Recorder {
     std::uint32_t next_free;
     std::uint16_t completed_attempts;
     std::uint16_t open_attempts;
-    std::uint16_t current_attempt;  // the attempt number of the latest execution
+    std::uint32_t current_claim;  // Lease::claim of the latest execution
     JobState state;
     bool live;
     bool interrupted;         // some attempt was interrupted, killed or abandoned

@@ -30,6 +30,10 @@ const char* kind(ErrorKind e) {
       return "worker_death";
     case ErrorKind::kVisibilityTimeout:
       return "visibility_timeout";
+    case ErrorKind::kStalled:
+      return "stalled";
+    case ErrorKind::kRescued:
+      return "rescued";
   }
   return "?";
 }
