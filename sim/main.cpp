@@ -1,6 +1,7 @@
-// drainsim command line: run, compare and validate scenarios.
+// drainsim command line: run, compare and validate scenarios; check a profile's
+// conformance.
 // Exit codes: 0 ok, 2 bad input (file, JSON path and what was expected on stderr),
-// 3 audit failure (which jobs, and why).
+// 3 audit failure (which jobs, and why); `conformance`: 1 when a required check fails.
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -14,6 +15,7 @@
 #include <CLI/CLI.hpp>
 
 #include "compare.h"
+#include "conformance.h"
 #include "fidelity.h"
 #include "profile.h"
 #include "scenario_loader.h"
@@ -371,6 +373,33 @@ int profiles(const std::string& name, const std::string& format) {
   return 0;
 }
 
+// `drainsim conformance --profile NAME [--format text|json] [--out FILE]`: 0 when every
+// required OJS graceful-shutdown check passes, 1 when one fails, 2 for an unknown profile.
+int conformance(const std::string& name, const std::string& format, const std::string& out) {
+  const Profile* profile = find_profile(name);
+  if (profile == nullptr) {
+    std::vector<std::string> names;
+    for (const Profile& p : all_profiles()) names.emplace_back(p.name);
+    fmt::print(stderr, "drainsim conformance: unknown profile \"{}\", expected one of {}\n", name,
+               fmt::join(names, ", "));
+    return kBadInput;
+  }
+  const drainsim::ConformanceReport report = drainsim::check_conformance(*profile);
+  const std::string text = format == "json" ? drainsim::conformance_json(report).dump(2) + "\n"
+                                            : drainsim::conformance_text(report);
+  if (out.empty()) {
+    fmt::print("{}", text);
+  } else {
+    std::ofstream file(out);
+    file << text;
+    if (!file) {
+      fmt::print(stderr, "drainsim conformance: cannot write {}\n", out);
+      return kBadInput;
+    }
+  }
+  return report.required_passed() ? 0 : 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -447,6 +476,16 @@ int main(int argc, char** argv) {
   profiles_cmd->add_option("--format", profiles_format, "table (default) or json")
       ->check(CLI::IsMember({"table", "json"}));
 
+  std::string conformance_profile, conformance_format = "text", conformance_out;
+  CLI::App* conformance_cmd = app.add_subcommand(
+      "conformance",
+      "Check a profile against the OJS graceful-shutdown conformance requirements (GS-001..005, "
+      "GS-R001..R004); exit 1 when a required one fails");
+  conformance_cmd->add_option("--profile", conformance_profile, "The profile to check")->required();
+  conformance_cmd->add_option("--format", conformance_format, "text (default) or json")
+      ->check(CLI::IsMember({"text", "json"}));
+  conformance_cmd->add_option("--out", conformance_out, "Write the report here (default stdout)");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -464,5 +503,8 @@ int main(int argc, char** argv) {
   if (*compare_cmd) return compare(compare_args);
   if (*validate_cmd) return validate(files, validate_sets);
   if (*profiles_cmd) return profiles(profile_name, profiles_format);
+  if (*conformance_cmd) {
+    return conformance(conformance_profile, conformance_format, conformance_out);
+  }
   return kBadInput;
 }

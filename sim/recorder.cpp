@@ -271,4 +271,26 @@ AuditResult Recorder::finish(const BackendView& backend) {
   return audit_;
 }
 
+// --- heartbeats and job reports (timeline only)
+
+const char* to_string(ReportKind k) {
+  switch (k) {
+    case ReportKind::kAck:
+      return "ack";
+    case ReportKind::kFail:
+      return "fail";
+    case ReportKind::kRequeue:
+      return "requeue";
+  }
+  return "?";
+}
+
+void Recorder::heartbeat(Time now, int pod, WorkerId worker, Directive state) {
+  if (timeline_) heartbeats_.push_back({now, pod, worker, state});
+}
+
+void Recorder::report(const ReportRecord& record) {
+  if (timeline_) reports_.push_back(record);
+}
+
 }  // namespace drainsim

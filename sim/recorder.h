@@ -77,6 +77,27 @@ struct SeriesPoint {
   std::int64_t in_flight;  // attempts running
 };
 
+// What a worker told the backend about a job (timeline only).
+enum class ReportKind : std::uint8_t { kAck, kFail, kRequeue };
+const char* to_string(ReportKind k);  // "ack", "fail", "requeue"
+
+struct HeartbeatRecord {
+  Time at;
+  int pod;
+  WorkerId worker;
+  Directive state;  // the state the worker reported: running, quiet or terminate
+};
+struct ReportRecord {
+  Time at;
+  int pod;
+  WorkerId worker;
+  JobId job;
+  int attempt;
+  ReportKind kind;
+  ErrorKind error;  // kFail only
+  bool accepted;    // the backend took it (the worker still held the job)
+};
+
 struct JobTotals {
   std::int64_t enqueued = 0, completed = 0, discarded = 0, discarded_by_shutdown = 0, pending = 0,
                lost = 0, stuck_at_end = 0, interrupted = 0, duplicate_executions = 0,
@@ -123,6 +144,10 @@ class Recorder {
   void remaining(Time now, int pod, WorkerId worker, int remaining);
   void warning(std::string text) { warnings_.push_back(std::move(text)); }
 
+  // --- from worker processes (timeline only): heartbeats sent and job reports made
+  void heartbeat(Time now, int pod, WorkerId worker, Directive state);
+  void report(const ReportRecord& record);
+
   // Ends the run: classifies the jobs still in the ledger against the backend and
   // audits the whole run. Call once.
   AuditResult finish(const BackendView& backend);
@@ -136,6 +161,8 @@ class Recorder {
   const std::vector<SignalRecord>& signals() const { return signals_; }
   const std::vector<RemainingRecord>& remaining_log() const { return remaining_; }
   const std::vector<SeriesPoint>& series() const { return series_; }
+  const std::vector<HeartbeatRecord>& heartbeats() const { return heartbeats_; }
+  const std::vector<ReportRecord>& reports() const { return reports_; }
   const std::vector<std::string>& warnings() const { return warnings_; }
   std::int64_t in_flight() const { return in_flight_; }
 
@@ -182,6 +209,8 @@ class Recorder {
   std::vector<SeriesPoint> series_;
   std::vector<std::string> warnings_;
   AuditResult audit_;
+  std::vector<HeartbeatRecord> heartbeats_;
+  std::vector<ReportRecord> reports_;
 };
 
 }  // namespace drainsim

@@ -247,7 +247,10 @@ void RemoteProcess::end_attempt(const Held& h, Outcome outcome) {
 json RemoteProcess::ack(const json& body) {
   const Held h = held(body);
   end_attempt(h, Outcome::kCompleted);  // its work is done, whether or not the ACK counts
-  if (!fleet_.backend.ack(worker_id_, h.lease)) {
+  const bool accepted = fleet_.backend.ack(worker_id_, h.lease);
+  fleet_.recorder.report({fleet_.rt.now(), pod_, worker_id_, h.lease.id, h.lease.attempt,
+                          ReportKind::kAck, ErrorKind::kHandler, accepted});
+  if (!accepted) {
     throw RequestError{409, "conflict",
                        fmt::format("job {} is no longer leased to {}", h.lease.id, name_)};
   }
@@ -261,9 +264,11 @@ json RemoteProcess::nack(const json& body) {
   const bool shutdown = error.value("type", "") == "ShutdownError";
   const bool retryable = error.value("retryable", true);
   end_attempt(h, shutdown ? Outcome::kInterrupted : Outcome::kFailed);
-  if (!fleet_.backend.fail(worker_id_, h.lease,
-                           shutdown ? ErrorKind::kShutdown : ErrorKind::kHandler, retryable,
-                           h.lease.progress)) {
+  const ErrorKind kind = shutdown ? ErrorKind::kShutdown : ErrorKind::kHandler;
+  const bool accepted = fleet_.backend.fail(worker_id_, h.lease, kind, retryable, h.lease.progress);
+  fleet_.recorder.report({fleet_.rt.now(), pod_, worker_id_, h.lease.id, h.lease.attempt,
+                          ReportKind::kFail, kind, accepted});
+  if (!accepted) {
     throw RequestError{409, "conflict",
                        fmt::format("job {} is no longer leased to {}", h.lease.id, name_)};
   }
@@ -282,6 +287,7 @@ json RemoteProcess::heartbeat(const json& body) {
       if (h != held_.end()) active.push_back(h->second.lease);
     }
   }
+  fleet_.recorder.heartbeat(fleet_.rt.now(), pod_, worker_id_, reported);
   const Directive reply = fleet_.backend.heartbeat(worker_id_, reported, active);
   switch (reported) {
     case Directive::kRunning:

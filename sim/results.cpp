@@ -148,6 +148,15 @@ json timeline_json(const Recorder& rec) {
   for (const SeriesPoint& p : rec.series()) {
     series.push_back({to_seconds(p.at), p.queued, p.scheduled, p.in_flight});
   }
+  json heartbeats = json::array();
+  for (const HeartbeatRecord& h : rec.heartbeats()) {
+    heartbeats.push_back({to_seconds(h.at), h.pod, h.worker, to_string(h.state)});
+  }
+  json reports = json::array();
+  for (const ReportRecord& r : rec.reports()) {
+    reports.push_back({to_seconds(r.at), r.pod, r.worker, r.job, r.attempt, to_string(r.kind),
+                       r.kind == ReportKind::kFail ? to_string(r.error) : "", r.accepted});
+  }
   return {
       {"pod_states", {{"columns", {"t_s", "pod", "state"}}, {"rows", states}}},
       {"signals",
@@ -158,6 +167,10 @@ json timeline_json(const Recorder& rec) {
       {"drain_remaining",
        {{"columns", {"t_s", "pod", "worker", "remaining"}}, {"rows", remaining}}},
       {"series", {{"columns", {"t_s", "queued", "scheduled", "in_flight"}}, {"rows", series}}},
+      {"heartbeats", {{"columns", {"t_s", "pod", "worker", "state"}}, {"rows", heartbeats}}},
+      {"reports",
+       {{"columns", {"t_s", "pod", "worker", "job", "attempt", "kind", "error", "accepted"}},
+        {"rows", reports}}},
   };
 }
 

@@ -39,6 +39,8 @@ struct ShutdownBehaviour {
   bool heartbeats_while_draining = true;  // false: they stop when the drain starts
   bool acks_fail_while_draining = false;  // an ACK sent while draining never reaches the
                                           // backend (the Go SDK's cancelled context)
+  bool logs_remaining = true;             // the worker logs its remaining job count every 5 s while
+                                          // draining (OJS GS-R003)
   bool deregisters = true;  // says goodbye at a clean exit (OJS; a backend takes back what a
                             // departed worker still holds)
 };

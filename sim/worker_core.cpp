@@ -180,12 +180,15 @@ void WorkerCore::begin_shutdown() {
     send_heartbeat(Directive::kQuiet);
   }
   if (state_ != WorkerState::kDraining) return;  // a reply may have ended us
-  port_.log_remaining(active_);
+  if (b.logs_remaining) port_.log_remaining(active_);
   if (active_ == 0) {
     finish_shutdown();
     return;
   }
-  remaining_ = rt_.schedule(rt_.now() + kRemainingLogInterval, Priority::kTimer, this, kRemaining);
+  if (b.logs_remaining) {
+    remaining_ =
+        rt_.schedule(rt_.now() + kRemainingLogInterval, Priority::kTimer, this, kRemaining);
+  }
 }
 
 void WorkerCore::finish_shutdown() {

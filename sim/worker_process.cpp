@@ -147,7 +147,10 @@ void WorkerProcess::on_jobs_available() {
 }
 
 void WorkerProcess::ack(int /*slot*/, const Lease& lease) {
-  on_models([this, lease] { backend_.ack(worker_id_, lease); });
+  on_models([this, lease, now = rt_.now()] {
+    const bool accepted = backend_.ack(worker_id_, lease);
+    record_report(now, lease, ReportKind::kAck, ErrorKind::kHandler, accepted);
+  });
 }
 
 void WorkerProcess::fail(int slot, const Lease& lease, ErrorKind error, bool retryable) {
@@ -156,9 +159,11 @@ void WorkerProcess::fail(int slot, const Lease& lease, ErrorKind error, bool ret
     // Given up while its body still runs: interrupted. A graceful FAIL saves all progress.
     end_attempt(slot, Outcome::kInterrupted, graceful_saves(body, rt_.now() - body.start));
   }
-  on_models([this, lease, error, retryable, progress = lease.progress + body.saved] {
-    backend_.fail(worker_id_, lease, error, retryable, progress);
-  });
+  on_models(
+      [this, lease, error, retryable, progress = lease.progress + body.saved, now = rt_.now()] {
+        const bool accepted = backend_.fail(worker_id_, lease, error, retryable, progress);
+        record_report(now, lease, ReportKind::kFail, error, accepted);
+      });
 }
 
 void WorkerProcess::requeue(int slot, const Lease& lease) {
@@ -166,21 +171,29 @@ void WorkerProcess::requeue(int slot, const Lease& lease) {
   if (body.running) {
     end_attempt(slot, Outcome::kInterrupted, graceful_saves(body, rt_.now() - body.start));
   }
-  on_models([this, lease, progress = lease.progress + body.saved] {
+  on_models([this, lease, progress = lease.progress + body.saved, now = rt_.now()] {
     backend_.checkpoint(lease, progress);
     backend_.requeue(worker_id_, lease, true);
+    record_report(now, lease, ReportKind::kRequeue, ErrorKind::kHandler, true);
   });
 }
 
+void WorkerProcess::record_report(Time now, const Lease& lease, ReportKind kind, ErrorKind error,
+                                  bool accepted) {
+  recorder_.report({now, pod_, worker_id_, lease.id, lease.attempt, kind, error, accepted});
+}
+
 void WorkerProcess::heartbeat(Directive state, std::span<const Lease> active) {
-  on_models([this, state, leases = std::vector<Lease>(active.begin(), active.end())] {
-    const Directive reply = backend_.heartbeat(worker_id_, state, leases);
-    if (state == Directive::kTerminate) return;
-    on_process([this, reply] {
-      core_.on_directive(reply);
-      mirror();
-    });
-  });
+  on_models(
+      [this, state, leases = std::vector<Lease>(active.begin(), active.end()), now = rt_.now()] {
+        recorder_.heartbeat(now, pod_, worker_id_, state);
+        const Directive reply = backend_.heartbeat(worker_id_, state, leases);
+        if (state == Directive::kTerminate) return;
+        on_process([this, reply] {
+          core_.on_directive(reply);
+          mirror();
+        });
+      });
 }
 
 void WorkerProcess::deregister() {

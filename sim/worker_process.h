@@ -95,6 +95,8 @@ class WorkerProcess final : public ProcessHandle,
   void end_all(Outcome outcome);
   void die(ProcessEnd how, int code);
   void deliver_here(Signal signal, SignalTarget target);
+  // On the models' side: tells the recorder what the worker reported about `lease`.
+  void record_report(Time now, const Lease& lease, ReportKind kind, ErrorKind error, bool accepted);
   void mirror();  // publishes the core's state and active count to the platform's side
   template <class F>
   void on_models(F&& f) {

@@ -19,6 +19,7 @@ Profile bullmq() {
                    kNever);
   p.worker.heartbeat_interval = 15 * kSecond;  // lock renewal: lockDuration / 2
   ShutdownBehaviour& b = p.worker.shutdown;
+  b.logs_remaining = false;  // no remaining-count log (profiles.h)
   b.handles_tstp = false;
   b.second_term = ShutdownBehaviour::SecondTerm::kIgnore;
   p.backend.visibility_timeout = 30 * kSecond;  // lockDuration

@@ -22,6 +22,7 @@ Profile celery() {
                    "visibility timeout",
                    kNever);
   ShutdownBehaviour& b = p.worker.shutdown;
+  b.logs_remaining = false;  // no remaining-count log (profiles.h)
   b.handles_tstp = false;
   b.second_term = ShutdownBehaviour::SecondTerm::kDeadline;
   b.at_deadline = ShutdownBehaviour::AtDeadline::kLeave;  // cold: tasks terminated

@@ -10,6 +10,7 @@ Profile ductwork() {
                    "recovery of the jobs they held",
                    20 * kSecond);
   ShutdownBehaviour& b = p.worker.shutdown;
+  b.logs_remaining = false;  // no remaining-count log (profiles.h)
   b.handles_tstp = false;
   b.second_term = ShutdownBehaviour::SecondTerm::kIgnore;
   b.at_deadline = ShutdownBehaviour::AtDeadline::kLeave;

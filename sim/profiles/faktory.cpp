@@ -11,7 +11,8 @@ Profile faktory() {
                    25 * kSecond);
   p.worker.heartbeat_interval = 15 * kSecond;  // BEAT
   p.worker.shutdown.second_term = ShutdownBehaviour::SecondTerm::kIgnore;
-  p.backend.retry.max_attempts = 26;  // the first run and 25 retries
+  p.worker.shutdown.logs_remaining = false;  // no remaining-count log (profiles.h)
+  p.backend.retry.max_attempts = 26;         // the first run and 25 retries
   p.mechanisms.heartbeat_detection = false;
   p.mechanisms.lease.renewed_by_heartbeat = false;  // the reservation runs from the fetch
   p.mechanisms.lease.check_interval = 15 * kSecond;

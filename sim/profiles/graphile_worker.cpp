@@ -10,6 +10,7 @@ Profile graphile_worker() {
                    "fails them (retry after e^attempts s); a killed worker's jobs stay locked 4 h",
                    kNever);
   ShutdownBehaviour& b = p.worker.shutdown;
+  b.logs_remaining = false;  // no remaining-count log (profiles.h)
   b.handles_tstp = false;
   b.second_term = ShutdownBehaviour::SecondTerm::kDeadline;
   b.cancel_after = 5 * kSecond;

@@ -11,6 +11,7 @@ Profile naive() {
                    30 * kSecond);
   p.worker.shutdown.handles_term = false;
   p.worker.shutdown.handles_tstp = false;
+  p.worker.shutdown.logs_remaining = false;  // no remaining-count log (profiles.h)
   return p;
 }
 

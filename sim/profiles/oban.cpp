@@ -17,6 +17,7 @@ Profile oban() {
                    "min) makes them available",
                    15 * kSecond);
   ShutdownBehaviour& b = p.worker.shutdown;
+  b.logs_remaining = false;  // no remaining-count log (profiles.h)
   b.handles_tstp = false;
   b.second_term = ShutdownBehaviour::SecondTerm::kIgnore;
   b.at_deadline = ShutdownBehaviour::AtDeadline::kLeave;

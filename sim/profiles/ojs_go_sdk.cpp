@@ -12,7 +12,8 @@ Profile ojs_go_sdk() {
                    "timeout)",
                    25 * kSecond);
   ShutdownBehaviour& b = p.worker.shutdown;
-  b.handles_tstp = false;  // NotifyContext catches TERM and INT only
+  b.logs_remaining = false;  // no remaining-count log (profiles.h)
+  b.handles_tstp = false;    // NotifyContext catches TERM and INT only
   b.second_term = ShutdownBehaviour::SecondTerm::kIgnore;  // still caught, context already done
   b.at_deadline = ShutdownBehaviour::AtDeadline::kLeave;
   b.heartbeats_while_draining = false;

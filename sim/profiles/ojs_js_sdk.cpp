@@ -10,6 +10,7 @@ Profile ojs_js_sdk() {
                    "aborted and NACKed as handler_error at the deadline",
                    25 * kSecond);
   ShutdownBehaviour& b = p.worker.shutdown;
+  b.logs_remaining = false;  // no remaining-count log (profiles.h)
   b.handles_tstp = false;
   b.second_term = ShutdownBehaviour::SecondTerm::kIgnore;  // stop() again: already stopping
   b.deadline_error = ErrorKind::kHandler;

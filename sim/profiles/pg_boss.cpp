@@ -9,6 +9,7 @@ Profile pg_boss() {
                    "retryLimit 2; a dead worker's jobs expire after 15 min (checked every minute)",
                    30 * kSecond);
   ShutdownBehaviour& b = p.worker.shutdown;
+  b.logs_remaining = false;  // no remaining-count log (profiles.h)
   b.handles_tstp = false;
   b.second_term = ShutdownBehaviour::SecondTerm::kIgnore;
   p.backend.visibility_timeout = 15 * kMinute;  // expireInSeconds

@@ -6,6 +6,10 @@
 namespace drainsim::profiles {
 
 // A profile's starting point: the OJS defaults with `name` and the given grace period.
+// Every profile but ojs then sets `logs_remaining = false`: only the OJS graceful-shutdown
+// spec (§5.2, GS-R003) describes a periodic remaining-job-count log while draining; the
+// other systems' docs and sources (PROFILES.md) describe no such log. (sidekiq-pro
+// inherits it from sidekiq.)
 Profile base(std::string_view name, std::string_view summary, Duration grace);
 
 // The OJS reference backends (ojs-backend-lite/redis): a visibility deadline from the

@@ -17,6 +17,7 @@ Profile river() {
                    "1 h rescuer",
                    kNever);
   ShutdownBehaviour& b = p.worker.shutdown;
+  b.logs_remaining = false;  // no remaining-count log (profiles.h)
   b.handles_tstp = false;
   b.second_term = ShutdownBehaviour::SecondTerm::kDeadline;
   b.at_deadline = ShutdownBehaviour::AtDeadline::kCancelAndWait;

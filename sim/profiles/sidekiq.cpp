@@ -12,6 +12,7 @@ Profile sidekiq() {
   p.worker.concurrency = 5;
   p.worker.heartbeat_interval = 10 * kSecond;
   ShutdownBehaviour& b = p.worker.shutdown;
+  b.logs_remaining = false;  // no remaining-count log (profiles.h)
   b.second_term = ShutdownBehaviour::SecondTerm::kIgnore;
   b.at_deadline = ShutdownBehaviour::AtDeadline::kRequeue;
   p.backend.retry.max_attempts = 26;  // the first run and 25 retries

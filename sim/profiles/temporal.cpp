@@ -20,6 +20,7 @@ Profile temporal() {
                    "start-to-close timeout",
                    0);
   ShutdownBehaviour& b = p.worker.shutdown;
+  b.logs_remaining = false;  // no remaining-count log (profiles.h)
   b.handles_tstp = false;
   b.second_term = ShutdownBehaviour::SecondTerm::kIgnore;
   p.backend.visibility_timeout = 10 * kMinute;  // start-to-close
