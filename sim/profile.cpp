@@ -116,6 +116,7 @@ nlohmann::json behaviour_json(const ShutdownBehaviour& b) {
       {"heartbeats_while_draining", b.heartbeats_while_draining},
       {"acks_fail_while_draining", b.acks_fail_while_draining},
       {"deregisters", b.deregisters},
+      {"logs_remaining", b.logs_remaining},
   };
 }
 

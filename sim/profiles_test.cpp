@@ -224,6 +224,33 @@ TEST(Profiles, JsSdkNacksWithHandlerErrorAtItsDeadline) {
                                               {0, 2, 1, 36, 96, "completed"}}));
 }
 
+TEST(Profiles, TemporalFailsActivitiesAtOnceAndRetriesAfterOneSecond) {
+  // WorkerStopTimeout 0: the TERM at 10 s cancels the activity, a failed attempt; the
+  // server retries it after 1 s (11 s) and pod-1, ready at 15 s, runs attempt 2.
+  const Replay r = run(scenario("temporal", R"(["60s"])", 1, kDeleteAt10s));
+  EXPECT_EQ(r.attempts, (std::vector<Attempt>{{0, 1, 0, 0, 10, "interrupted"},
+                                              {0, 2, 1, 15, 75, "completed"}}));
+  EXPECT_EQ(r.summary["drain_latency_s"]["max"], 0.0);
+}
+
+TEST(Profiles, GraphileAbortsAfterFiveSecondsAndRetriesAfterEToTheAttempt) {
+  // TERM at 10 s; the abort fires at 15 s and the job (cooperative, 100 ms to stop) fails
+  // at 15.1 s; attempt 1 waits e^1 = 2.718282 s: pod-1 runs attempt 2 from 17.818282 s.
+  const Replay r = run(scenario("graphile-worker", R"(["60s"])", 1, kDeleteAt10s));
+  EXPECT_EQ(r.attempts, (std::vector<Attempt>{{0, 1, 0, 0, 15.1, "interrupted"},
+                                              {0, 2, 1, 17.818282, 77.818282, "completed"}}));
+  EXPECT_EQ(r.summary["drain_latency_s"]["max"], 5.1);
+}
+
+TEST(Profiles, DuctworkKillsItsThreadsAfterTwentySecondsAndNothingRecoversTheJob) {
+  // TERM at 10 s; the job worker's 20 s shutdown_timeout ends at 30 s: the thread is
+  // killed, the process exits, and no mechanism ever gives the job back.
+  const Replay r = run(scenario("ductwork", R"(["60s"])", 1, kDeleteAt10s));
+  EXPECT_EQ(r.attempts, (std::vector<Attempt>{{0, 1, 0, 0, 30, "killed"}}));
+  EXPECT_EQ(r.summary["stuck_at_end"], 1);
+  EXPECT_EQ(r.summary["exits"]["clean"], 1);
+}
+
 TEST(Profiles, EveryProfileRunsTheShippedScenariosWithABalancedAudit) {
   for (const char* file : {"rolling-restart", "oom-kill", "double-sigterm"}) {
     for (const char* profile :
