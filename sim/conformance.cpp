@@ -298,18 +298,22 @@ bool gs003(const Profile& p, std::span<const Run> runs, Evidence& ev) {
   return default_ok && a && b;
 }
 
+// Whether pod-0 was draining right after the SIGTERM at `t`; when not, says so.
+bool draining_after(const Run& r, double t, Evidence& ev) {
+  if (r.state_at(t) == "draining") return true;
+  ev.push_back(fmt::format("{} {} {} after the SIGTERM: no drain", secs(t), kPod,
+                           r.state_at(t).empty() ? "unchanged" : r.state_at(t)));
+  ev.push_back(r.exit_line());
+  return false;
+}
+
 bool gs004(const Profile&, std::span<const Run> runs, Evidence& ev) {
   const Run& r = runs[0];
   const double t = r.signal_at(0);
   const double end = r.end_or_run_end();
   ev.push_back(r.scenario_line());
   add_signals(r, ev);
-  if (r.state_at(t) != "draining") {
-    ev.push_back(fmt::format("{} {} {} after the SIGTERM: no drain", secs(t), kPod,
-                             r.state_at(t).empty() ? "unchanged" : r.state_at(t)));
-    ev.push_back(r.exit_line());
-    return false;
-  }
+  if (!draining_after(r, t, ev)) return false;
   std::vector<const TimedRow*> beats;
   std::optional<TimedRow> before;
   for (const TimedRow& h : r.heartbeats) {
@@ -469,12 +473,7 @@ bool gsr003(const Profile&, std::span<const Run> runs, Evidence& ev) {
   const double end = r.end_or_run_end();
   ev.push_back(r.scenario_line());
   add_signals(r, ev);
-  if (r.state_at(t) != "draining") {
-    ev.push_back(fmt::format("{} {} {} after the SIGTERM: no drain", secs(t), kPod,
-                             r.state_at(t).empty() ? "unchanged" : r.state_at(t)));
-    ev.push_back(r.exit_line());
-    return false;
-  }
+  if (!draining_after(r, t, ev)) return false;
   std::vector<const TimedRow*> logs;
   for (const TimedRow& m : r.remaining) {
     if (m.at >= t - kEps && m.at <= end + kEps) logs.push_back(&m);
