@@ -177,6 +177,14 @@ ProfileSelection select_profiles(std::string_view spec) {
   return out;
 }
 
+CompareRun compare_run(std::uint64_t seed, const RunOutput& out) {
+  return {seed, out.hash, out.audit.ok, out.audit.error_count, out.audit.errors};
+}
+
+json audit_failure_json(const CompareRun& r) {
+  return {{"seed", r.seed}, {"error_count", r.audit_error_count}, {"errors", r.audit_errors}};
+}
+
 bool Comparison::audits_ok() const {
   for (const ProfileComparison& p : profiles) {
     for (const CompareRun& r : p.runs) {
@@ -212,7 +220,7 @@ Comparison compare_profiles(const CompareSpec& spec) {
     for (const std::uint64_t seed : c.seeds) {
       s.seed = seed;
       const RunOutput out = run_scenario(s, options);
-      p.runs.push_back({seed, out.hash, out.audit.ok, out.audit.error_count, out.audit.errors});
+      p.runs.push_back(compare_run(seed, out));
       const json& summary = out.results["summary"];
       for (std::size_t i = 0; i < std::size(kMetrics); ++i) {
         if (const auto v = summary_value(summary, kMetrics[i].key)) samples[i].push_back(*v);
@@ -229,28 +237,13 @@ json compare_json(const Comparison& c) {
   for (const ProfileComparison& p : c.profiles) {
     json metrics = json::object();
     for (std::size_t i = 0; i < std::size(kMetrics); ++i) {
-      const Interval& v = p.metrics[i];
-      const std::string key(kMetrics[i].key);
-      if (v.n == 0) {
-        metrics[key] = {{"mean", nullptr},
-                        {"half_width", nullptr},
-                        {"low", nullptr},
-                        {"high", nullptr},
-                        {"n", 0}};
-      } else {
-        metrics[key] = {{"mean", v.mean},
-                        {"half_width", v.half_width},
-                        {"low", v.low},
-                        {"high", v.high},
-                        {"n", v.n}};
-      }
+      metrics[std::string(kMetrics[i].key)] = interval_json(p.metrics[i]);
     }
     json hashes = json::array(), failures = json::array();
     for (const CompareRun& r : p.runs) {
       hashes.push_back(r.result_hash);
       if (!r.audit_ok) {
-        failures.push_back(
-            {{"seed", r.seed}, {"error_count", r.audit_error_count}, {"errors", r.audit_errors}});
+        failures.push_back(audit_failure_json(r));
       }
     }
     profiles.push_back({{"profile", p.profile},

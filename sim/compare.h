@@ -59,6 +59,13 @@ struct CompareRun {
   std::vector<std::string> audit_errors;
 };
 
+struct RunOutput;
+
+// The record of one seed's run, and its {"seed", "error_count", "errors"} when its audit
+// failed (shared with sweep).
+CompareRun compare_run(std::uint64_t seed, const RunOutput& out);
+nlohmann::json audit_failure_json(const CompareRun& r);
+
 struct ProfileComparison {
   std::string profile;
   std::vector<CompareRun> runs;  // one per seed, in seed order

@@ -1,11 +1,14 @@
-// drainsim command line: run, compare and validate scenarios; check a profile's
+// drainsim command line: run, compare, sweep and validate scenarios; check a profile's
 // conformance.
 // Exit codes: 0 ok, 2 bad input (file, JSON path and what was expected on stderr),
 // 3 audit failure (which jobs, and why); `conformance`: 1 when a required check fails.
+#include <unistd.h>
+
 #include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,6 +23,7 @@
 #include "profile.h"
 #include "scenario_loader.h"
 #include "simulation.h"
+#include "sweep.h"
 
 namespace {
 
@@ -402,6 +406,77 @@ int conformance(const std::string& name, const std::string& format, const std::s
 
 }  // namespace
 
+struct SweepArgs {
+  std::string scenario;
+  std::vector<std::string> grid;
+  std::size_t seeds = 10;
+  std::optional<std::uint64_t> seed;
+  unsigned threads = 0;
+  std::vector<std::string> sets;
+  std::string out, csv;
+};
+
+bool write_text(const std::string& path, const std::string& text) {
+  std::ofstream f(path, std::ios::binary);
+  if (f << text) return true;
+  fmt::print(stderr, "error: {}: cannot write the sweep\n", path);
+  return false;
+}
+
+// The scenario over a grid of field values and several seeds per point (sim/sweep.h).
+int sweep(const SweepArgs& args) {
+  drainsim::SweepSpec spec;
+  spec.scenario = args.scenario;
+  spec.overrides = args.sets;
+  spec.seeds = args.seeds;
+  spec.first_seed = args.seed;
+  spec.threads = args.threads;
+  for (const std::string& g : args.grid) {
+    drainsim::AxisParse axis = drainsim::parse_axis(g);
+    if (!axis.axis) {
+      fmt::print(stderr, "error: {}\n", axis.error);
+      return kBadInput;
+    }
+    spec.axes.push_back(std::move(*axis.axis));
+  }
+  if (isatty(STDERR_FILENO)) {
+    spec.progress = [](std::size_t done, std::size_t total) {
+      fmt::print(stderr, "\rsweep: {}/{} runs", done, total);
+      if (done == total) fmt::print(stderr, "\n");
+    };
+  }
+  drainsim::Sweep result;
+  try {
+    result = drainsim::run_sweep(spec);
+  } catch (const drainsim::ScenarioError& e) {
+    fmt::print(stderr, "error: {}\n", e.what());
+    return kBadInput;
+  }
+  const std::string text = drainsim::sweep_json(result).dump(2) + '\n';
+  if (args.out.empty()) {
+    fmt::print("{}", text);
+  } else if (!write_text(args.out, text)) {
+    return kBadInput;
+  }
+  if (!args.csv.empty() && !write_text(args.csv, drainsim::sweep_csv(result))) return kBadInput;
+  for (const drainsim::SweepPoint& p : result.points) {
+    for (const drainsim::CompareRun& r : p.runs) {
+      if (r.audit_ok) continue;
+      std::string where;
+      for (std::size_t a = 0; a < p.values.size(); ++a) {
+        where += fmt::format(
+            "{}{}={}", a ? " " : "", result.axes[a].path,
+            p.values[a].is_string() ? p.values[a].get<std::string>() : p.values[a].dump());
+      }
+      fmt::print(stderr,
+                 "error: the audit failed at {}, seed {}: {} jobs or totals do not balance\n",
+                 where, r.seed, r.audit_error_count);
+      for (const std::string& e : r.audit_errors) fmt::print(stderr, "  {}\n", e);
+    }
+  }
+  return result.audits_ok() ? 0 : kAuditFailed;
+}
+
 int main(int argc, char** argv) {
   CLI::App app{"drainsim: what will your workers' shutdown settings cost?"};
   app.require_subcommand(1);
@@ -464,6 +539,27 @@ int main(int argc, char** argv) {
   compare_cmd->add_option("--inject-fault", compare_args.fault, "Testing only: drop-acked-job=JOB")
       ->group("");
 
+  SweepArgs sweep_args;
+  CLI::App* sweep_cmd = app.add_subcommand(
+      "sweep",
+      "Run a scenario over a grid of field values and several seeds per point; each metric's "
+      "mean and 95% interval per point");
+  sweep_cmd->add_option("scenario", sweep_args.scenario, "Scenario file (JSON)")->required();
+  sweep_cmd
+      ->add_option("--grid", sweep_args.grid,
+                   "An axis: PATH=START..END/STEP (5s..120s/5s, 1..10/1) or PATH=V1,V2,... "
+                   "(repeatable; the grid is their product, first axis outermost)")
+      ->required();
+  sweep_cmd->add_option("--seeds", sweep_args.seeds, "Runs per point (default 10)")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1000000}));
+  sweep_cmd->add_option("--seed", sweep_args.seed,
+                        "First seed (default: the scenario's); then +1, +2, ...");
+  sweep_cmd->add_option("--threads", sweep_args.threads, "Runs at once (default: the cores)")
+      ->check(CLI::Range(1u, 4096u));
+  sweep_cmd->add_option("--set", sweep_args.sets, "Override a field: PATH=VALUE (repeatable)");
+  sweep_cmd->add_option("--out", sweep_args.out, "Write the JSON here (default stdout)");
+  sweep_cmd->add_option("--csv", sweep_args.csv, "Also write a row per point and metric here");
+
   std::vector<std::string> files, validate_sets;
   CLI::App* validate_cmd = app.add_subcommand("validate", "Check scenario files");
   validate_cmd->add_option("scenarios", files, "Scenario files")->required();
@@ -501,6 +597,7 @@ int main(int argc, char** argv) {
   if (*run_cmd) return run(run_args);
   if (*fidelity_cmd) return fidelity(fidelity_args);
   if (*compare_cmd) return compare(compare_args);
+  if (*sweep_cmd) return sweep(sweep_args);
   if (*validate_cmd) return validate(files, validate_sets);
   if (*profiles_cmd) return profiles(profile_name, profiles_format);
   if (*conformance_cmd) {

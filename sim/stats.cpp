@@ -149,4 +149,13 @@ Interval student_t_95(const std::vector<double>& samples) {
   return r;
 }
 
+nlohmann::json interval_json(const Interval& v) {
+  if (v.n == 0) {
+    return {
+        {"mean", nullptr}, {"half_width", nullptr}, {"low", nullptr}, {"high", nullptr}, {"n", 0}};
+  }
+  return {
+      {"mean", v.mean}, {"half_width", v.half_width}, {"low", v.low}, {"high", v.high}, {"n", v.n}};
+}
+
 }  // namespace drainsim

@@ -60,6 +60,9 @@ struct Interval {
 };
 Interval student_t_95(const std::vector<double>& samples);
 
+// {"mean", "half_width", "low", "high", "n"}; n == 0 gives null for all but n.
+nlohmann::json interval_json(const Interval& v);
+
 // The 0.975 quantile of Student's t with `df` degrees of freedom: exact to 10 digits for
 // df <= 30 (table), Cornish-Fisher beyond (error < 3e-8); df == 0 gives 0.
 double t_quantile_975(std::size_t df);
