@@ -71,12 +71,14 @@ TimerId StrandRuntime::schedule(Time at, Priority /*priority*/, TimerTarget* tar
   slot.target = target;
   slot.tag = tag;
   slot.arg = arg;
-  const std::uint32_t generation = slot.generation;
+  slot.at = at;
+  slot.seq = next_seq_++;
+  pending_.emplace(at, slot.seq, index);
   slot.timer->expires_at(owner_.real_time(at));
-  slot.timer->async_wait(asio::bind_executor(
-      strand_,
-      [this, index, generation](const boost::system::error_code&) { fire(index, generation); }));
-  return TimerId{index, generation};
+  slot.timer->async_wait(asio::bind_executor(strand_, [this](const boost::system::error_code& e) {
+    if (e != asio::error::operation_aborted) fire();
+  }));
+  return TimerId{index, slot.generation};
 }
 
 void StrandRuntime::cancel(TimerId& id) {
@@ -86,6 +88,7 @@ void StrandRuntime::cancel(TimerId& id) {
         slots_[id.slot].target != nullptr) {
       Slot& slot = slots_[id.slot];
       slot.timer->cancel();
+      pending_.erase(Due{slot.at, slot.seq, id.slot});
       slot.target = nullptr;
       ++slot.generation;
       free_.push_back(id.slot);
@@ -94,15 +97,20 @@ void StrandRuntime::cancel(TimerId& id) {
   id = TimerId{};
 }
 
-void StrandRuntime::fire(std::uint32_t index, std::uint32_t generation) {
+// Every live timer's wake-up comes once, after its deadline, so each fires exactly one
+// timer: the earliest due (perhaps itself, perhaps one overdue longer), or none when an
+// earlier wake-up already fired every due timer (a timer cancelled after it expired).
+void StrandRuntime::fire() {
   TimerTarget* target;
   std::uint32_t tag;
   std::uint64_t arg;
   {
     std::lock_guard lock(mu_);
+    if (halted_ || pending_.empty()) return;
+    const auto [at, seq, index] = *pending_.begin();
     Slot& slot = slots_[index];
-    if (slot.generation != generation || slot.target == nullptr) return;  // cancelled
-    if (halted_) return;
+    if (slot.timer->expiry() > Clock::now()) return;  // nothing due yet (asio's own test)
+    pending_.erase(pending_.begin());
     if (record_lateness_) {
       lateness_.push_back(
           std::chrono::duration<double, std::micro>(Clock::now() - slot.timer->expiry()).count());

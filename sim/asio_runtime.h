@@ -13,7 +13,9 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include <boost/asio/io_context.hpp>
@@ -91,14 +93,22 @@ class StrandRuntime final : public Runtime {
     std::uint64_t arg = 0;
     std::uint32_t tag = 0;
     std::uint32_t generation = 0;
+    Time at = 0;
+    std::uint64_t seq = 0;  // schedule order, for ties
   };
-  void fire(std::uint32_t slot, std::uint32_t generation);
+  // Pending timers in (time, schedule order): a timer's wake-up fires the earliest one
+  // due, so timers that are overdue together (a late thread, a timer scheduled in the
+  // past) still fire in time order, whatever order asio completes them in.
+  using Due = std::tuple<Time, std::uint64_t, std::uint32_t>;
+  void fire();
 
   AsioRuntime& owner_;
   boost::asio::strand<boost::asio::io_context::executor_type> strand_;
-  std::mutex mu_;  // guards slots_, free_, lateness_
+  std::mutex mu_;  // guards slots_, free_, pending_, next_seq_, lateness_
   std::vector<Slot> slots_;
   std::vector<std::uint32_t> free_;
+  std::set<Due> pending_;
+  std::uint64_t next_seq_ = 0;
   std::vector<Rng> streams_;
   std::function<void()> after_each_;
   std::mutex* lock_ = nullptr;
