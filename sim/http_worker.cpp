@@ -91,9 +91,7 @@ HttpWorkerConfig worker_config_from_env(const std::function<const char*(const ch
           fmt::format("DRAINSIM_PROFILE=\"{}\": no such profile", profile_name));
     }
     c.worker.profile = profile_name;
-    c.worker.options = nlohmann::json::object();
-    for (const ProfileOption& o : profile->options)
-      c.worker.options[std::string(o.name)] = o.fallback;
+    c.worker.options = default_options(*profile);
     if (const char* options = get("DRAINSIM_PROFILE_OPTIONS")) {
       const auto given = nlohmann::json::parse(options, nullptr, false);
       if (!given.is_object()) {

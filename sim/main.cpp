@@ -255,6 +255,26 @@ struct CompareArgs {
   std::string fault;
 };
 
+// A command's output: to stdout, or to `path` when one is given. False (said) when the
+// file cannot be written.
+bool emit(const std::string& text, const std::string& path) {
+  if (path.empty()) {
+    fmt::print("{}", text);
+    return true;
+  }
+  std::ofstream f(path, std::ios::binary);
+  if (f << text) return true;
+  fmt::print(stderr, "error: {}: cannot write it\n", path);
+  return false;
+}
+
+// Says which run's audit failed and how.
+void report_audit_failure(const std::string& where, const drainsim::CompareRun& r) {
+  fmt::print(stderr, "error: the audit failed for {}, seed {}: {} jobs or totals do not balance\n",
+             where, r.seed, r.audit_error_count);
+  for (const std::string& e : r.audit_errors) fmt::print(stderr, "  {}\n", e);
+}
+
 // The scenario against several profiles over several seeds (sim/compare.h).
 int compare(const CompareArgs& args) {
   const drainsim::ProfileSelection selection = drainsim::select_profiles(args.profiles);
@@ -281,23 +301,10 @@ int compare(const CompareArgs& args) {
                       : args.format == "csv"  ? drainsim::CompareFormat::kCsv
                                               : drainsim::CompareFormat::kTable;
   const std::string text = drainsim::format_comparison(c, format);
-  if (args.out.empty()) {
-    fmt::print("{}", text);
-  } else {
-    std::ofstream f(args.out, std::ios::binary);
-    if (!(f << text)) {
-      fmt::print(stderr, "error: {}: cannot write the comparison\n", args.out);
-      return kBadInput;
-    }
-  }
+  if (!emit(text, args.out)) return kBadInput;
   for (const drainsim::ProfileComparison& p : c.profiles) {
     for (const drainsim::CompareRun& r : p.runs) {
-      if (r.audit_ok) continue;
-      fmt::print(stderr,
-                 "error: the audit failed for profile {}, seed {}: {} jobs or totals do not "
-                 "balance\n",
-                 p.profile, r.seed, r.audit_error_count);
-      for (const std::string& e : r.audit_errors) fmt::print(stderr, "  {}\n", e);
+      if (!r.audit_ok) report_audit_failure("profile " + p.profile, r);
     }
   }
   return c.audits_ok() ? 0 : kAuditFailed;
@@ -391,16 +398,7 @@ int conformance(const std::string& name, const std::string& format, const std::s
   const drainsim::ConformanceReport report = drainsim::check_conformance(*profile);
   const std::string text = format == "json" ? drainsim::conformance_json(report).dump(2) + "\n"
                                             : drainsim::conformance_text(report);
-  if (out.empty()) {
-    fmt::print("{}", text);
-  } else {
-    std::ofstream file(out);
-    file << text;
-    if (!file) {
-      fmt::print(stderr, "drainsim conformance: cannot write {}\n", out);
-      return kBadInput;
-    }
-  }
+  if (!emit(text, out)) return kBadInput;
   return report.required_passed() ? 0 : 1;
 }
 
@@ -415,13 +413,6 @@ struct SweepArgs {
   std::vector<std::string> sets;
   std::string out, csv;
 };
-
-bool write_text(const std::string& path, const std::string& text) {
-  std::ofstream f(path, std::ios::binary);
-  if (f << text) return true;
-  fmt::print(stderr, "error: {}: cannot write the sweep\n", path);
-  return false;
-}
 
 // The scenario over a grid of field values and several seeds per point (sim/sweep.h).
 int sweep(const SweepArgs& args) {
@@ -453,12 +444,8 @@ int sweep(const SweepArgs& args) {
     return kBadInput;
   }
   const std::string text = drainsim::sweep_json(result).dump(2) + '\n';
-  if (args.out.empty()) {
-    fmt::print("{}", text);
-  } else if (!write_text(args.out, text)) {
-    return kBadInput;
-  }
-  if (!args.csv.empty() && !write_text(args.csv, drainsim::sweep_csv(result))) return kBadInput;
+  if (!emit(text, args.out)) return kBadInput;
+  if (!args.csv.empty() && !emit(drainsim::sweep_csv(result), args.csv)) return kBadInput;
   for (const drainsim::SweepPoint& p : result.points) {
     for (const drainsim::CompareRun& r : p.runs) {
       if (r.audit_ok) continue;
@@ -468,10 +455,7 @@ int sweep(const SweepArgs& args) {
             "{}{}={}", a ? " " : "", result.axes[a].path,
             p.values[a].is_string() ? p.values[a].get<std::string>() : p.values[a].dump());
       }
-      fmt::print(stderr,
-                 "error: the audit failed at {}, seed {}: {} jobs or totals do not balance\n",
-                 where, r.seed, r.audit_error_count);
-      for (const std::string& e : r.audit_errors) fmt::print(stderr, "  {}\n", e);
+      report_audit_failure(where, r);
     }
   }
   return result.audits_ok() ? 0 : kAuditFailed;

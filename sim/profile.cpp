@@ -92,6 +92,12 @@ const Profile* find_profile(std::string_view name) {
 
 std::span<const Profile> all_profiles() { return registry(); }
 
+nlohmann::json default_options(const Profile& p) {
+  nlohmann::json out = nlohmann::json::object();
+  for (const ProfileOption& o : p.options) out[std::string(o.name)] = o.fallback;
+  return out;
+}
+
 namespace {
 std::pair<ShutdownBehaviour, BackendMechanisms> resolve(const WorkerConfig& worker) {
   const Profile& p = known(worker);

@@ -37,6 +37,9 @@ struct Profile {
                 BackendMechanisms& backend) = nullptr;
 };
 
+// Every option of `p` at its default.
+nlohmann::json default_options(const Profile& p);
+
 // nullptr when no profile has that name.
 const Profile* find_profile(std::string_view name);
 std::span<const Profile> all_profiles();

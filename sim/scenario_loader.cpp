@@ -558,8 +558,7 @@ BackendConfig read_backend(const Reader& r, const BackendConfig& defaults) {
 
 // Every option of the profile, the scenario's values checked and the defaults filled in.
 json read_options(const Reader& worker, const Profile& profile) {
-  json out = json::object();
-  for (const ProfileOption& o : profile.options) out[std::string(o.name)] = o.fallback;
+  json out = default_options(profile);
   if (!worker.find("options")) return out;
   if (!worker.find("options")->is_object()) {
     worker.expected("options", "an object of profile-specific options");
