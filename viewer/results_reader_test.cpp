@@ -1,0 +1,353 @@
+// The results reader against the reference run (testdata/one-pod-rollout.json, worked out
+// by hand below), sweep and compare files of the same scenario, and broken files.
+//
+// The reference run: pod-0 (2 slots) is ready at 0 s and takes jobs 0 (5 s) and 1 (100 s)
+// at once; job 2 (20 s) follows job 0 in slot 0 (5..25 s). The rolling restart at 30 s
+// creates pod-1, ready at 40 s (pod_start_delay 10 s); then pod-0 is deleted: its preStop
+// sends TSTP (quiet at 40 s) and sleeps 5 s, TERM at 45 s (draining), the worker's grace of
+// 20 s ends at 65 s, where it FAILs job 1 (interrupted, 0..65 s) and exits: pod-0 is gone
+// at 65 s; the platform's deadline would have been 40 + 30 = 70 s. Job 1 is retried after
+// 1 s (no jitter) and runs again on pod-1, slot 0, from 66 s to 166 s, when the run ends.
+#include "results_reader.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <numeric>
+#include <sstream>
+
+namespace drainsim::viewer {
+namespace {
+
+const std::string kDir = VIEWER_TESTDATA;
+
+std::string slurp(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  std::ostringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+const Results& reference() {
+  static const Document doc = load_document(kDir + "/one-pod-rollout.results.json");
+  EXPECT_TRUE(doc.ok()) << doc.error;
+  return *doc.run;
+}
+
+TEST(ViewerReader, ReferenceRunHasOneLanePerPodWithItsBands) {
+  const Results& run = reference();
+  EXPECT_EQ(run.scenario_name, "one-pod-rollout");
+  EXPECT_EQ(run.ended_at, 166.0);
+  EXPECT_EQ(run.concurrency, 2);
+  EXPECT_TRUE(run.timeline_missing.empty());
+  ASSERT_EQ(run.lanes.size(), 2u);
+
+  const Lane& old_pod = run.lanes[0];
+  EXPECT_EQ(old_pod.id, "pod-0");
+  EXPECT_EQ(old_pod.generation, 0);
+  ASSERT_EQ(old_pod.bands.size(), 4u);
+  const struct {
+    double start, end;
+    PodState state;
+  } expected[] = {{0, 40, PodState::kReady},
+                  {40, 45, PodState::kQuiet},
+                  {45, 65, PodState::kDraining},
+                  {65, 166, PodState::kGone}};
+  for (std::size_t i = 0; i < 4; ++i) {
+    EXPECT_EQ(old_pod.bands[i].start, expected[i].start) << i;
+    EXPECT_EQ(old_pod.bands[i].end, expected[i].end) << i;
+    EXPECT_EQ(old_pod.bands[i].state, expected[i].state) << i;
+  }
+  const Lane& new_pod = run.lanes[1];
+  EXPECT_EQ(new_pod.generation, 1);
+  ASSERT_EQ(new_pod.bands.size(), 2u);
+  EXPECT_EQ(new_pod.bands[0].start, 30);
+  EXPECT_EQ(new_pod.bands[0].state, PodState::kStarting);
+  EXPECT_EQ(new_pod.bands[1].start, 40);
+  EXPECT_EQ(new_pod.bands[1].end, 166);
+  EXPECT_EQ(new_pod.bands[1].state, PodState::kReady);
+}
+
+TEST(ViewerReader, ReferenceRunMarkersPreStopAndGraceDeadline) {
+  const Results& run = reference();
+  const Lane& old_pod = run.lanes[0];
+  ASSERT_EQ(old_pod.markers.size(), 2u);
+  EXPECT_EQ(old_pod.markers[0].t, 40);
+  EXPECT_EQ(old_pod.markers[0].kind, MarkerKind::kTstp);
+  EXPECT_EQ(old_pod.markers[0].source, "prestop");
+  EXPECT_EQ(old_pod.markers[1].t, 45);
+  EXPECT_EQ(old_pod.markers[1].kind, MarkerKind::kTerm);
+  ASSERT_TRUE(old_pod.prestop.has_value());
+  EXPECT_EQ(old_pod.prestop->start, 40);  // deletion
+  EXPECT_EQ(old_pod.prestop->end, 45);    // the TERM after the 5 s sleep
+  ASSERT_TRUE(old_pod.grace_deadline.has_value());
+  EXPECT_EQ(*old_pod.grace_deadline, 70);  // deletion + termination_grace_period 30 s
+  EXPECT_TRUE(run.lanes[1].markers.empty());
+  EXPECT_FALSE(run.lanes[1].prestop.has_value());
+  EXPECT_FALSE(run.lanes[1].grace_deadline.has_value());
+}
+
+TEST(ViewerReader, ReferenceRunAttemptsOnSlotTracks) {
+  const Results& run = reference();
+  ASSERT_EQ(run.attempts.size(), 4u);
+  const Lane& old_pod = run.lanes[0];
+  ASSERT_EQ(old_pod.tracks.size(), 2u);
+  // Slot 0: job 0 (0..5 s) then job 2 (5..25 s), both completed.
+  const Track& slot0 = old_pod.tracks[0];
+  EXPECT_EQ(slot0.slot, 0);
+  ASSERT_EQ(slot0.attempts.size(), 2u);
+  const Attempt& a0 = run.attempts[slot0.attempts[0]];
+  const Attempt& a1 = run.attempts[slot0.attempts[1]];
+  EXPECT_EQ(a0.job, 0);
+  EXPECT_EQ(a0.end, 5);
+  EXPECT_EQ(a0.outcome, Outcome::kCompleted);
+  EXPECT_EQ(a1.job, 2);
+  EXPECT_EQ(a1.start, 5);
+  EXPECT_EQ(a1.end, 25);
+  // Slot 1: job 1, attempt 1, interrupted at the worker's grace deadline.
+  const Attempt& cut = run.attempts[old_pod.tracks[1].attempts.at(0)];
+  EXPECT_EQ(cut.job, 1);
+  EXPECT_EQ(cut.attempt, 1);
+  EXPECT_EQ(cut.start, 0);
+  EXPECT_EQ(cut.end, 65);
+  EXPECT_EQ(cut.outcome, Outcome::kInterrupted);
+  // Its retry on pod-1.
+  ASSERT_EQ(run.lanes[1].tracks.size(), 1u);
+  const Attempt& retry = run.attempts[run.lanes[1].tracks[0].attempts.at(0)];
+  EXPECT_EQ(retry.job, 1);
+  EXPECT_EQ(retry.attempt, 2);
+  EXPECT_EQ(retry.worker, 1);
+  EXPECT_EQ(retry.start, 66);
+  EXPECT_EQ(retry.end, 166);
+  EXPECT_EQ(retry.outcome, Outcome::kCompleted);
+}
+
+TEST(ViewerReader, ReferenceRunSeries) {
+  const Series& s = reference().series;
+  // After 0 s: one job queued, two in flight; job 0 done and job 2 taken at 5 s; job 2 done
+  // at 25 s; job 1 FAILed at 65 s waits out its 1 s backoff; running again from 66 s.
+  EXPECT_EQ(s.queued.at(0), 1);
+  EXPECT_EQ(s.in_flight.at(0), 2);
+  EXPECT_EQ(s.queued.at(5), 0);
+  EXPECT_EQ(s.in_flight.at(24.9), 2);
+  EXPECT_EQ(s.in_flight.at(25), 1);
+  EXPECT_EQ(s.scheduled.at(65.5), 1);
+  EXPECT_EQ(s.in_flight.at(65.5), 0);
+  EXPECT_EQ(s.in_flight.at(100), 1);
+  EXPECT_EQ(s.in_flight.at(166), 0);
+  // Capacity: one ready pod x 2 slots throughout (at 40 s pod-1 gets ready as pod-0 goes
+  // quiet).
+  ASSERT_EQ(s.capacity.t.size(), 1u);
+  EXPECT_EQ(s.capacity.at(50), 2);
+  // Completions at 5, 25 and 166 s, in 1 s bins.
+  EXPECT_EQ(s.bin_s, 1);
+  ASSERT_EQ(s.completions_per_s.size(), 167u);
+  EXPECT_EQ(s.completions_per_s[5], 1);
+  EXPECT_EQ(s.completions_per_s[25], 1);
+  EXPECT_EQ(s.completions_per_s[166], 1);
+  EXPECT_EQ(std::accumulate(s.completions_per_s.begin(), s.completions_per_s.end(), 0.0), 3);
+}
+
+TEST(ViewerReader, ReferenceRunDeployWindowMatchesDeployDuration) {
+  const Results& run = reference();
+  ASSERT_EQ(run.windows.size(), 1u);
+  EXPECT_TRUE(run.windows[0].deploy);
+  EXPECT_EQ(run.windows[0].start, 30);
+  EXPECT_EQ(run.windows[0].end, 65);  // pod-1 ready at 40 s, pod-0 gone at 65 s
+  const auto row = std::find_if(run.summary.begin(), run.summary.end(), [](const SummaryRow& r) {
+    return r.key == "deploy_duration_s.max";
+  });
+  ASSERT_NE(row, run.summary.end());
+  EXPECT_EQ(row->value, "35.000");
+}
+
+TEST(ViewerReader, ReferenceRunSummaryAndAudit) {
+  const Results& run = reference();
+  auto value = [&](const std::string& key) {
+    for (const SummaryRow& r : run.summary) {
+      if (r.key == key) return r.value;
+    }
+    return std::string("(missing)");
+  };
+  EXPECT_EQ(value("jobs_enqueued"), "3");
+  EXPECT_EQ(value("interrupted_jobs"), "1");
+  EXPECT_EQ(value("wasted_work_s"), "65.000");        // job 1's first attempt, 0..65 s
+  EXPECT_EQ(value("drain_latency_s.max"), "25.000");  // deletion at 40 s to exit at 65 s
+  EXPECT_EQ(value("exits.clean"), "1");
+  EXPECT_EQ(value("audit.ok"), "(missing)");  // the audit is kept apart
+  EXPECT_TRUE(run.audit_ok);
+  EXPECT_EQ(run.audit_balance, "enqueued 3 = completed 3 + lost 0 + discarded 0 + pending 0");
+}
+
+TEST(ViewerReader, VisibleRangeFindsTheAttemptsOverlappingIt) {
+  const Results& run = reference();
+  const Track& slot0 = run.lanes[0].tracks[0];  // 0..5 s, 5..25 s
+  IndexRange r = visible(slot0, run.attempts, 6, 10);
+  EXPECT_EQ(r.first, 1u);
+  EXPECT_EQ(r.last, 2u);
+  r = visible(slot0, run.attempts, 0, 4);
+  EXPECT_EQ(r.first, 0u);
+  EXPECT_EQ(r.last, 1u);
+  r = visible(slot0, run.attempts, 30, 40);
+  EXPECT_EQ(r.first, r.last);
+}
+
+TEST(ViewerReader, DownsampleKeepsEachBucketsExtremes) {
+  Steps s;
+  for (int i = 0; i < 100; ++i) {
+    s.t.push_back(i);
+    s.values.push_back(i % 10 == 3 ? 50 : i % 7);
+  }
+  const Steps d = downsample(s, 0, 100, 10);
+  EXPECT_LE(d.t.size(), 1u + 4 * 10);
+  EXPECT_EQ(d.values[0], 0);  // value in force at t0
+  // Each bucket of 10 keeps its peak of 50 (at 3, 13, ...).
+  int peaks = 0;
+  for (double v : d.values) peaks += v == 50 ? 1 : 0;
+  EXPECT_EQ(peaks, 10);
+  EXPECT_TRUE(std::is_sorted(d.t.begin(), d.t.end()));
+}
+
+TEST(ViewerReader, SweepFileGivesMetricAgainstTheAxis) {
+  const Document doc = load_document(kDir + "/one-pod-rollout.sweep.json");
+  ASSERT_TRUE(doc.ok()) << doc.error;
+  ASSERT_TRUE(doc.sweep.has_value());
+  const Sweep& s = *doc.sweep;
+  ASSERT_EQ(s.axes, std::vector<std::string>{"worker.grace_period"});
+  ASSERT_EQ(s.points.size(), 3u);
+  // Grace 10 s: TERM at 45 s, job 1 interrupted at 55 s; 40 s and 70 s: SIGKILLed at the
+  // platform's deadline, 70 s.
+  const double x[] = {10, 40, 70}, wasted[] = {55, 70, 70};
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(s.points[i].x.at(0), x[i]);
+    const Interval* w = s.points[i].metric("wasted_work_s");
+    ASSERT_NE(w, nullptr);
+    EXPECT_EQ(w->mean, wasted[i]);
+    EXPECT_EQ(w->n, 2);
+  }
+  EXPECT_EQ(s.points[2].labels.at(0), "1m10s");
+  EXPECT_EQ(s.seeds, 2);
+}
+
+TEST(ViewerReader, CompareFileGivesOneRowPerProfile) {
+  const Document doc = load_document(kDir + "/one-pod-rollout.compare.json");
+  ASSERT_TRUE(doc.ok()) << doc.error;
+  ASSERT_TRUE(doc.comparison.has_value());
+  const Comparison& c = *doc.comparison;
+  EXPECT_EQ(c.seeds, 3);
+  ASSERT_EQ(c.profiles.size(), 3u);
+  EXPECT_EQ(c.profiles[2].profile, "naive");
+  EXPECT_EQ(c.metrics.size(), 8u);
+  // naive has no TERM handler: job 1 dies with the worker at the TERM, 45 s.
+  EXPECT_EQ(c.profiles[2].metric("wasted_work_s")->mean, 45);
+  EXPECT_EQ(c.profiles[0].metric("wasted_work_s")->mean, 65);
+}
+
+// --- broken files: a message naming the file and the problem, never a crash.
+
+TEST(ViewerReader, TruncatedFileSaysSo) {
+  const std::string text = slurp(kDir + "/one-pod-rollout.results.json");
+  const Document doc = parse_document(std::string_view(text).substr(0, text.size() / 2), "rr.json");
+  ASSERT_FALSE(doc.ok());
+  EXPECT_NE(doc.error.find("rr.json: the JSON ends early"), std::string::npos) << doc.error;
+  EXPECT_NE(doc.error.find("truncated"), std::string::npos) << doc.error;
+}
+
+TEST(ViewerReader, NonJsonFileSaysWhere) {
+  const Document doc = parse_document("drainsim 0.1.0\nnot json\n", "notes.txt");
+  ASSERT_FALSE(doc.ok());
+  EXPECT_NE(doc.error.find("notes.txt: not valid JSON at byte 1 (line 1, column 1)"),
+            std::string::npos)
+      << doc.error;
+}
+
+TEST(ViewerReader, UnknownSchemaMajorIsRefused) {
+  std::string text = slurp(kDir + "/one-pod-rollout.results.json");
+  const std::size_t at = text.find("\"schema_version\":\"1.1\"");
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, 22, "\"schema_version\":\"2.0\"");
+  const Document doc = parse_document(text, "new.json");
+  ASSERT_FALSE(doc.ok());
+  EXPECT_NE(doc.error.find("new.json: results of schema_version \"2.0\""), std::string::npos)
+      << doc.error;
+  EXPECT_NE(doc.error.find("reads 1.x"), std::string::npos) << doc.error;
+  // A newer MINOR only adds: read.
+  text.replace(at, 22, "\"schema_version\":\"1.7\"");
+  EXPECT_TRUE(parse_document(text, "newer.json").ok());
+}
+
+TEST(ViewerReader, EmptyOrMissingTimelineLoadsTheSummaryAndSaysWhy) {
+  std::string text = slurp(kDir + "/one-pod-rollout.results.json");
+  const std::size_t from = text.find("\"timeline\":");
+  const std::size_t to = text.find(",\"warnings\"");
+  ASSERT_NE(from, std::string::npos);
+  ASSERT_NE(to, std::string::npos);
+  const std::string empty_tables =
+      R"("timeline":{"attempts":{"columns":["job","attempt","pod","worker","slot","start_s","end_s","outcome"],"rows":[]},)"
+      R"("pod_states":{"columns":["t_s","pod","state"],"rows":[]},)"
+      R"("series":{"columns":["t_s","queued","scheduled","in_flight"],"rows":[]}})";
+  std::string empty = text;
+  empty.replace(from, to - from, empty_tables);
+  Document doc = parse_document(empty, "empty.json");
+  ASSERT_TRUE(doc.ok()) << doc.error;
+  EXPECT_EQ(doc.run->timeline_missing,
+            "the timeline is empty: no pod state, attempt or series row");
+  EXPECT_TRUE(doc.run->lanes.empty());
+  EXPECT_FALSE(doc.run->summary.empty());
+
+  std::string none = text;
+  none.erase(from, to - from + 1);  // and the comma after it
+  doc = parse_document(none, "none.json");
+  ASSERT_TRUE(doc.ok()) << doc.error;
+  EXPECT_NE(doc.run->timeline_missing.find("--timeline"), std::string::npos);
+}
+
+TEST(ViewerReader, OtherBrokenFiles) {
+  struct Case {
+    const char* text;
+    const char* message;
+  } cases[] = {
+      {"", "x.json: the file is empty"},
+      {"[1, 2]", "x.json: not a drainsim results, sweep or compare file (not a JSON object)"},
+      {R"({"a": 1})", "x.json: not a drainsim results, sweep or compare file (no"},
+      {R"({"schema_version": "1.1", "pods": []})", "x.json: a results file needs \"summary\""},
+      {R"({"schema_version":"1.1","timeline":{"attempts":{"columns":["job","attempt","pod","worker","slot","start_s","end_s","outcome"],"rows":[[0,1,0,0,0,0.0,"x","completed"]]}}})",
+       "x.json: timeline.attempts: row 0, column end_s: expected a number"},
+      {R"({"schema_version":"1.1","timeline":{"pod_states":{"rows":[]}}})",
+       "x.json: timeline.pod_states: no columns before the rows"},
+  };
+  for (const Case& c : cases) {
+    const Document doc = parse_document(c.text, "x.json");
+    ASSERT_FALSE(doc.ok()) << c.text;
+    EXPECT_EQ(doc.error.substr(0, std::string(c.message).size()), c.message) << doc.error;
+  }
+  EXPECT_EQ(load_document("/nonexistent/rr.json").error,
+            "/nonexistent/rr.json: cannot open the file");
+}
+
+TEST(ViewerReader, CapacityFollowsReadyPodsAndChaosWindowsLastUntilSettled) {
+  // Two pods with 3 slots; pod-1 is OOM-killed at 20 s and ready again at 40 s.
+  const std::string text = R"({"schema_version":"1.1","run":{"ended_at_s":60.0},"summary":{},
+    "scenario":{"worker":{"concurrency":3},"platform":{"kind":"kubernetes"},
+                "events":[{"at":"20s","kind":"oom_kill","pod":"pod-1"}]},
+    "pods":[{"id":"pod-0"},{"id":"pod-1"}],
+    "timeline":{"pod_states":{"columns":["t_s","pod","state"],"rows":[
+      [0.0,0,"ready"],[0.0,1,"ready"],[20.0,1,"crashed"],[30.0,1,"starting"],[40.0,1,"ready"]]},
+    "signals":{"columns":["t_s","pod","signal","delivered","source"],"rows":[[20.0,1,"SIGKILL",true,"oom"]]}}})";
+  const Document doc = parse_document(text, "oom.json");
+  ASSERT_TRUE(doc.ok()) << doc.error;
+  const Results& run = *doc.run;
+  EXPECT_EQ(run.series.capacity.at(10), 6);
+  EXPECT_EQ(run.series.capacity.at(25), 3);
+  EXPECT_EQ(run.series.capacity.at(45), 6);
+  ASSERT_EQ(run.windows.size(), 1u);
+  EXPECT_FALSE(run.windows[0].deploy);
+  EXPECT_EQ(run.windows[0].label, "oom_kill pod-1");
+  EXPECT_EQ(run.windows[0].start, 20);
+  EXPECT_EQ(run.windows[0].end, 40);
+  ASSERT_EQ(run.lanes[1].markers.size(), 1u);
+  EXPECT_EQ(run.lanes[1].markers[0].kind, MarkerKind::kOom);
+}
+
+}  // namespace
+}  // namespace drainsim::viewer
