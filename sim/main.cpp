@@ -24,6 +24,7 @@
 #include "scenario_loader.h"
 #include "simulation.h"
 #include "sweep.h"
+#include "trace_export.h"
 
 namespace {
 
@@ -402,6 +403,27 @@ int conformance(const std::string& name, const std::string& format, const std::s
   return report.required_passed() ? 0 : 1;
 }
 
+// `drainsim export --format chrome-trace RESULTS [--out FILE]` (sim/trace_export.h).
+int export_trace(const std::string& path, const std::string& out) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) {
+    fmt::print(stderr, "error: {}: cannot open the results file\n", path);
+    return kBadInput;
+  }
+  drainsim::TraceExport trace;
+  try {
+    trace = drainsim::chrome_trace(json::parse(f));
+  } catch (const json::exception& e) {
+    fmt::print(stderr, "error: {}: not a drainsim results file: {}\n", path, e.what());
+    return kBadInput;
+  }
+  if (!trace.error.empty()) {
+    fmt::print(stderr, "error: {}: {}\n", path, trace.error);
+    return kBadInput;
+  }
+  return emit(trace.trace, out) ? 0 : kBadInput;
+}
+
 }  // namespace
 
 struct SweepArgs {
@@ -566,6 +588,15 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"text", "json"}));
   conformance_cmd->add_option("--out", conformance_out, "Write the report here (default stdout)");
 
+  std::string export_format, export_results, export_out;
+  CLI::App* export_cmd = app.add_subcommand(
+      "export", "Write a run's timeline (drainsim run --timeline) in another format");
+  export_cmd->add_option("--format", export_format, "chrome-trace (Perfetto, chrome://tracing)")
+      ->required()
+      ->check(CLI::IsMember({"chrome-trace"}));
+  export_cmd->add_option("results", export_results, "Results file with a timeline")->required();
+  export_cmd->add_option("--out", export_out, "Write it here (default stdout)");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -584,6 +615,7 @@ int main(int argc, char** argv) {
   if (*sweep_cmd) return sweep(sweep_args);
   if (*validate_cmd) return validate(files, validate_sets);
   if (*profiles_cmd) return profiles(profile_name, profiles_format);
+  if (*export_cmd) return export_trace(export_results, export_out);
   if (*conformance_cmd) {
     return conformance(conformance_profile, conformance_format, conformance_out);
   }
