@@ -17,6 +17,7 @@ packages=(
   nlohmann-json3-dev libfmt-dev libcli11-dev libboost-dev
   libgtest-dev libbenchmark-dev
   python3 python3-jsonschema
+  qt6-base-dev qt6-charts-dev libqt6opengl6-dev fonts-dejavu-core
 )
 
 missing=()

@@ -1,0 +1,38 @@
+// The compare view (`drainsim compare --format json` output): grouped bars per profile, one
+// bar per metric of the chosen group (counts, or seconds, or a single metric), the mean over
+// the seeds; hovering a bar shows its 95 % interval. Several comparison files put their
+// profiles side by side. Only draws: the data comes from results_reader.h. GUI thread only.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include <QWidget>
+
+#include "results_reader.h"
+
+QT_BEGIN_NAMESPACE
+class QComboBox;
+class QChartView;
+QT_END_NAMESPACE
+
+namespace drainsim::viewer {
+
+class CompareView : public QWidget {
+  Q_OBJECT
+
+ public:
+  explicit CompareView(QWidget* parent = nullptr);
+  void set_comparisons(std::vector<std::shared_ptr<const Comparison>> comparisons);
+  // "counts", "seconds" or one metric's name; false if unknown.
+  bool set_metric(const QString& metric_or_group);
+
+ private:
+  void rebuild();
+
+  std::vector<std::shared_ptr<const Comparison>> comparisons_;
+  QComboBox* metric_;
+  QChartView* view_;
+};
+
+}  // namespace drainsim::viewer

@@ -1,0 +1,131 @@
+// drainsim-viewer: looks at drainsim results (timelines), sweeps and comparisons.
+//   drainsim-viewer FILE...                                   a window
+//   drainsim-viewer --render OUT.png --view timeline|series|summary|sweep|compare
+//                   [--size 1600x900] [--metric NAME] FILE...  a picture, headless
+// Exit codes: 0 ok, 2 bad input (a file that cannot be read, an unknown view, a view with
+// nothing to show), 1 the picture could not be written.
+#include <cstdio>
+#include <cstring>
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QRegularExpression>
+#include <QScreen>
+#include <QTimer>
+
+#include "main_window.h"
+#include "render.h"
+
+using namespace drainsim::viewer;
+
+namespace {
+
+constexpr int kBadInput = 2;
+
+int fail(const QString& message) {
+  std::fprintf(stderr, "error: %s\n", qPrintable(message));
+  return kBadInput;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // Rendering needs no display: use the offscreen platform unless told otherwise.
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--render") == 0 && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) {
+      qputenv("QT_QPA_PLATFORM", "offscreen");
+    }
+  }
+  QApplication app(argc, argv);
+  QApplication::setApplicationName(QStringLiteral("drainsim-viewer"));
+  QApplication::setApplicationVersion(QStringLiteral(DRAINSIM_VERSION));
+
+  QCommandLineParser cli;
+  cli.setApplicationDescription(
+      QStringLiteral("Plots drainsim results (drainsim run --timeline), sweeps and comparisons."));
+  cli.addHelpOption();
+  cli.addVersionOption();
+  const QCommandLineOption render_opt(QStringLiteral("render"),
+                                      QStringLiteral("Write the view to this PNG, headless."),
+                                      QStringLiteral("OUT.png"));
+  const QCommandLineOption view_opt(
+      QStringLiteral("view"),
+      QStringLiteral("timeline (default), series, summary, sweep or compare."),
+      QStringLiteral("VIEW"), QStringLiteral("timeline"));
+  const QCommandLineOption size_opt(QStringLiteral("size"),
+                                    QStringLiteral("WIDTHxHEIGHT of the picture (1600x900)."),
+                                    QStringLiteral("WxH"), QStringLiteral("1600x900"));
+  const QCommandLineOption metric_opt(
+      QStringLiteral("metric"),
+      QStringLiteral("sweep: the metric (default job_loss); compare: counts, seconds or a metric."),
+      QStringLiteral("NAME"));
+  QCommandLineOption shot_opt(
+      QStringLiteral("screenshot"),
+      QStringLiteral("Show the window, grab the screen into this PNG, quit."),
+      QStringLiteral("OUT.png"));
+  shot_opt.setFlags(QCommandLineOption::HiddenFromHelp);
+  cli.addOptions({render_opt, view_opt, size_opt, metric_opt, shot_opt});
+  cli.addPositionalArgument(QStringLiteral("files"),
+                            QStringLiteral("Results, sweep or compare JSON files."),
+                            QStringLiteral("FILE..."));
+  if (!cli.parse(QApplication::arguments())) return fail(cli.errorText());
+  if (cli.isSet(QStringLiteral("help"))) cli.showHelp(0);
+  if (cli.isSet(QStringLiteral("version"))) cli.showVersion();
+
+  const std::optional<ViewKind> view = view_kind(cli.value(view_opt));
+  if (!view) {
+    return fail(
+        QStringLiteral("--view: expected timeline, series, summary, sweep or compare, got \"%1\"")
+            .arg(cli.value(view_opt)));
+  }
+  const QRegularExpressionMatch size =
+      QRegularExpression(QStringLiteral("^([1-9][0-9]{1,4})x([1-9][0-9]{1,4})$"))
+          .match(cli.value(size_opt));
+  if (!size.hasMatch()) {
+    return fail(QStringLiteral("--size: expected WIDTHxHEIGHT like 1600x900, got \"%1\"")
+                    .arg(cli.value(size_opt)));
+  }
+  const QSize wanted(size.captured(1).toInt(), size.captured(2).toInt());
+
+  if (cli.isSet(render_opt)) {
+    if (cli.positionalArguments().isEmpty())
+      return fail(QStringLiteral("--render needs at least one FILE"));
+    Loaded loaded;
+    for (const QString& f : cli.positionalArguments()) {
+      Document doc = load_document(f.toStdString());
+      if (!doc.ok()) return fail(QString::fromStdString(doc.error));
+      loaded.add(std::move(doc));
+    }
+    if (const std::string why = render_problem(*view, loaded); !why.empty()) {
+      return fail(QStringLiteral("--view %1: nothing to show: %2")
+                      .arg(view_name(*view), QString::fromStdString(why)));
+    }
+    auto widget = make_view(*view, loaded, wanted, cli.value(metric_opt));
+    const QImage image = render(*widget);
+    const QString out = cli.value(render_opt);
+    if (!image.save(out, "PNG")) {
+      std::fprintf(stderr, "error: %s: cannot write the picture\n", qPrintable(out));
+      return 1;
+    }
+    std::printf("wrote %s (%dx%d, %s view)\n", qPrintable(out), image.width(), image.height(),
+                qPrintable(view_name(*view)));
+    return 0;
+  }
+
+  MainWindow window;
+  window.resize(wanted);
+  const QStringList errors = window.open_files(cli.positionalArguments(), false);
+  for (const QString& e : errors) std::fprintf(stderr, "error: %s\n", qPrintable(e));
+  if (cli.isSet(view_opt)) window.show_view(*view);
+  window.show();
+  if (cli.isSet(shot_opt)) {
+    QTimer::singleShot(1500, &window, [&] {
+      const QPixmap shot = window.screen()->grabWindow(0);
+      const bool ok = shot.save(cli.value(shot_opt), "PNG");
+      std::printf("%s %s (%dx%d)\n", ok ? "wrote" : "could not write",
+                  qPrintable(cli.value(shot_opt)), shot.width(), shot.height());
+      QApplication::exit(ok ? 0 : 1);
+    });
+  }
+  return QApplication::exec();
+}

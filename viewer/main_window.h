@@ -1,0 +1,57 @@
+// The viewer's window: a tab per view (timeline, series, summary, sweep, compare) over the
+// files it has open. Files come from the command line, File > Open (several at once) or
+// drag and drop; each is watched and read again when it changes on disk (a failed re-read
+// keeps what was shown and says why in the status bar). GUI thread only.
+#pragma once
+
+#include <QMainWindow>
+#include <QStringList>
+
+#include "render.h"
+
+QT_BEGIN_NAMESPACE
+class QFileSystemWatcher;
+class QTabWidget;
+QT_END_NAMESPACE
+
+namespace drainsim::viewer {
+
+class TimelineView;
+class SeriesView;
+class SummaryView;
+class SweepView;
+class CompareView;
+
+class MainWindow : public QMainWindow {
+  Q_OBJECT
+
+ public:
+  explicit MainWindow(QWidget* parent = nullptr);
+  // Opens (or re-reads) each file; a file that cannot be read is reported and skipped.
+  // Returns the messages of the files that failed.
+  QStringList open_files(const QStringList& paths, bool interactive = true);
+  void show_view(ViewKind view);
+  const QStringList& paths() const { return paths_; }
+  const Loaded& loaded() const { return loaded_; }  // what the views show
+
+ protected:
+  void dragEnterEvent(QDragEnterEvent*) override;
+  void dropEvent(QDropEvent*) override;
+
+ private:
+  void reload(const QString& path);
+  void refresh();
+
+  QStringList paths_;
+  std::vector<Loaded> docs_;  // what each file holds, parallel to paths_
+  Loaded loaded_;
+  QTabWidget* tabs_;
+  TimelineView* timeline_;
+  SeriesView* series_;
+  SummaryView* summary_;
+  SweepView* sweep_;
+  CompareView* compare_;
+  QFileSystemWatcher* watcher_;
+};
+
+}  // namespace drainsim::viewer

@@ -1,0 +1,82 @@
+#include "palette.h"
+
+namespace drainsim::viewer {
+
+QColor outcome_color(Outcome o) {
+  switch (o) {
+    case Outcome::kCompleted:
+      return QColor(0x2e, 0x9e, 0x44);  // green
+    case Outcome::kFailed:
+      return QColor(0x8c, 0x56, 0x4b);  // brown
+    case Outcome::kInterrupted:
+      return QColor(0xf0, 0xa0, 0x00);  // amber
+    case Outcome::kKilled:
+      return QColor(0xd6, 0x27, 0x28);  // red
+    case Outcome::kAbandoned:
+      return QColor(0x94, 0x67, 0xbd);  // purple
+    case Outcome::kCancelled:
+      return QColor(0x7f, 0x7f, 0x7f);  // grey
+    case Outcome::kDuplicate:
+      return QColor(0x17, 0xbe, 0xcf);  // cyan
+  }
+  return Qt::black;
+}
+
+QColor state_color(PodState s) {
+  switch (s) {
+    case PodState::kStarting:
+      return QColor(0xc6, 0xdb, 0xef);
+    case PodState::kReady:
+      return QColor(0xa1, 0xd9, 0x9b);
+    case PodState::kQuiet:
+      return QColor(0xfd, 0xd0, 0xa2);
+    case PodState::kDraining:
+      return QColor(0xfd, 0xae, 0x6b);
+    case PodState::kTerminating:
+      return QColor(0xfc, 0x92, 0x72);
+    case PodState::kCrashed:
+      return QColor(0xef, 0x3b, 0x2c);
+    case PodState::kGone:
+      return QColor(0xe0, 0xe0, 0xe0);
+  }
+  return Qt::black;
+}
+
+QColor marker_color(MarkerKind k) {
+  switch (k) {
+    case MarkerKind::kTerm:
+    case MarkerKind::kInt:
+    case MarkerKind::kQuit:
+      return QColor(0xd9, 0x48, 0x01);
+    case MarkerKind::kTstp:
+    case MarkerKind::kCont:
+      return QColor(0x31, 0x82, 0xbd);
+    case MarkerKind::kKill:
+      return QColor(0x00, 0x00, 0x00);
+    case MarkerKind::kOom:
+      return QColor(0xa5, 0x00, 0x26);
+  }
+  return Qt::black;
+}
+
+int outcome_rank(Outcome o) {
+  switch (o) {
+    case Outcome::kCompleted:
+      return 0;
+    case Outcome::kDuplicate:
+      return 1;
+    case Outcome::kCancelled:
+      return 2;
+    case Outcome::kFailed:
+      return 3;
+    case Outcome::kInterrupted:
+      return 4;
+    case Outcome::kAbandoned:
+      return 5;
+    case Outcome::kKilled:
+      return 6;
+  }
+  return 0;
+}
+
+}  // namespace drainsim::viewer

@@ -1,0 +1,24 @@
+// The viewer's colours: one per attempt outcome, pod state and marker, shared by the views
+// and by the tests that sample rendered pixels. Thread-safety: pure functions.
+#pragma once
+
+#include <QColor>
+
+#include "results_reader.h"
+
+namespace drainsim::viewer {
+
+QColor outcome_color(Outcome o);
+QColor state_color(PodState s);
+QColor marker_color(MarkerKind k);
+inline QColor background_color() { return QColor(0xff, 0xff, 0xff); }
+inline QColor deploy_window_color() { return QColor(0x4c, 0x9a, 0xff, 40); }
+inline QColor chaos_window_color() { return QColor(0xff, 0x8c, 0x00, 40); }
+inline QColor grace_deadline_color() { return QColor(0xc0, 0x00, 0x00); }
+inline QColor prestop_color() { return QColor(0x7b, 0x3f, 0xa0); }
+
+// Which outcome shows when several share one pixel: the worst (killed > abandoned >
+// interrupted > failed > cancelled > duplicate > completed).
+int outcome_rank(Outcome o);
+
+}  // namespace drainsim::viewer

@@ -1,0 +1,254 @@
+// The viewer's widgets and --render, offscreen, on the reference run
+// (testdata/one-pod-rollout.json; results_reader_test.cpp works it out): pod-0's slot 0
+// runs job 0 (0..5 s) and job 2 (5..25 s), both completed; its slot 1 runs job 1 from 0 s
+// until it is interrupted at 65 s; pod-1's slot 0 runs job 1 again, 66..166 s, completed.
+#include <QApplication>
+#include <QDropEvent>
+#include <QMimeData>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QWheelEvent>
+#include <QtTest>
+
+#include "main_window.h"
+#include "palette.h"
+#include "render.h"
+#include "timeline_view.h"
+
+using namespace drainsim::viewer;
+
+namespace {
+
+const QString kDir = QStringLiteral(VIEWER_TESTDATA);
+const QString kReference = kDir + QStringLiteral("/one-pod-rollout.results.json");
+
+Loaded load(const QStringList& files) {
+  Loaded loaded;
+  for (const QString& f : files) {
+    Document d = load_document(f.toStdString());
+    if (!d.ok()) qFatal("%s", d.error.c_str());
+    loaded.add(std::move(d));
+  }
+  return loaded;
+}
+
+QByteArray slurp(const QString& path) {
+  QFile f(path);
+  f.open(QIODevice::ReadOnly);
+  return f.readAll();
+}
+
+}  // namespace
+
+class RenderTest : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void renderHasTheRequestedSize_data() {
+    QTest::addColumn<QString>("view");
+    QTest::addColumn<QString>("file");
+    QTest::addColumn<QSize>("size");
+    const QString sweep = kDir + QStringLiteral("/one-pod-rollout.sweep.json");
+    const QString compare = kDir + QStringLiteral("/one-pod-rollout.compare.json");
+    QTest::newRow("timeline 1600x900") << "timeline" << kReference << QSize(1600, 900);
+    QTest::newRow("timeline 640x480") << "timeline" << kReference << QSize(640, 480);
+    QTest::newRow("series") << "series" << kReference << QSize(1200, 700);
+    QTest::newRow("summary") << "summary" << kReference << QSize(900, 1000);
+    QTest::newRow("sweep") << "sweep" << sweep << QSize(1000, 600);
+    QTest::newRow("compare") << "compare" << compare << QSize(1000, 600);
+  }
+  void renderHasTheRequestedSize() {
+    QFETCH(QString, view);
+    QFETCH(QString, file);
+    QFETCH(QSize, size);
+    const Loaded loaded = load({file});
+    const ViewKind kind = *view_kind(view);
+    QCOMPARE(QString::fromStdString(render_problem(kind, loaded)), QString());
+    auto widget = make_view(kind, loaded, size);
+    const QImage image = render(*widget);
+    QCOMPARE(image.size(), size);
+  }
+
+  void outcomeColoursWhereTheReferenceRunPutsThem() {
+    const Loaded loaded = load({kReference});
+    auto widget = make_view(ViewKind::kTimeline, loaded, QSize(1600, 900));
+    const auto& view = static_cast<const TimelineView&>(*widget);
+    const QImage image = render(*widget);
+    const TimelineLayout& L = view.layout();
+    QCOMPARE(L.t0(), 0.0);
+    QCOMPARE(L.t1(), 166.0);
+    auto pixel = [&](int lane, int slot, double t) {
+      const std::optional<int> y = L.track_center(0, lane, slot);
+      if (!y) qFatal("no track for pod-%d slot %d", lane, slot);
+      return QColor(image.pixel(static_cast<int>(std::lround(L.x_of(t))), *y));
+    };
+    const QColor completed = outcome_color(Outcome::kCompleted);
+    const QColor interrupted = outcome_color(Outcome::kInterrupted);
+    QCOMPARE(pixel(0, 1, 50), interrupted);  // job 1, attempt 1: 0..65 s
+    QCOMPARE(pixel(0, 1, 10), interrupted);
+    QCOMPARE(pixel(0, 0, 15), completed);   // job 2: 5..25 s
+    QCOMPARE(pixel(0, 0, 2.5), completed);  // job 0: 0..5 s
+    QCOMPARE(pixel(1, 0, 100), completed);  // job 1, attempt 2: 66..166 s
+    // Where nothing ran, neither colour.
+    QVERIFY(pixel(0, 0, 40) != completed);    // slot 0 idle after 25 s
+    QVERIFY(pixel(0, 1, 80) != interrupted);  // pod-0 gone at 65 s
+    QVERIFY(!L.track_center(1, 1, 0));        // pod-1 never used a second slot
+    // The state bands: pod-0 draining (45..65 s) on its band strip.
+    const LaneGeometry& pod0 = L.lanes()[0];
+    QCOMPARE(QColor(image.pixel(static_cast<int>(L.x_of(55)), pod0.band_top + 9)),
+             state_color(PodState::kDraining));
+  }
+
+  void hoverNamesTheAttempt() {
+    const Loaded loaded = load({kReference});
+    auto widget = make_view(ViewKind::kTimeline, loaded, QSize(1600, 900));
+    const auto& view = static_cast<const TimelineView&>(*widget);
+    const TimelineLayout& L = view.layout();
+    const QPoint at(static_cast<int>(L.x_of(50)), *L.track_center(0, 0, 1));
+    const QString text = view.tooltip_at(at);
+    QVERIFY2(text.contains(QStringLiteral("job 1, attempt 1")), qPrintable(text));
+    QVERIFY2(text.contains(QStringLiteral("pod-0, worker 0, slot 1")), qPrintable(text));
+    QVERIFY2(text.contains(QStringLiteral("0.000 s → 65.000 s (65.000 s)")), qPrintable(text));
+    QVERIFY2(text.contains(QStringLiteral("interrupted")), qPrintable(text));
+    const QPoint idle(static_cast<int>(L.x_of(40)), *L.track_center(0, 0, 0));
+    QCOMPARE(view.attempt_at(idle), nullptr);
+    const QPoint band(static_cast<int>(L.x_of(42)), L.lanes()[0].band_top + 5);
+    QVERIFY2(view.tooltip_at(band).contains(QStringLiteral("pod-0: quiet, 40.000 s → 45.000 s")),
+             qPrintable(view.tooltip_at(band)));
+  }
+
+  void wheelZoomsAroundTheCursorAndDragPans() {
+    const Loaded loaded = load({kReference});
+    auto widget = make_view(ViewKind::kTimeline, loaded, QSize(1600, 900));
+    auto& view = static_cast<TimelineView&>(*widget);
+    const TimelineLayout& L = view.layout();
+    // One wheel notch (120) zooms in 1.25x around the time under the cursor, 83 s:
+    // [0, 166] -> [83 - 83 / 1.25, 83 + 83 / 1.25] = [16.6, 149.4].
+    const QPointF at(L.x_of(83), 300);
+    QWheelEvent wheel(at, view.mapToGlobal(at), QPoint(), QPoint(0, 120), Qt::NoButton,
+                      Qt::NoModifier, Qt::NoScrollPhase, false);
+    QApplication::sendEvent(&view, &wheel);
+    QCOMPARE(L.t0(), 16.6);
+    QCOMPARE(L.t1(), 149.4);
+    // Dragging 100 px to the right moves the content with the mouse: the range moves back
+    // by 100 px x 132.8 s / 1492 px (plot width 1600 - 96 - 12).
+    QTest::mousePress(&view, Qt::LeftButton, {}, QPoint(800, 300));
+    QTest::mouseMove(&view, QPoint(900, 300));
+    QTest::mouseRelease(&view, Qt::LeftButton, {}, QPoint(900, 300));
+    const double dt = 100 * 132.8 / 1492;
+    QVERIFY(std::abs(L.t0() - (16.6 - dt)) < 1e-9);
+    QVERIFY(std::abs(L.t1() - (149.4 - dt)) < 1e-9);
+    // Panning stops at the start of the run.
+    view.pan_pixels(5000);
+    QCOMPARE(L.t0(), 0.0);
+    QVERIFY(std::abs(L.t1() - 132.8) < 1e-9);
+  }
+
+  void nothingToShowIsExplained() {
+    Loaded none;
+    QCOMPARE(QString::fromStdString(render_problem(ViewKind::kSweep, none)),
+             QStringLiteral("no sweep file given (drainsim sweep ... --out FILE)"));
+    QByteArray text = slurp(kReference);
+    const qsizetype from = text.indexOf("\"timeline\":"), to = text.indexOf(",\"warnings\"");
+    text.remove(from, to - from + 1);
+    Loaded plain;
+    plain.add(parse_document(std::string_view(text.constData(), text.size()), "plain.json"));
+    QCOMPARE(QString::fromStdString(render_problem(ViewKind::kTimeline, plain)),
+             QStringLiteral("plain.json: this run has no timeline: run drainsim with --timeline "
+                            "to record one"));
+    QCOMPARE(QString::fromStdString(render_problem(ViewKind::kSummary, plain)), QString());
+  }
+
+  // The command line, as a user runs it.
+  void renderCommand_data() {
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<int>("code");
+    QTest::addColumn<QString>("message");
+    QTest::newRow("timeline") << QStringList{"--view", "timeline", "--size", "800x450", kReference}
+                              << 0 << "(800x450, timeline view)";
+    QTest::newRow("unknown view") << QStringList{"--view", "gantt", kReference} << 2
+                                  << "--view: expected timeline, series, summary, sweep or compare";
+    QTest::newRow("bad size") << QStringList{"--size", "big", kReference} << 2
+                              << "--size: expected WIDTHxHEIGHT like 1600x900, got \"big\"";
+    QTest::newRow("sweep view of a run") << QStringList{"--view", "sweep", kReference} << 2
+                                         << "--view sweep: nothing to show: no sweep file given";
+  }
+  void renderCommand() {
+    QFETCH(QStringList, args);
+    QFETCH(int, code);
+    QFETCH(QString, message);
+    QTemporaryDir dir;
+    const QString out = dir.filePath(QStringLiteral("out.png"));
+    QProcess p;
+    p.start(QStringLiteral(VIEWER_BINARY), QStringList{"--render", out} + args);
+    QVERIFY(p.waitForFinished(60000));
+    const QString output = QString::fromUtf8(p.readAllStandardOutput() + p.readAllStandardError());
+    QCOMPARE(p.exitCode(), code);
+    QVERIFY2(output.contains(message), qPrintable(output));
+    if (code == 0) {
+      QCOMPARE(QImage(out).size(), QSize(800, 450));
+    } else {
+      QVERIFY(!QFile::exists(out));
+    }
+  }
+
+  void brokenFilesAreReportedNotFatal() {
+    QTemporaryDir dir;
+    const QString truncated = dir.filePath(QStringLiteral("truncated.json"));
+    const QByteArray text = slurp(kReference);
+    QFile f(truncated);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(text.left(text.size() / 3));
+    f.close();
+    QProcess p;
+    p.start(QStringLiteral(VIEWER_BINARY),
+            {"--render", dir.filePath(QStringLiteral("x.png")), truncated});
+    QVERIFY(p.waitForFinished(60000));
+    QCOMPARE(p.exitStatus(), QProcess::NormalExit);
+    QCOMPARE(p.exitCode(), 2);
+    const QString err = QString::fromUtf8(p.readAllStandardError());
+    QVERIFY2(err.contains(truncated + QStringLiteral(": the JSON ends early")), qPrintable(err));
+
+    MainWindow window;
+    const QStringList errors = window.open_files({truncated, kReference}, false);
+    QCOMPARE(errors.size(), 1);
+    QVERIFY(errors[0].contains(QStringLiteral("truncated")));
+    QCOMPARE(window.loaded().runs.size(), std::size_t{1});
+  }
+
+  void severalFilesDropAndReloadOnChange() {
+    QTemporaryDir dir;
+    const QString copy = dir.filePath(QStringLiteral("rr.json"));
+    QVERIFY(QFile::copy(kReference, copy));
+    MainWindow window;
+    QVERIFY(window.open_files({copy, kDir + QStringLiteral("/one-pod-rollout.compare.json")}, false)
+                .isEmpty());
+    QCOMPARE(window.loaded().runs.size(), std::size_t{1});
+    QCOMPARE(window.loaded().comparisons.size(), std::size_t{1});
+    QCOMPARE(window.loaded().runs[0]->seed, std::uint64_t{1});
+
+    // Dropping a file opens it beside the others.
+    QMimeData mime;
+    mime.setUrls({QUrl::fromLocalFile(kDir + QStringLiteral("/one-pod-rollout.sweep.json"))});
+    QDragEnterEvent enter(QPoint(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(&window, &enter);
+    QVERIFY(enter.isAccepted());
+    QDropEvent drop(QPointF(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(&window, &drop);
+    QCOMPARE(window.loaded().sweeps.size(), std::size_t{1});
+    QCOMPARE(window.paths().size(), 3);
+
+    // The run is rewritten on disk (seed 7 now): the window reads it again.
+    QByteArray text = slurp(copy);
+    text.replace("\"seed\":1,", "\"seed\":7,");
+    QFile f(copy);
+    QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    f.write(text);
+    f.close();
+    QTRY_COMPARE_WITH_TIMEOUT(window.loaded().runs[0]->seed, std::uint64_t{7}, 10000);
+    QCOMPARE(window.loaded().runs.size(), std::size_t{1});
+  }
+};
+
+QTEST_MAIN(RenderTest)
+#include "render_test.moc"

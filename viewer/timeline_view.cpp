@@ -1,0 +1,408 @@
+#include "timeline_view.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <QHelpEvent>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QToolTip>
+#include <QWheelEvent>
+
+#include "duration.h"
+#include "palette.h"
+
+namespace drainsim::viewer {
+
+namespace {
+
+// A tick step of 1, 2 or 5 x 10^k seconds leaving at least `min_px` between ticks.
+double tick_step(double span_s, double width_px, double min_px) {
+  const double raw = span_s * min_px / std::max(1.0, width_px);
+  const double base = std::pow(10.0, std::floor(std::log10(raw)));
+  for (double m : {1.0, 2.0, 5.0, 10.0}) {
+    if (base * m >= raw) return base * m;
+  }
+  return base * 10;
+}
+
+QString time_label(double t, double step) {
+  if (step >= 1) return QString::fromStdString(format_duration(from_seconds(t)));
+  const int decimals = static_cast<int>(std::ceil(-std::log10(step)));
+  return QString::number(t, 'f', decimals) + QStringLiteral("s");
+}
+
+const char* marker_letter(MarkerKind k) {
+  switch (k) {
+    case MarkerKind::kTerm:
+      return "TERM";
+    case MarkerKind::kInt:
+      return "INT";
+    case MarkerKind::kTstp:
+      return "TSTP";
+    case MarkerKind::kCont:
+      return "CONT";
+    case MarkerKind::kKill:
+      return "KILL";
+    case MarkerKind::kQuit:
+      return "QUIT";
+    case MarkerKind::kOom:
+      return "OOM";
+  }
+  return "?";
+}
+
+}  // namespace
+
+TimelineView::TimelineView(QWidget* parent) : QWidget(parent) {
+  setMouseTracking(true);
+  setMinimumSize(400, 200);
+  setAttribute(Qt::WA_OpaquePaintEvent);
+  layout_.set_size(width(), height());
+}
+
+void TimelineView::set_runs(std::vector<std::shared_ptr<const Results>> runs) {
+  runs_ = std::move(runs);
+  std::vector<const Results*> raw;
+  full_end_ = 1;
+  for (const auto& r : runs_) {
+    if (!r->timeline_missing.empty()) continue;
+    raw.push_back(r.get());
+    full_end_ = std::max(full_end_, r->ended_at);
+  }
+  layout_.set_runs(std::move(raw));
+  layout_.set_range(0, full_end_);
+  update();
+}
+
+void TimelineView::set_range(double t0, double t1) {
+  double span = std::clamp(t1 - t0, 1e-3, full_end_);
+  t0 = std::clamp(t0, 0.0, full_end_ - span);
+  layout_.set_range(t0, t0 + span);
+  update();
+}
+
+void TimelineView::zoom(double factor, double anchor_t) {
+  const double t0 = layout_.t0(), t1 = layout_.t1();
+  set_range(anchor_t - (anchor_t - t0) / factor, anchor_t + (t1 - anchor_t) / factor);
+}
+
+void TimelineView::pan_pixels(double dx) {
+  const double dt =
+      dx * (layout_.t1() - layout_.t0()) / (layout_.plot_right() - layout_.plot_left());
+  set_range(layout_.t0() - dt, layout_.t1() - dt);
+}
+
+void TimelineView::resizeEvent(QResizeEvent*) { layout_.set_size(width(), height()); }
+
+void TimelineView::paintEvent(QPaintEvent*) {
+  QPainter p(this);
+  paint(p);
+}
+
+void TimelineView::paint(QPainter& p) const {
+  const TimelineLayout& L = layout_;
+  p.fillRect(QRect(0, 0, L.width(), L.height()), background_color());
+  QFont small = p.font();
+  small.setPointSizeF(std::max(6.0, small.pointSizeF() - 2));
+  if (L.runs().empty()) {
+    p.setPen(Qt::black);
+    QString why = QStringLiteral("Nothing to show: open a results file written with --timeline.");
+    for (const auto& r : runs_) {
+      why += QStringLiteral("\n%1: %2")
+                 .arg(QString::fromStdString(r->path), QString::fromStdString(r->timeline_missing));
+    }
+    p.drawText(QRect(0, 0, L.width(), L.height()), Qt::AlignCenter, why);
+    return;
+  }
+  const int left = L.plot_left(), right = L.plot_right();
+  auto clamp_x = [&](double x) { return std::clamp(x, double(left), double(right)); };
+
+  // Time axis.
+  const double step = tick_step(L.t1() - L.t0(), right - left, 90);
+  p.setPen(QColor(0x60, 0x60, 0x60));
+  p.setFont(small);
+  const int last_y = L.lanes().empty() ? L.height() : L.lanes().back().bottom;
+  for (double t = std::ceil(L.t0() / step) * step; t <= L.t1(); t += step) {
+    const int x = static_cast<int>(std::lround(L.x_of(t)));
+    p.setPen(QColor(0xe8, 0xe8, 0xe8));
+    p.drawLine(x, TimelineLayout::kAxisHeight - 4, x, last_y);
+    p.setPen(QColor(0x40, 0x40, 0x40));
+    p.drawText(QRect(x - 40, 4, 80, TimelineLayout::kAxisHeight - 8), Qt::AlignCenter,
+               time_label(t, step));
+  }
+
+  for (int r = 0; r < static_cast<int>(L.runs().size()); ++r) {
+    const Results& run = *L.runs()[r];
+    // Run header.
+    p.setPen(Qt::black);
+    p.drawText(QRect(4, L.run_headers()[r], L.width() - 8, TimelineLayout::kRunHeader),
+               Qt::AlignLeft | Qt::AlignVCenter,
+               QStringLiteral("%1  (scenario %2, seed %3, profile %4)")
+                   .arg(QString::fromStdString(run.path), QString::fromStdString(run.scenario_name))
+                   .arg(run.seed)
+                   .arg(QString::fromStdString(run.profile)));
+    // Deploy and chaos windows behind the run's lanes.
+    int top = L.height(), bottom = 0;
+    for (const LaneGeometry& g : L.lanes()) {
+      if (g.run != r) continue;
+      top = std::min(top, g.top);
+      bottom = std::max(bottom, g.bottom);
+    }
+    for (const Window& w : run.windows) {
+      if (w.end < L.t0() || w.start > L.t1()) continue;
+      const double x0 = clamp_x(L.x_of(w.start)), x1 = clamp_x(L.x_of(w.end));
+      p.fillRect(QRectF(x0, top, std::max(2.0, x1 - x0), bottom - top),
+                 w.deploy ? deploy_window_color() : chaos_window_color());
+    }
+  }
+
+  for (const LaneGeometry& g : L.lanes()) {
+    const Results& run = *L.runs()[g.run];
+    const Lane& lane = run.lanes[g.lane];
+    // Label.
+    p.setPen(Qt::black);
+    p.setFont(small);
+    p.drawText(QRect(4, g.top, left - 8, g.bottom - g.top), Qt::AlignLeft | Qt::AlignTop,
+               QStringLiteral("%1 g%2").arg(QString::fromStdString(lane.id)).arg(lane.generation));
+    p.setClipRect(QRect(left, g.top, right - left, g.bottom - g.top));
+    // State bands.
+    for (const Band& b : lane.bands) {
+      if (b.end < L.t0() || b.start > L.t1()) continue;
+      const int x0 = static_cast<int>(std::floor(clamp_x(L.x_of(b.start))));
+      const int x1 = static_cast<int>(std::ceil(clamp_x(L.x_of(b.end))));
+      p.fillRect(QRect(x0, g.band_top, std::max(1, x1 - x0), TimelineLayout::kBandHeight - 2),
+                 state_color(b.state));
+    }
+    // preStop span: hatched over the band strip.
+    if (lane.prestop) {
+      const double x0 = clamp_x(L.x_of(lane.prestop->start)),
+                   x1 = clamp_x(L.x_of(lane.prestop->end));
+      p.fillRect(QRectF(x0, g.band_top, std::max(1.0, x1 - x0), TimelineLayout::kBandHeight - 2),
+                 QBrush(prestop_color(), Qt::BDiagPattern));
+    }
+    // Attempts.
+    const std::vector<Track>& tracks = lane.tracks;
+    for (std::size_t k = 0; k < tracks.size(); ++k) {
+      const int y = g.tracks_top + static_cast<int>(k) * g.row_height;
+      const int h = g.row_height >= 4 ? g.row_height - 1 : g.row_height;
+      paint_track(p, run, tracks[k], y, h);
+    }
+    // Grace deadline.
+    if (lane.grace_deadline && *lane.grace_deadline >= L.t0() && *lane.grace_deadline <= L.t1()) {
+      const int x = static_cast<int>(std::lround(L.x_of(*lane.grace_deadline)));
+      p.setPen(QPen(grace_deadline_color(), 1, Qt::DashLine));
+      p.drawLine(x, g.top, x, g.bottom - 1);
+    }
+    // Markers: a triangle on the band strip and the signal's name.
+    p.setRenderHint(QPainter::Antialiasing, true);
+    for (const Marker& m : lane.markers) {
+      if (m.t < L.t0() || m.t > L.t1()) continue;
+      const double x = L.x_of(m.t);
+      const QPointF tri[3] = {
+          {x - 4, double(g.band_top)}, {x + 4, double(g.band_top)}, {x, double(g.band_top) + 7}};
+      p.setPen(Qt::NoPen);
+      p.setBrush(marker_color(m.kind));
+      p.drawPolygon(tri, 3);
+      p.setPen(m.delivered ? marker_color(m.kind) : QColor(0x99, 0x99, 0x99));
+      p.drawText(QPointF(x + 5, g.band_top + 9),
+                 QString::fromLatin1(marker_letter(m.kind)) + (m.delivered ? "" : " (swallowed)"));
+    }
+    p.setRenderHint(QPainter::Antialiasing, false);
+    p.setBrush(Qt::NoBrush);
+    p.setClipping(false);
+  }
+
+  // Legend along the bottom right.
+  p.setFont(small);
+  int x = left;
+  const int y = L.height() - 14;
+  if (last_y + 20 < L.height()) {
+    for (int o = 0; o < kOutcomeCount; ++o) {
+      const auto outcome = static_cast<Outcome>(o);
+      p.fillRect(QRect(x, y, 10, 10), outcome_color(outcome));
+      p.setPen(Qt::black);
+      const QString name = QString::fromLatin1(to_string(outcome));
+      p.drawText(QPoint(x + 13, y + 9), name);
+      x += 20 + p.fontMetrics().horizontalAdvance(name);
+    }
+    p.setPen(QPen(grace_deadline_color(), 1, Qt::DashLine));
+    p.drawLine(x, y, x, y + 10);
+    p.setPen(Qt::black);
+    p.drawText(QPoint(x + 5, y + 9), QStringLiteral("grace deadline"));
+    x += 100;
+    p.fillRect(QRect(x, y, 14, 10), QBrush(prestop_color(), Qt::BDiagPattern));
+    p.drawText(QPoint(x + 17, y + 9), QStringLiteral("preStop"));
+    x += 70;
+    p.fillRect(QRect(x, y, 14, 10), deploy_window_color());
+    p.drawText(QPoint(x + 17, y + 9), QStringLiteral("deploy"));
+    x += 60;
+    p.fillRect(QRect(x, y, 14, 10), chaos_window_color());
+    p.drawText(QPoint(x + 17, y + 9), QStringLiteral("chaos"));
+  }
+}
+
+void TimelineView::paint_track(QPainter& p, const Results& run, const Track& track, int y,
+                               int h) const {
+  const TimelineLayout& L = layout_;
+  const IndexRange range = visible(track, run.attempts, L.t0(), L.t1());
+  const double left = L.plot_left(), right = L.plot_right();
+  // Attempts narrower than 2 px are merged per pixel column (`cell`), keeping the worst
+  // outcome; neighbouring columns of one outcome are drawn as one rectangle (`span`).
+  long cell = -1, span_start = -1, span_end = -1;
+  int cell_rank = -1;
+  Outcome cell_outcome = Outcome::kCompleted, span_outcome = Outcome::kCompleted;
+  auto draw_span = [&]() {
+    if (span_start >= 0) {
+      p.fillRect(QRect(static_cast<int>(span_start), y, static_cast<int>(span_end - span_start), h),
+                 outcome_color(span_outcome));
+    }
+    span_start = -1;
+  };
+  auto close_cell = [&]() {
+    if (cell < 0) return;
+    if (span_start >= 0 && span_end == cell && span_outcome == cell_outcome) {
+      span_end = cell + 1;
+    } else {
+      draw_span();
+      span_start = cell;
+      span_end = cell + 1;
+      span_outcome = cell_outcome;
+    }
+    cell = -1;
+  };
+  for (std::size_t i = range.first; i < range.last; ++i) {
+    const Attempt& a = run.attempts[track.attempts[i]];
+    if (a.end < L.t0()) continue;
+    const double x0 = std::max(left, L.x_of(a.start));
+    const double x1 = std::min(right, L.x_of(a.end));
+    if (x1 - x0 >= 2) {
+      close_cell();
+      draw_span();
+      const int ix0 = static_cast<int>(std::lround(x0));
+      const int ix1 = static_cast<int>(std::lround(x1));
+      const bool gap = ix1 - ix0 >= 6;  // a 1 px gap separates neighbouring bars
+      p.fillRect(QRect(ix0 + (gap ? 1 : 0), y, ix1 - ix0 - (gap ? 1 : 0), h),
+                 outcome_color(a.outcome));
+      continue;
+    }
+    const long c = static_cast<long>(std::floor(x0));
+    const int rank = outcome_rank(a.outcome);
+    if (c != cell) {
+      close_cell();
+      cell = c;
+      cell_rank = -1;
+    }
+    if (rank > cell_rank) {
+      cell_rank = rank;
+      cell_outcome = a.outcome;
+    }
+  }
+  close_cell();
+  draw_span();
+}
+
+const Attempt* TimelineView::attempt_at(QPoint pos, const Results** which) const {
+  const TimelineLayout& L = layout_;
+  if (pos.x() < L.plot_left() || pos.x() >= L.plot_right()) return nullptr;
+  const TimelineLayout::Hit hit = L.hit(pos.y());
+  if (!hit.lane || hit.track < 0) return nullptr;
+  const Results& run = *L.runs()[hit.lane->run];
+  const Track& track = run.lanes[hit.lane->lane].tracks[hit.track];
+  // Within half a pixel either side, the attempt nearest the cursor's time.
+  const double t = L.t_of(pos.x() + 0.5),
+               slack = (L.t1() - L.t0()) / (L.plot_right() - L.plot_left());
+  const IndexRange range = visible(track, run.attempts, t - slack, t + slack);
+  const Attempt* best = nullptr;
+  for (std::size_t i = range.first; i < range.last; ++i) {
+    const Attempt& a = run.attempts[track.attempts[i]];
+    if (a.end < t - slack || a.start > t + slack) continue;
+    if (!best || (a.start <= t && t <= a.end)) best = &a;
+  }
+  if (best && which) *which = &run;
+  return best;
+}
+
+QString TimelineView::tooltip_at(QPoint pos) const {
+  const Results* run = nullptr;
+  if (const Attempt* a = attempt_at(pos, &run)) {
+    return QStringLiteral("job %1, attempt %2\n%3, worker %4, slot %5\n%6 s → %7 s (%8 s)\n%9")
+        .arg(a->job)
+        .arg(a->attempt)
+        .arg(QString::fromStdString(run->lanes[a->pod].id))
+        .arg(a->worker)
+        .arg(a->slot)
+        .arg(a->start, 0, 'f', 3)
+        .arg(a->end, 0, 'f', 3)
+        .arg(a->end - a->start, 0, 'f', 3)
+        .arg(QString::fromLatin1(to_string(a->outcome)));
+  }
+  const TimelineLayout::Hit hit = layout_.hit(pos.y());
+  if (hit.lane && hit.band && pos.x() >= layout_.plot_left()) {
+    const Lane& lane = layout_.runs()[hit.lane->run]->lanes[hit.lane->lane];
+    const double t = layout_.t_of(pos.x());
+    for (const Band& b : lane.bands) {
+      if (b.start <= t && t < b.end) {
+        QString text =
+            QStringLiteral("%1: %2, %3 s → %4 s")
+                .arg(QString::fromStdString(lane.id), QString::fromLatin1(to_string(b.state)))
+                .arg(b.start, 0, 'f', 3)
+                .arg(b.end, 0, 'f', 3);
+        if (lane.prestop) {
+          text += QStringLiteral("\npreStop %1 s → %2 s")
+                      .arg(lane.prestop->start, 0, 'f', 3)
+                      .arg(lane.prestop->end, 0, 'f', 3);
+        }
+        if (lane.grace_deadline) {
+          text += QStringLiteral("\ngrace deadline %1 s").arg(*lane.grace_deadline, 0, 'f', 3);
+        }
+        return text;
+      }
+    }
+  }
+  return {};
+}
+
+bool TimelineView::event(QEvent* e) {
+  if (e->type() == QEvent::ToolTip) {
+    auto* help = static_cast<QHelpEvent*>(e);
+    const QString text = tooltip_at(help->pos());
+    if (text.isEmpty()) {
+      QToolTip::hideText();
+    } else {
+      QToolTip::showText(help->globalPos(), text, this);
+    }
+    return true;
+  }
+  return QWidget::event(e);
+}
+
+void TimelineView::wheelEvent(QWheelEvent* e) {
+  const double steps = e->angleDelta().y() / 120.0;
+  if (steps == 0) return;
+  zoom(std::pow(1.25, steps), layout_.t_of(e->position().x()));
+  e->accept();
+}
+
+void TimelineView::mousePressEvent(QMouseEvent* e) {
+  if (e->button() == Qt::LeftButton) {
+    dragging_ = true;
+    drag_x_ = e->position().x();
+    setCursor(Qt::ClosedHandCursor);
+  }
+}
+
+void TimelineView::mouseMoveEvent(QMouseEvent* e) {
+  if (!dragging_) return;
+  pan_pixels(e->position().x() - drag_x_);
+  drag_x_ = e->position().x();
+}
+
+void TimelineView::mouseReleaseEvent(QMouseEvent* e) {
+  if (e->button() == Qt::LeftButton) {
+    dragging_ = false;
+    unsetCursor();
+  }
+}
+
+}  // namespace drainsim::viewer
