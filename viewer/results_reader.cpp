@@ -1,9 +1,16 @@
 #include "results_reader.h"
 
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <array>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -181,6 +188,15 @@ class Reader {
   std::size_t parse_error_position = 0;
   std::string parse_error_message;
 
+  // The fast reader's way in: it fills row_cells() and commits the row to table t.
+  static constexpr std::size_t kMaxCells = 8;
+  Cell* row_cells() { return cells_.data(); }
+  bool commit_row(Table t, std::size_t n) {
+    table_ = t;
+    ncells_ = n;
+    return row();
+  }
+
  private:
   struct Frame {
     bool array;
@@ -338,8 +354,256 @@ class Reader {
   std::string key_;
   bool skipping_rows_ = false, in_row_ = false;
   Table table_ = kIgnored;
-  std::array<Cell, 8> cells_;
+  std::array<Cell, kMaxCells> cells_;
   std::size_t ncells_ = 0;
+};
+
+// The fast path for big files: a hand-written scanner finds the top-level "timeline"
+// value and reads the rows of its tables straight into the Reader (std::from_chars for
+// numbers), skipping the tables it does not use; nlohmann parses the rest of the document
+// (small) into a DOM. It accepts any whitespace and key order but gives up (returns false)
+// on anything unusual (escapes in a timeline string, a table's rows before its columns,
+// columns it does not know, malformed or truncated input, a bad row): the SAX reader then
+// reads the whole file and gives the precise message.
+class FastReader {
+ public:
+  FastReader(std::string_view text, Reader& r) : s_(text), r_(r) {}
+
+  // On success, r_.root is the document (without rows) and `has_timeline` says whether it
+  // had one.
+  bool read() {
+    ws();
+    if (!eat('{')) return false;
+    std::string rest;
+    rest.reserve(1 << 16);
+    rest += '{';
+    bool first = true;
+    ws();
+    if (peek() == '}') return false;  // an empty object: let the slow path say what is wrong
+    while (true) {
+      ws();
+      const std::size_t key_start = i_;
+      std::string_view key;
+      if (!string(key)) return false;
+      ws();
+      if (!eat(':')) return false;
+      ws();
+      const std::size_t value_start = i_;
+      if (key == "timeline") {
+        if (!timeline()) return false;
+        if (!first) rest += ',';
+        rest += "\"timeline\":{}";
+        has_timeline = true;
+      } else {
+        if (!skip_value()) return false;
+        if (!first) rest += ',';
+        rest.append(s_.substr(key_start, value_start - key_start));
+        rest.append(s_.substr(value_start, i_ - value_start));
+      }
+      first = false;
+      ws();
+      if (eat(',')) continue;
+      if (eat('}')) break;
+      return false;
+    }
+    ws();
+    if (i_ != s_.size()) return false;
+    rest += '}';
+    r_.root = json::parse(rest, nullptr, false);
+    if (r_.root.is_discarded() || !r_.root.is_object()) return false;
+    if (r_.root.contains("schema_version") && r_.root["schema_version"].is_string()) {
+      r_.schema_version = r_.root["schema_version"].get<std::string>();
+    }
+    return true;
+  }
+
+  bool has_timeline = false;
+
+ private:
+  char peek() const { return i_ < s_.size() ? s_[i_] : '\0'; }
+  bool eat(char c) {
+    if (peek() != c) return false;
+    ++i_;
+    return true;
+  }
+  void ws() {
+    while (i_ < s_.size() &&
+           (s_[i_] == ' ' || s_[i_] == '\n' || s_[i_] == '\r' || s_[i_] == '\t')) {
+      ++i_;
+    }
+  }
+  // A string without escapes (those go to the slow path).
+  bool string(std::string_view& out) {
+    if (!eat('"')) return false;
+    const std::size_t start = i_;
+    const std::size_t end = s_.find_first_of("\"\\", start);
+    if (end == std::string_view::npos || s_[end] != '"') return false;
+    out = s_.substr(start, end - start);
+    i_ = end + 1;
+    return true;
+  }
+  // Skips any JSON value (checking only that brackets balance outside strings).
+  bool skip_value() {
+    const char c = peek();
+    if (c == '"') {
+      ++i_;
+      while (i_ < s_.size() && s_[i_] != '"') i_ += s_[i_] == '\\' ? 2 : 1;
+      return eat('"');
+    }
+    if (c == '{' || c == '[') {
+      int depth = 0;
+      while (i_ < s_.size()) {
+        const char d = s_[i_];
+        if (d == '"') {
+          if (!skip_value()) return false;
+          continue;
+        }
+        ++i_;
+        if (d == '{' || d == '[') ++depth;
+        if (d == '}' || d == ']') {
+          if (--depth == 0) return true;
+        }
+      }
+      return false;
+    }
+    const std::size_t start = i_;
+    while (i_ < s_.size() && !std::strchr(",}] \n\r\t", s_[i_])) ++i_;
+    return i_ > start;
+  }
+
+  bool timeline() {
+    if (!eat('{')) return false;
+    ws();
+    if (eat('}')) return true;
+    while (true) {
+      ws();
+      std::string_view key;
+      if (!string(key)) return false;
+      ws();
+      if (!eat(':')) return false;
+      ws();
+      const Table t = table_of(key);
+      if (t == kIgnored) {
+        if (!skip_value()) return false;
+      } else if (!table(t)) {
+        return false;
+      }
+      ws();
+      if (eat(',')) continue;
+      return eat('}');
+    }
+  }
+
+  bool table(Table t) {
+    if (!eat('{')) return false;
+    bool columns = false;
+    while (true) {
+      ws();
+      std::string_view key;
+      if (!string(key)) return false;
+      ws();
+      if (!eat(':')) return false;
+      ws();
+      const std::size_t start = i_;
+      if (key == "columns") {
+        if (!skip_value()) return false;
+        const json cols = json::parse(s_.substr(start, i_ - start), nullptr, false);
+        if (cols != json(kColumns[t])) return false;
+        columns = true;
+      } else if (key == "rows") {
+        if (!columns || !rows(t)) return false;
+      } else if (!skip_value()) {
+        return false;
+      }
+      ws();
+      if (eat(',')) continue;
+      return eat('}');
+    }
+  }
+
+  bool rows(Table t) {
+    if (!eat('[')) return false;
+    ws();
+    if (eat(']')) return true;
+    Cell* cells = r_.row_cells();
+    while (true) {
+      ws();
+      if (!eat('[')) return false;
+      std::size_t n = 0;
+      ws();
+      if (!eat(']')) {
+        while (true) {
+          ws();
+          if (n == Reader::kMaxCells || !cell(cells[n++])) return false;
+          ws();
+          if (eat(',')) continue;
+          if (eat(']')) break;
+          return false;
+        }
+      }
+      if (!r_.commit_row(t, n)) return false;
+      ws();
+      if (eat(',')) continue;
+      return eat(']');
+    }
+  }
+
+  bool cell(Cell& c) {
+    const char ch = peek();
+    if (ch == '"') {
+      std::string_view v;
+      if (!string(v)) return false;
+      c.kind = Cell::kString;
+      c.s.assign(v);
+      return true;
+    }
+    if (s_.substr(i_, 4) == "true") {
+      c.kind = Cell::kBool;
+      c.b = true;
+      i_ += 4;
+      return true;
+    }
+    if (s_.substr(i_, 5) == "false") {
+      c.kind = Cell::kBool;
+      c.b = false;
+      i_ += 5;
+      return true;
+    }
+    if (s_.substr(i_, 4) == "null") {
+      c.kind = Cell::kNull;
+      i_ += 4;
+      return true;
+    }
+    const std::size_t start = i_;
+    bool real = false;
+    while (i_ < s_.size()) {
+      const char d = s_[i_];
+      if (d == '.' || d == 'e' || d == 'E') {
+        real = true;
+      } else if (!(d == '-' || d == '+' || (d >= '0' && d <= '9'))) {
+        break;
+      }
+      ++i_;
+    }
+    if (i_ == start) return false;
+    const char* b = s_.data() + start;
+    const char* e = s_.data() + i_;
+    if (!real) {
+      const auto [p, ec] = std::from_chars(b, e, c.i);
+      if (ec == std::errc() && p == e) {
+        c.kind = Cell::kInt;
+        return true;
+      }
+    }
+    const auto [p, ec] = std::from_chars(b, e, c.d);
+    if (ec != std::errc() || p != e) return false;
+    c.kind = Cell::kDouble;
+    return true;
+  }
+
+  std::string_view s_;
+  std::size_t i_ = 0;
+  Reader& r_;
 };
 
 std::string line_col(std::string_view text, std::size_t pos) {
@@ -488,13 +752,25 @@ void build_timeline(Reader& r, const json& doc, Results& run) {
         return run.attempts[x].start < run.attempts[y].start;
       });
       t.max_end.resize(t.attempts.size());
+      t.start.resize(t.attempts.size());
+      t.end.resize(t.attempts.size());
+      t.outcome.resize(t.attempts.size());
       double m = -1;
       for (std::size_t k = 0; k < t.attempts.size(); ++k) {
-        m = std::max(m, run.attempts[t.attempts[k]].end);
+        const Attempt& a = run.attempts[t.attempts[k]];
+        m = std::max(m, a.end);
         t.max_end[k] = m;
+        t.start[k] = a.start;
+        t.end[k] = a.end;
+        t.outcome[k] = a.outcome;
+        if (a.outcome != Outcome::kCompleted) run.lanes[p].notable.push_back(t.attempts[k]);
       }
       run.lanes[p].tracks.push_back(std::move(t));
     }
+    std::sort(run.lanes[p].notable.begin(), run.lanes[p].notable.end(),
+              [&](std::uint32_t x, std::uint32_t y) {
+                return run.attempts[x].start < run.attempts[y].start;
+              });
   }
 
   // Series.
@@ -717,8 +993,17 @@ namespace {
 
 Document parse_or_throw(std::string_view text, const std::string& path) {
   if (text.empty()) return fail(path, "the file is empty");
-  Reader r;
-  const bool parsed = json::sax_parse(text.begin(), text.end(), &r);
+  std::optional<Reader> fast(std::in_place);
+  Reader* used = &*fast;
+  std::optional<Reader> slow;
+  bool parsed = FastReader(text, *fast).read();
+  if (!parsed) {
+    fast.reset();
+    slow.emplace();
+    used = &*slow;
+    parsed = json::sax_parse(text.begin(), text.end(), used);
+  }
+  Reader& r = *used;
   auto version_problem = [&]() -> std::string {
     if (r.schema_version.empty()) return {};
     int major = -1, minor = -1;
@@ -814,13 +1099,25 @@ Document parse_or_throw(std::string_view text, const std::string& path) {
 }  // namespace
 
 Document load_document(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) return fail(path, "cannot open the file");
-  std::ostringstream buf;
-  buf << f.rdbuf();
-  if (f.bad()) return fail(path, "cannot read the file");
-  const std::string text = std::move(buf).str();
-  return parse_document(text, path);
+  // Mapped, not read: a big timeline is not copied before it is scanned.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return fail(path, "cannot open the file");
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return fail(path, "cannot read the file (not a regular file)");
+  }
+  const auto size = static_cast<std::size_t>(st.st_size);
+  if (size == 0) {
+    ::close(fd);
+    return parse_document({}, path);
+  }
+  void* map = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+  ::close(fd);
+  if (map == MAP_FAILED) return fail(path, "cannot read the file");
+  Document d = parse_document(std::string_view(static_cast<const char*>(map), size), path);
+  ::munmap(map, size);
+  return d;
 }
 
 Steps downsample(const Steps& s, double t0, double t1, int buckets) {
@@ -858,10 +1155,9 @@ IndexRange visible(const Track& track, const std::vector<Attempt>& attempts, dou
   IndexRange r;
   r.first = static_cast<std::size_t>(
       std::lower_bound(track.max_end.begin(), track.max_end.end(), t0) - track.max_end.begin());
-  r.last = static_cast<std::size_t>(
-      std::upper_bound(track.attempts.begin(), track.attempts.end(), t1,
-                       [&](double t, std::uint32_t i) { return t < attempts[i].start; }) -
-      track.attempts.begin());
+  (void)attempts;
+  r.last = static_cast<std::size_t>(std::upper_bound(track.start.begin(), track.start.end(), t1) -
+                                    track.start.begin());
   r.last = std::max(r.last, r.first);
   return r;
 }

@@ -85,6 +85,9 @@ struct Track {
   int slot = 0;
   std::vector<std::uint32_t> attempts;
   std::vector<double> max_end;
+  // The same attempts' start, end and outcome, side by side in this order, for drawing.
+  std::vector<double> start, end;
+  std::vector<Outcome> outcome;
 };
 
 struct Lane {
@@ -101,6 +104,9 @@ struct Lane {
   // (kubernetes) or + stop_grace_period (docker).
   std::optional<double> grace_deadline;
   std::vector<Track> tracks;  // one per slot used, by slot
+  // Attempts that did not simply complete (interrupted, killed, duplicate, ...), by start,
+  // as indices into Results::attempts: drawn on top when the slots are merged into one row.
+  std::vector<std::uint32_t> notable;
 };
 
 // A step function or samples over time: values[i] holds from t[i] until t[i + 1].

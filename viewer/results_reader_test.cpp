@@ -243,6 +243,50 @@ TEST(ViewerReader, CompareFileGivesOneRowPerProfile) {
   EXPECT_EQ(c.profiles[0].metric("wasted_work_s")->mean, 65);
 }
 
+TEST(ViewerReader, FastAndStreamingReadersAgree) {
+  // The big-file scanner reads the reference; an escaped character in a timeline string
+  // (read the same by any JSON reader) sends it to the streaming SAX reader. Same result.
+  const std::string text = slurp(kDir + "/one-pod-rollout.results.json");
+  std::string escaped = text;
+  const std::size_t at = escaped.find("\"prestop\"");
+  ASSERT_NE(at, std::string::npos);
+  escaped.replace(at, 9, "\"pre\\u0073top\"");
+  std::string spaced;  // and pretty-printed, as jq would
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    spaced += c;
+    if (c == '"' && (i == 0 || text[i - 1] != '\\')) in_string = !in_string;
+    if (!in_string && (c == ',' || c == '[' || c == ':')) spaced += "\n  ";
+  }
+  for (const std::string& other : {escaped, spaced}) {
+    const Document a = parse_document(text, "a.json"), b = parse_document(other, "b.json");
+    ASSERT_TRUE(a.ok() && b.ok()) << b.error;
+    const Results &x = *a.run, &y = *b.run;
+    ASSERT_EQ(x.lanes.size(), y.lanes.size());
+    for (std::size_t i = 0; i < x.lanes.size(); ++i) {
+      ASSERT_EQ(x.lanes[i].bands.size(), y.lanes[i].bands.size());
+      for (std::size_t k = 0; k < x.lanes[i].bands.size(); ++k) {
+        EXPECT_EQ(x.lanes[i].bands[k].start, y.lanes[i].bands[k].start);
+        EXPECT_EQ(x.lanes[i].bands[k].state, y.lanes[i].bands[k].state);
+      }
+      ASSERT_EQ(x.lanes[i].markers.size(), y.lanes[i].markers.size());
+      for (std::size_t k = 0; k < x.lanes[i].markers.size(); ++k) {
+        EXPECT_EQ(x.lanes[i].markers[k].source, y.lanes[i].markers[k].source);
+      }
+    }
+    ASSERT_EQ(x.attempts.size(), y.attempts.size());
+    for (std::size_t i = 0; i < x.attempts.size(); ++i) {
+      EXPECT_EQ(x.attempts[i].job, y.attempts[i].job);
+      EXPECT_EQ(x.attempts[i].end, y.attempts[i].end);
+      EXPECT_EQ(x.attempts[i].outcome, y.attempts[i].outcome);
+    }
+    EXPECT_EQ(x.series.in_flight.values, y.series.in_flight.values);
+    EXPECT_EQ(x.summary.size(), y.summary.size());
+    EXPECT_EQ(x.lanes[0].markers[0].source, "prestop");
+  }
+}
+
 // --- broken files: a message naming the file and the problem, never a crash.
 
 TEST(ViewerReader, TruncatedFileSaysSo) {

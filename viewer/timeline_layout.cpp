@@ -38,10 +38,19 @@ void TimelineLayout::relayout() {
       ++lanes;
     }
   }
-  const int fixed =
-      kAxisHeight + kRunHeader * static_cast<int>(runs_.size()) + lanes * (kBandHeight + kLaneGap);
-  const int row_height =
-      rows == 0 ? kMaxRowHeight : std::clamp((height_ - fixed) / rows, 1, kMaxRowHeight);
+  const int avail =
+      height_ - kAxisHeight - kLegendHeight - kRunHeader * static_cast<int>(runs_.size());
+  int band = kBandHeight, gap = kLaneGap;
+  merged_ = false;
+  auto row_height_for = [&](int nrows) {
+    return nrows == 0 ? kMaxRowHeight : (avail - lanes * (band + gap)) / nrows;
+  };
+  if (lanes > 0 && row_height_for(rows) < 1) {
+    band = std::clamp(avail * 2 / 5 / lanes - 1, 2, kBandHeight);
+    gap = std::max(1, band / 3);
+    if (row_height_for(rows) < 1) merged_ = true;
+  }
+  const int row_height = std::clamp(row_height_for(merged_ ? lanes : rows), 1, kMaxRowHeight);
   int y = kAxisHeight;
   for (int r = 0; r < static_cast<int>(runs_.size()); ++r) {
     headers_.push_back(y);
@@ -53,11 +62,13 @@ void TimelineLayout::relayout() {
       g.lane = i;
       g.top = y;
       g.band_top = y;
-      g.tracks_top = y + kBandHeight;
+      g.band_height = band;
+      g.tracks_top = y + band;
       g.row_height = row_height;
-      g.bottom = g.tracks_top + row_height * std::max<int>(1, static_cast<int>(l.tracks.size()));
+      const int nrows = merged_ ? 1 : std::max<int>(1, static_cast<int>(l.tracks.size()));
+      g.bottom = g.tracks_top + row_height * nrows;
       lanes_.push_back(g);
-      y = g.bottom + kLaneGap;
+      y = g.bottom + gap;
     }
   }
 }
@@ -68,7 +79,8 @@ std::optional<int> TimelineLayout::track_center(int run, int lane, int slot) con
     const std::vector<Track>& tracks = runs_[run]->lanes[lane].tracks;
     for (std::size_t k = 0; k < tracks.size(); ++k) {
       if (tracks[k].slot == slot) {
-        return g.tracks_top + static_cast<int>(k) * g.row_height + (g.row_height - 1) / 2;
+        const int row = merged_ ? 0 : static_cast<int>(k);
+        return g.tracks_top + row * g.row_height + (g.row_height - 1) / 2;
       }
     }
   }
@@ -83,7 +95,7 @@ TimelineLayout::Hit TimelineLayout::hit(int y) const {
     if (y < g.tracks_top) {
       h.band = true;
     } else {
-      const int k = (y - g.tracks_top) / g.row_height;
+      const int k = merged_ ? 0 : (y - g.tracks_top) / g.row_height;
       if (k < static_cast<int>(runs_[g.run]->lanes[g.lane].tracks.size())) h.track = k;
     }
     break;

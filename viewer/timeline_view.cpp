@@ -122,7 +122,9 @@ void TimelineView::paint(QPainter& p) const {
   const double step = tick_step(L.t1() - L.t0(), right - left, 90);
   p.setPen(QColor(0x60, 0x60, 0x60));
   p.setFont(small);
-  const int last_y = L.lanes().empty() ? L.height() : L.lanes().back().bottom;
+  const int last_y = L.lanes().empty() ? L.height()
+                                       : std::min(L.height() - TimelineLayout::kLegendHeight,
+                                                  L.lanes().back().bottom);
   for (double t = std::ceil(L.t0() / step) * step; t <= L.t1(); t += step) {
     const int x = static_cast<int>(std::lround(L.x_of(t)));
     p.setPen(QColor(0xe8, 0xe8, 0xe8));
@@ -157,36 +159,53 @@ void TimelineView::paint(QPainter& p) const {
     }
   }
 
+  const int label_height = QFontMetrics(small).height();
+  int next_label_y = 0;
   for (const LaneGeometry& g : L.lanes()) {
+    if (g.top >= L.height() - TimelineLayout::kLegendHeight) break;  // below the picture
     const Results& run = *L.runs()[g.run];
     const Lane& lane = run.lanes[g.lane];
-    // Label.
-    p.setPen(Qt::black);
-    p.setFont(small);
-    p.drawText(QRect(4, g.top, left - 8, g.bottom - g.top), Qt::AlignLeft | Qt::AlignTop,
-               QStringLiteral("%1 g%2").arg(QString::fromStdString(lane.id)).arg(lane.generation));
+    const int band_h = g.band_height >= 6 ? g.band_height - 2 : g.band_height;
+    // Label, when there is room for it.
+    if (g.top >= next_label_y) {
+      p.setPen(Qt::black);
+      p.setFont(small);
+      p.drawText(
+          QRect(4, g.top - 2, left - 8, label_height), Qt::AlignLeft | Qt::AlignTop,
+          QStringLiteral("%1 g%2").arg(QString::fromStdString(lane.id)).arg(lane.generation));
+      next_label_y = g.top + label_height;
+    }
     p.setClipRect(QRect(left, g.top, right - left, g.bottom - g.top));
     // State bands.
     for (const Band& b : lane.bands) {
       if (b.end < L.t0() || b.start > L.t1()) continue;
       const int x0 = static_cast<int>(std::floor(clamp_x(L.x_of(b.start))));
       const int x1 = static_cast<int>(std::ceil(clamp_x(L.x_of(b.end))));
-      p.fillRect(QRect(x0, g.band_top, std::max(1, x1 - x0), TimelineLayout::kBandHeight - 2),
-                 state_color(b.state));
+      p.fillRect(QRect(x0, g.band_top, std::max(1, x1 - x0), band_h), state_color(b.state));
     }
     // preStop span: hatched over the band strip.
     if (lane.prestop) {
       const double x0 = clamp_x(L.x_of(lane.prestop->start)),
                    x1 = clamp_x(L.x_of(lane.prestop->end));
-      p.fillRect(QRectF(x0, g.band_top, std::max(1.0, x1 - x0), TimelineLayout::kBandHeight - 2),
+      p.fillRect(QRectF(x0, g.band_top, std::max(1.0, x1 - x0), band_h),
                  QBrush(prestop_color(), Qt::BDiagPattern));
     }
-    // Attempts.
+    // Attempts: a row per slot, or all slots in one row with the attempts that did not
+    // simply complete drawn again on top, at least 2 px wide.
     const std::vector<Track>& tracks = lane.tracks;
+    const int h = g.row_height >= 4 ? g.row_height - 1 : g.row_height;
     for (std::size_t k = 0; k < tracks.size(); ++k) {
-      const int y = g.tracks_top + static_cast<int>(k) * g.row_height;
-      const int h = g.row_height >= 4 ? g.row_height - 1 : g.row_height;
-      paint_track(p, run, tracks[k], y, h);
+      const int y = g.tracks_top + (L.merged_slots() ? 0 : static_cast<int>(k) * g.row_height);
+      paint_track(p, tracks[k], y, h);
+    }
+    if (L.merged_slots()) {
+      for (std::uint32_t i : lane.notable) {
+        const Attempt& a = run.attempts[i];
+        if (a.end < L.t0() || a.start > L.t1()) continue;
+        const double x0 = clamp_x(L.x_of(a.start)), x1 = clamp_x(L.x_of(a.end));
+        p.fillRect(QRectF(std::floor(x0), g.tracks_top, std::max(2.0, x1 - x0), h),
+                   outcome_color(a.outcome));
+      }
     }
     // Grace deadline.
     if (lane.grace_deadline && *lane.grace_deadline >= L.t0() && *lane.grace_deadline <= L.t1()) {
@@ -217,7 +236,7 @@ void TimelineView::paint(QPainter& p) const {
   p.setFont(small);
   int x = left;
   const int y = L.height() - 14;
-  if (last_y + 20 < L.height()) {
+  {
     for (int o = 0; o < kOutcomeCount; ++o) {
       const auto outcome = static_cast<Outcome>(o);
       p.fillRect(QRect(x, y, 10, 10), outcome_color(outcome));
@@ -242,13 +261,14 @@ void TimelineView::paint(QPainter& p) const {
   }
 }
 
-void TimelineView::paint_track(QPainter& p, const Results& run, const Track& track, int y,
-                               int h) const {
+void TimelineView::paint_track(QPainter& p, const Track& track, int y, int h) const {
   const TimelineLayout& L = layout_;
-  const IndexRange range = visible(track, run.attempts, L.t0(), L.t1());
+  const IndexRange range = visible(track, {}, L.t0(), L.t1());
   const double left = L.plot_left(), right = L.plot_right();
-  // Attempts narrower than 2 px are merged per pixel column (`cell`), keeping the worst
-  // outcome; neighbouring columns of one outcome are drawn as one rectangle (`span`).
+  const double scale = (right - left) / (L.t1() - L.t0()), t0 = L.t0();
+  // Attempts narrower than kMinBar px go into pixel columns, each showing the worst outcome
+  // of the attempts that cover it; neighbouring columns of one outcome are one rectangle.
+  constexpr double kMinBar = 4;
   long cell = -1, span_start = -1, span_end = -1;
   int cell_rank = -1;
   Outcome cell_outcome = Outcome::kCompleted, span_outcome = Outcome::kCompleted;
@@ -272,30 +292,32 @@ void TimelineView::paint_track(QPainter& p, const Results& run, const Track& tra
     cell = -1;
   };
   for (std::size_t i = range.first; i < range.last; ++i) {
-    const Attempt& a = run.attempts[track.attempts[i]];
-    if (a.end < L.t0()) continue;
-    const double x0 = std::max(left, L.x_of(a.start));
-    const double x1 = std::min(right, L.x_of(a.end));
-    if (x1 - x0 >= 2) {
+    if (track.end[i] < t0) continue;
+    const double x0 = std::max(left, left + (track.start[i] - t0) * scale);
+    const double x1 = std::min(right, left + (track.end[i] - t0) * scale);
+    const Outcome o = track.outcome[i];
+    if (x1 - x0 >= kMinBar) {
       close_cell();
       draw_span();
       const int ix0 = static_cast<int>(std::lround(x0));
       const int ix1 = static_cast<int>(std::lround(x1));
       const bool gap = ix1 - ix0 >= 6;  // a 1 px gap separates neighbouring bars
-      p.fillRect(QRect(ix0 + (gap ? 1 : 0), y, ix1 - ix0 - (gap ? 1 : 0), h),
-                 outcome_color(a.outcome));
+      p.fillRect(QRect(ix0 + (gap ? 1 : 0), y, ix1 - ix0 - (gap ? 1 : 0), h), outcome_color(o));
       continue;
     }
-    const long c = static_cast<long>(std::floor(x0));
-    const int rank = outcome_rank(a.outcome);
-    if (c != cell) {
-      close_cell();
-      cell = c;
-      cell_rank = -1;
-    }
-    if (rank > cell_rank) {
-      cell_rank = rank;
-      cell_outcome = a.outcome;
+    const long c0 = static_cast<long>(x0);
+    const long c1 = std::max(c0 + 1, static_cast<long>(std::ceil(x1)));
+    const int rank = outcome_rank(o);
+    for (long c = std::max(c0, cell); c < c1; ++c) {
+      if (c != cell) {
+        close_cell();
+        cell = c;
+        cell_rank = -1;
+      }
+      if (rank > cell_rank) {
+        cell_rank = rank;
+        cell_outcome = o;
+      }
     }
   }
   close_cell();

@@ -52,7 +52,7 @@ class TimelineView : public QWidget {
   bool event(QEvent*) override;
 
  private:
-  void paint_track(QPainter& p, const Results& run, const Track& track, int y, int h) const;
+  void paint_track(QPainter& p, const Track& track, int y, int h) const;
 
   std::vector<std::shared_ptr<const Results>> runs_;
   TimelineLayout layout_;

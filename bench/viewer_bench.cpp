@@ -1,0 +1,99 @@
+// Viewer benchmarks on a big run (bench/big-timeline.json: about a million attempts): how
+// long a results file takes to load, to draw first, and to draw one frame while panning,
+// against the budgets (open <= 3 s, pan <= 50 ms per frame).
+//
+// The results file is DRAINSIM_BIG_TIMELINE if set; otherwise it is written once with
+// `drainsim run bench/big-timeline.json --timeline` next to this binary (takes ~10 s).
+// Runs offscreen (QT_QPA_PLATFORM=offscreen unless set).
+#include <benchmark/benchmark.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include <QApplication>
+#include <QImage>
+#include <QPainter>
+
+#include "render.h"
+#include "timeline_view.h"
+
+using namespace drainsim::viewer;
+
+namespace {
+
+std::string big_file() {
+  if (const char* p = std::getenv("DRAINSIM_BIG_TIMELINE")) return p;
+  const std::string path = std::string(BENCH_BINARY_DIR) + "/big-timeline.results.json";
+  if (!std::filesystem::exists(path)) {
+    const std::string cmd = std::string(DRAINSIM_BINARY) + " run " + BENCH_SOURCE_DIR +
+                            "/big-timeline.json --timeline --out " + path + " > /dev/null";
+    if (std::system(cmd.c_str()) != 0) std::abort();
+  }
+  return path;
+}
+
+const Loaded& big() {
+  static const Loaded loaded = [] {
+    Loaded l;
+    Document d = load_document(big_file());
+    if (!d.ok()) std::abort();
+    l.add(std::move(d));
+    return l;
+  }();
+  return loaded;
+}
+
+void BM_LoadBigTimeline(benchmark::State& state) {
+  const std::string path = big_file();
+  std::size_t attempts = 0;
+  for (auto _ : state) {
+    const Document d = load_document(path);
+    attempts = d.run ? d.run->attempts.size() : 0;
+    benchmark::DoNotOptimize(attempts);
+  }
+  state.counters["attempts"] = static_cast<double>(attempts);
+  state.counters["MB"] = static_cast<double>(std::filesystem::file_size(path)) / 1e6;
+}
+BENCHMARK(BM_LoadBigTimeline)->Unit(benchmark::kMillisecond)->Iterations(3);
+
+// Building the timeline view and its first picture at 1600x900, the whole run visible.
+void BM_FirstPaintBigTimeline(benchmark::State& state) {
+  const Loaded& loaded = big();
+  for (auto _ : state) {
+    auto view = make_view(ViewKind::kTimeline, loaded, QSize(1600, 900));
+    const QImage image = render(*view);
+    benchmark::DoNotOptimize(image.constBits());
+  }
+}
+BENCHMARK(BM_FirstPaintBigTimeline)->Unit(benchmark::kMillisecond)->Iterations(3);
+
+// One frame of panning: move the visible range by 40 px and draw. Arg: the visible span in
+// seconds (0: the whole run, every attempt in view).
+void BM_PanFrameBigTimeline(benchmark::State& state) {
+  const Loaded& loaded = big();
+  auto widget = make_view(ViewKind::kTimeline, loaded, QSize(1600, 900));
+  auto& view = static_cast<TimelineView&>(*widget);
+  if (state.range(0) > 0) view.set_range(200, 200 + static_cast<double>(state.range(0)));
+  QImage frame(1600, 900, QImage::Format_RGB32);
+  double dx = -40;
+  for (auto _ : state) {
+    view.pan_pixels(dx);
+    if (view.layout().t0() <= 0 || view.layout().t1() >= view.full_end()) dx = -dx;
+    QPainter p(&frame);
+    view.paint(p);
+  }
+}
+BENCHMARK(BM_PanFrameBigTimeline)->Arg(0)->Arg(600)->Arg(60)->Unit(benchmark::kMillisecond);
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
+  QApplication app(argc, argv);
+  benchmark::Initialize(&argc, argv);
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
