@@ -94,6 +94,8 @@ QStringList MainWindow::open_files(const QStringList& paths, bool interactive) {
     }
   }
   refresh();
+  statusBar()->showMessage(
+      QStringLiteral("%1 file(s) open; each is read again when it changes").arg(paths_.size()));
   if (!errors.isEmpty()) {
     statusBar()->showMessage(errors.join(QStringLiteral("; ")));
     if (interactive) {

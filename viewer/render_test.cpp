@@ -13,6 +13,7 @@
 #include "main_window.h"
 #include "palette.h"
 #include "render.h"
+#include "series_view.h"
 #include "timeline_view.h"
 
 using namespace drainsim::viewer;
@@ -142,6 +143,60 @@ class RenderTest : public QObject {
     view.pan_pixels(5000);
     QCOMPARE(L.t0(), 0.0);
     QVERIFY(std::abs(L.t1() - 132.8) < 1e-9);
+  }
+
+  void seriesDrawsTheReferenceCounts() {
+    const Loaded loaded = load({kReference});
+    auto widget = make_view(ViewKind::kSeries, loaded, QSize(1600, 900));
+    auto& view = static_cast<SeriesView&>(*widget);
+    // In flight: 2 from 0 s, 1 after job 2 ends at 25 s, 0 while job 1 backs off (65 s),
+    // 1 from its retry at 66 s, 0 at the end (166 s); drawn as a staircase.
+    using P = QPointF;
+    QCOMPARE(view.points(0, QStringLiteral("in flight")),
+             (QList<P>{P(0, 2), P(5, 2), P(5, 2), P(25, 2), P(25, 1), P(65, 1), P(65, 0), P(66, 0),
+                       P(66, 1), P(166, 1), P(166, 0)}));
+    QCOMPARE(view.points(0, QStringLiteral("capacity")), (QList<P>{P(0, 2)}));
+    // Zoomed to 20..70 s: re-sampled from the value in force at 20 s.
+    view.zoom_time(20, 70);
+    QCOMPARE(view.points(0, QStringLiteral("in flight")),
+             (QList<P>{P(20, 2), P(25, 2), P(25, 1), P(65, 1), P(65, 0), P(66, 0), P(66, 1)}));
+  }
+
+  void pixelColumnsShowTheWorstOutcome() {
+    // One pod, one slot: 300 attempts of 0.1 s back to back over 0..30 s, all completed but
+    // the one at 10.0..10.1 s, killed. At 1492 px for 30 s an attempt is ~5 px wide; zoomed
+    // out to 0..300 s (by a run end at 300 s) it is 0.5 px, so each pixel column holds two.
+    std::string rows;
+    for (int i = 0; i < 300; ++i) {
+      rows += (i ? "," : "") + QStringLiteral("[%1,1,0,0,0,%2,%3,\"%4\"]")
+                                   .arg(i)
+                                   .arg(i / 10.0)
+                                   .arg((i + 1) / 10.0)
+                                   .arg(i == 100 ? "killed" : "completed")
+                                   .toStdString();
+    }
+    const std::string text =
+        R"({"schema_version":"1.1","run":{"ended_at_s":300.0},"summary":{},"scenario":{},
+        "pods":[{"id":"pod-0"}],"timeline":{"pod_states":{"columns":["t_s","pod","state"],
+        "rows":[[0.0,0,"ready"]]},"attempts":{"columns":["job","attempt","pod","worker","slot",
+        "start_s","end_s","outcome"],"rows":[)" +
+        rows + "]}}}";
+    Loaded loaded;
+    Document doc = parse_document(text, "many.json");
+    QVERIFY2(doc.ok(), doc.error.c_str());
+    loaded.add(std::move(doc));
+    auto widget = make_view(ViewKind::kTimeline, loaded, QSize(1600, 900));
+    const auto& view = static_cast<const TimelineView&>(*widget);
+    const QImage image = render(*widget);
+    const TimelineLayout& L = view.layout();
+    const int y = *L.track_center(0, 0, 0);
+    const int killed_x = static_cast<int>(L.x_of(10.05));
+    QCOMPARE(QColor(image.pixel(killed_x, y)), outcome_color(Outcome::kKilled));
+    QCOMPARE(QColor(image.pixel(static_cast<int>(L.x_of(5)), y)),
+             outcome_color(Outcome::kCompleted));
+    QCOMPARE(QColor(image.pixel(static_cast<int>(L.x_of(20)), y)),
+             outcome_color(Outcome::kCompleted));
+    QCOMPARE(QColor(image.pixel(static_cast<int>(L.x_of(50)), y)), background_color());
   }
 
   void nothingToShowIsExplained() {

@@ -114,7 +114,9 @@ class SeriesChart : public QChartView {
     connect(x_, &QValueAxis::rangeChanged, this, [this] { resample(); });
   }
 
-  // Points currently drawn by the line named `name` (tests).
+  void zoom_time(double t0, double t1) { x_->setRange(t0, t1); }
+
+  // Points currently drawn by the line named `name`.
   QList<QPointF> points(const QString& name) const {
     for (const Line& l : lines_) {
       if (l.series->name() == name) return l.series->points();
@@ -160,6 +162,14 @@ class SeriesChart : public QChartView {
 
 SeriesView::SeriesView(QWidget* parent) : QWidget(parent), layout_(new QVBoxLayout(this)) {
   layout_->setContentsMargins(0, 0, 0, 0);
+}
+
+void SeriesView::zoom_time(double t0, double t1) {
+  for (SeriesChart* c : charts_) c->zoom_time(t0, t1);
+}
+
+QList<QPointF> SeriesView::points(std::size_t chart, const QString& line) const {
+  return chart < charts_.size() ? charts_[chart]->points(line) : QList<QPointF>{};
 }
 
 void SeriesView::set_runs(std::vector<std::shared_ptr<const Results>> runs) {

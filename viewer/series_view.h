@@ -9,6 +9,8 @@
 #include <memory>
 #include <vector>
 
+#include <QList>
+#include <QPointF>
 #include <QWidget>
 
 #include "results_reader.h"
@@ -27,7 +29,11 @@ class SeriesView : public QWidget {
  public:
   explicit SeriesView(QWidget* parent = nullptr);
   void set_runs(std::vector<std::shared_ptr<const Results>> runs);
-  const std::vector<SeriesChart*>& charts() const { return charts_; }
+  // Shows [t0, t1] on every chart's time axis (the lines are re-sampled for it).
+  void zoom_time(double t0, double t1);
+  // The points the line named `line` ("queued", "in flight", "retry backoff", "capacity",
+  // "completions/s") of chart `chart` draws now: the corners of its staircase.
+  QList<QPointF> points(std::size_t chart, const QString& line) const;
 
  private:
   QVBoxLayout* layout_;
