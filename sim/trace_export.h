@@ -1,7 +1,7 @@
 // Chrome trace export (`drainsim export --format chrome-trace`): a run's timeline as a
 // Trace Event Format JSON object that ui.perfetto.dev and chrome://tracing open.
 //
-// Mapping (README, "Viewer"): one process per pod, pid = pod + 1 (pid 0 is the kernel's
+// Mapping (README, "Looking at a run"): one process per pod, pid = pod + 1 (pid 0 is the kernel's
 // idle process to Perfetto); in it one thread per worker slot, tid = pid * M + slot + 1,
 // and a "lifecycle" thread, tid = pid * M, holding the pod's states as slices and its
 // signals as instant events (M = 1000, or the next power of ten that keeps the slots of

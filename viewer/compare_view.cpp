@@ -76,6 +76,7 @@ void CompareView::rebuild() {
   }
   auto* chart = new QChart();
   auto* series = new QBarSeries();
+  bars_.clear();
   QStringList categories;
   struct Column {
     const Comparison* file;
@@ -122,7 +123,11 @@ void CompareView::rebuild() {
                                         QString::fromStdString(m)));
     });
     series->append(set);
+    QList<double> values;
+    for (int i = 0; i < set->count(); ++i) values << set->at(i);
+    bars_.emplace_back(set->label(), values);
   }
+  categories_ = categories;
   series->setLabelsVisible(true);
   series->setLabelsPosition(QAbstractBarSeries::LabelsOutsideEnd);
   series->setLabelsPrecision(4);

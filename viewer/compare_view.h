@@ -7,6 +7,8 @@
 #include <memory>
 #include <vector>
 
+#include <QList>
+#include <QStringList>
 #include <QWidget>
 
 #include "results_reader.h"
@@ -26,11 +28,16 @@ class CompareView : public QWidget {
   void set_comparisons(std::vector<std::shared_ptr<const Comparison>> comparisons);
   // "counts", "seconds" or one metric's name; false if unknown.
   bool set_metric(const QString& metric_or_group);
+  // What is drawn: the categories (profiles) and, per bar set (metric), its values.
+  QStringList categories() const { return categories_; }
+  std::vector<std::pair<QString, QList<double>>> bars() const { return bars_; }
 
  private:
   void rebuild();
 
   std::vector<std::shared_ptr<const Comparison>> comparisons_;
+  QStringList categories_;
+  std::vector<std::pair<QString, QList<double>>> bars_;
   QComboBox* metric_;
   QChartView* view_;
 };

@@ -10,10 +10,12 @@
 #include <QWheelEvent>
 #include <QtTest>
 
+#include "compare_view.h"
 #include "main_window.h"
 #include "palette.h"
 #include "render.h"
 #include "series_view.h"
+#include "sweep_view.h"
 #include "timeline_view.h"
 
 using namespace drainsim::viewer;
@@ -160,6 +162,32 @@ class RenderTest : public QObject {
     view.zoom_time(20, 70);
     QCOMPARE(view.points(0, QStringLiteral("in flight")),
              (QList<P>{P(20, 2), P(25, 2), P(25, 1), P(65, 1), P(65, 0), P(66, 0), P(66, 1)}));
+  }
+
+  void sweepAndCompareDrawTheirFiles() {
+    // Sweep of the reference over worker.grace_period 10s, 40s, 1m10s (2 seeds each, the
+    // same run): wasted work 55 s (job 1 interrupted at 45 + 10 s), then 70 s (SIGKILLed at
+    // the platform's deadline, 40 + 30 s).
+    const Loaded sweeps = load({kDir + QStringLiteral("/one-pod-rollout.sweep.json")});
+    auto sw =
+        make_view(ViewKind::kSweep, sweeps, QSize(1000, 600), QStringLiteral("wasted_work_s"));
+    const auto lines = static_cast<SweepView&>(*sw).lines();
+    QCOMPARE(lines.size(), std::size_t{1});
+    using P = QPointF;
+    QCOMPARE(lines[0].mean, (QList<P>{P(10, 55), P(40, 70), P(70, 70)}));
+    QCOMPARE(lines[0].high, lines[0].mean);  // one outcome per point: a band of width 0
+    QVERIFY(lines[0].name.contains(QStringLiteral("n=2 seeds")));
+    // Compare ojs, sidekiq, naive (3 seeds): the seconds group, wasted work first.
+    const Loaded compare = load({kDir + QStringLiteral("/one-pod-rollout.compare.json")});
+    auto cv = make_view(ViewKind::kCompare, compare, QSize(1000, 600), QStringLiteral("seconds"));
+    const auto& view = static_cast<CompareView&>(*cv);
+    QCOMPARE(view.categories(), (QStringList{"ojs", "sidekiq", "naive"}));
+    const auto bars = view.bars();
+    QCOMPARE(bars.size(), std::size_t{4});
+    QCOMPARE(bars[0].first, QStringLiteral("wasted_work_s"));
+    QCOMPARE(bars[0].second, (QList<double>{65, 65, 45}));  // naive dies at the TERM, 45 s
+    QCOMPARE(bars[3].first, QStringLiteral("deploy_duration_s.mean"));
+    QCOMPARE(bars[3].second.at(0), 35.0);
   }
 
   void pixelColumnsShowTheWorstOutcome() {

@@ -75,6 +75,7 @@ void SweepView::set_sweeps(std::vector<std::shared_ptr<const Sweep>> sweeps) {
 }
 
 void SweepView::rebuild() {
+  lines_.clear();
   auto* chart = new QChart();
   const std::string metric = metric_->currentText().toStdString();
   auto* x = new QValueAxis();
@@ -140,6 +141,7 @@ void SweepView::rebuild() {
       chart->addSeries(mean);
       mean->attachAxis(x);
       mean->attachAxis(y);
+      lines_.push_back({mean->name(), mean->points(), upper->points(), lower->points()});
     }
   }
   if (xmin > xmax) {

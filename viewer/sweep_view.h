@@ -7,6 +7,9 @@
 #include <memory>
 #include <vector>
 
+#include <QList>
+#include <QPointF>
+#include <QString>
 #include <QWidget>
 
 #include "results_reader.h"
@@ -27,11 +30,19 @@ class SweepView : public QWidget {
   // Shows `metric` (a dotted summary path); false if no sweep has it.
   bool set_metric(const QString& metric);
   QString metric() const;
+  // What is drawn: per line (named "FILE mean (n=N seeds)", with " AXIS=VALUE" for a second
+  // axis), its mean points, and the band's upper and lower points.
+  struct Line {
+    QString name;
+    QList<QPointF> mean, high, low;
+  };
+  std::vector<Line> lines() const { return lines_; }
 
  private:
   void rebuild();
 
   std::vector<std::shared_ptr<const Sweep>> sweeps_;
+  std::vector<Line> lines_;
   QComboBox* metric_;
   QChartView* view_;
 };
