@@ -118,6 +118,8 @@ class RenderTest : public QObject {
     const QPoint band(static_cast<int>(L.x_of(42)), L.lanes()[0].band_top + 5);
     QVERIFY2(view.tooltip_at(band).contains(QStringLiteral("pod-0: quiet, 40.000 s → 45.000 s")),
              qPrintable(view.tooltip_at(band)));
+    const QPoint term(static_cast<int>(L.x_of(45)) + 2, L.lanes()[0].band_top + 3);
+    QCOMPARE(view.tooltip_at(term), QStringLiteral("pod-0: SIGTERM at 45.000 s (deletion)"));
   }
 
   void wheelZoomsAroundTheCursorAndDragPans() {
@@ -145,6 +147,10 @@ class RenderTest : public QObject {
     view.pan_pixels(5000);
     QCOMPARE(L.t0(), 0.0);
     QVERIFY(std::abs(L.t1() - 132.8) < 1e-9);
+    // A double click shows the whole run again.
+    QTest::mouseDClick(&view, Qt::LeftButton, {}, QPoint(800, 300));
+    QCOMPARE(L.t0(), 0.0);
+    QCOMPARE(L.t1(), 166.0);
   }
 
   void seriesDrawsTheReferenceCounts() {

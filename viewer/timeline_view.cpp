@@ -363,6 +363,16 @@ QString TimelineView::tooltip_at(QPoint pos) const {
   if (hit.lane && hit.band && pos.x() >= layout_.plot_left()) {
     const Lane& lane = layout_.runs()[hit.lane->run]->lanes[hit.lane->lane];
     const double t = layout_.t_of(pos.x());
+    for (const Marker& m : lane.markers) {
+      if (std::abs(layout_.x_of(m.t) - pos.x()) <= 4) {
+        return QStringLiteral("%1: SIG%2 at %3 s (%4%5)")
+            .arg(QString::fromStdString(lane.id),
+                 QString::fromLatin1(m.kind == MarkerKind::kOom ? "KILL, OOM" : to_string(m.kind)))
+            .arg(m.t, 0, 'f', 3)
+            .arg(QString::fromStdString(m.source),
+                 m.delivered ? QString() : QStringLiteral(", swallowed by the shell as PID 1"));
+      }
+    }
     for (const Band& b : lane.bands) {
       if (b.start <= t && t < b.end) {
         QString text =
@@ -419,6 +429,8 @@ void TimelineView::mouseMoveEvent(QMouseEvent* e) {
   pan_pixels(e->position().x() - drag_x_);
   drag_x_ = e->position().x();
 }
+
+void TimelineView::mouseDoubleClickEvent(QMouseEvent*) { set_range(0, full_end_); }
 
 void TimelineView::mouseReleaseEvent(QMouseEvent* e) {
   if (e->button() == Qt::LeftButton) {

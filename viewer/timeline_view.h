@@ -2,7 +2,8 @@
 // bands, signal markers (TSTP, TERM, KILL, OOM, ...), preStop span and grace deadline, and
 // one track per slot with the attempts as bars coloured by outcome. The wheel zooms the
 // time axis around the cursor, dragging pans it, hovering an attempt shows its job, attempt,
-// times and outcome. Only draws: the data comes from results_reader.h.
+// times and outcome (a marker: its signal, time and source), double-click shows the whole
+// run again. Only draws: the data comes from results_reader.h.
 //
 // Drawing cost follows the pixels, not the attempts: each track draws the attempts that
 // reach into the visible range (binary search), and attempts narrower than a pixel are
@@ -49,6 +50,7 @@ class TimelineView : public QWidget {
   void mousePressEvent(QMouseEvent*) override;
   void mouseMoveEvent(QMouseEvent*) override;
   void mouseReleaseEvent(QMouseEvent*) override;
+  void mouseDoubleClickEvent(QMouseEvent*) override;
   bool event(QEvent*) override;
 
  private:
