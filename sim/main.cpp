@@ -1,13 +1,19 @@
-// drainsim command line: run, compare, sweep and validate scenarios; check a profile's
-// conformance.
+// drainsim command line: run, compare, sweep (and merge sharded sweeps) and validate
+// scenarios; check a profile's conformance.
 // Exit codes: 0 ok, 2 bad input (file, JSON path and what was expected on stderr),
-// 3 audit failure (which jobs, and why); `conformance`: 1 when a required check fails.
+// 3 audit failure (which jobs, and why), 130 interrupted (Ctrl+C); `conformance`: 1 when a
+// required check fails.
+#include <signal.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <iterator>
 #include <optional>
 #include <string>
 #include <vector>
@@ -21,9 +27,11 @@
 #include "conformance.h"
 #include "fidelity.h"
 #include "profile.h"
+#include "progress.h"
 #include "scenario_loader.h"
 #include "simulation.h"
 #include "sweep.h"
+#include "sweep_part.h"
 
 namespace {
 
@@ -412,9 +420,65 @@ struct SweepArgs {
   unsigned threads = 0;
   std::vector<std::string> sets;
   std::string out, csv;
+  std::string shard;
+  std::string fault;
 };
 
-// The scenario over a grid of field values and several seeds per point (sim/sweep.h).
+// Set by SIGINT while a sweep runs (SweepSigint).
+std::atomic<bool> g_sweep_stop{false};
+static_assert(std::atomic<bool>::is_always_lock_free);
+
+extern "C" void on_sweep_sigint(int) { g_sweep_stop.store(true); }
+
+// While alive, SIGINT sets g_sweep_stop instead of killing the process; the handler
+// resets itself, so a second Ctrl+C kills at once. The previous disposition comes back at
+// the end.
+class SweepSigint {
+ public:
+  SweepSigint() {
+    struct sigaction sa = {};
+    sa.sa_handler = on_sweep_sigint;
+    sa.sa_flags = SA_RESETHAND;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &previous_);
+  }
+  ~SweepSigint() { sigaction(SIGINT, &previous_, nullptr); }
+  SweepSigint(const SweepSigint&) = delete;
+  SweepSigint& operator=(const SweepSigint&) = delete;
+
+ private:
+  struct sigaction previous_ = {};
+};
+
+// A grid point as "PATH=VALUE PATH=VALUE", for messages.
+std::string point_text(const std::vector<drainsim::SweepAxis>& axes,
+                       const std::vector<json>& values) {
+  std::string out;
+  for (std::size_t a = 0; a < values.size(); ++a) {
+    out += fmt::format("{}{}={}", a ? " " : "", axes[a].path,
+                       values[a].is_string() ? values[a].get<std::string>() : values[a].dump());
+  }
+  return out;
+}
+
+// Names each failed audit of a sweep's points (the point's values, the seed, the jobs).
+void report_sweep_audits(const drainsim::Sweep& sweep) {
+  for (const drainsim::SweepPoint& p : sweep.points) {
+    for (const drainsim::CompareRun& r : p.runs) {
+      if (!r.audit_ok) report_audit_failure(point_text(sweep.axes, p.values), r);
+    }
+  }
+}
+
+// A sweep's JSON (--out or stdout) and CSV (--csv); false (said) when one cannot be written.
+bool emit_sweep(const drainsim::Sweep& sweep, const std::string& out, const std::string& csv) {
+  if (!emit(drainsim::sweep_json(sweep).dump(2) + '\n', out)) return false;
+  return csv.empty() || emit(drainsim::sweep_csv(sweep), csv);
+}
+
+// The scenario over a grid of field values and several seeds per point (sim/sweep.h); with
+// --shard, one slice of the runs written as a part file (sim/sweep_part.h). Ctrl+C stops
+// taking new runs, writes what finished and exits 130.
 int sweep(const SweepArgs& args) {
   drainsim::SweepSpec spec;
   spec.scenario = args.scenario;
@@ -430,34 +494,98 @@ int sweep(const SweepArgs& args) {
     }
     spec.axes.push_back(std::move(*axis.axis));
   }
-  if (isatty(STDERR_FILENO)) {
-    spec.progress = [](std::size_t done, std::size_t total) {
-      fmt::print(stderr, "\rsweep: {}/{} runs", done, total);
-      if (done == total) fmt::print(stderr, "\n");
-    };
+  std::optional<drainsim::SweepShard> shard;
+  if (!args.shard.empty()) {
+    const drainsim::ShardParse parsed = drainsim::parse_shard(args.shard);
+    if (!parsed.shard) {
+      fmt::print(stderr, "error: {}\n", parsed.error);
+      return kBadInput;
+    }
+    if (!args.csv.empty()) {
+      fmt::print(stderr,
+                 "error: --csv: a shard writes a part file; `drainsim merge` writes the CSV\n");
+      return kBadInput;
+    }
+    shard = parsed.shard;
   }
-  drainsim::Sweep result;
+  if (!parse_fault(args.fault, spec.faults)) return kBadInput;
+
+  const auto t0 = std::chrono::steady_clock::now();
+  drainsim::ProgressReport report("sweep", isatty(STDERR_FILENO) == 1);
+  spec.progress = [&](std::size_t done, std::size_t total) {
+    const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - t0;
+    fmt::print(stderr, "{}", report.update(done, total, elapsed.count()));
+  };
+  g_sweep_stop = false;
+  spec.stop = &g_sweep_stop;
+  drainsim::SweepPart part;
   try {
-    result = drainsim::run_sweep(spec);
+    const SweepSigint sigint;
+    part = drainsim::run_sweep_part(spec, shard.value_or(drainsim::SweepShard{}));
   } catch (const drainsim::ScenarioError& e) {
-    fmt::print(stderr, "error: {}\n", e.what());
+    fmt::print(stderr, "{}error: {}\n", report.finish(), e.what());
     return kBadInput;
   }
-  const std::string text = drainsim::sweep_json(result).dump(2) + '\n';
-  if (!emit(text, args.out)) return kBadInput;
-  if (!args.csv.empty() && !emit(drainsim::sweep_csv(result), args.csv)) return kBadInput;
-  for (const drainsim::SweepPoint& p : result.points) {
-    for (const drainsim::CompareRun& r : p.runs) {
-      if (r.audit_ok) continue;
-      std::string where;
-      for (std::size_t a = 0; a < p.values.size(); ++a) {
-        where += fmt::format(
-            "{}{}={}", a ? " " : "", result.axes[a].path,
-            p.values[a].is_string() ? p.values[a].get<std::string>() : p.values[a].dump());
-      }
-      report_audit_failure(where, r);
+  fmt::print(stderr, "{}", report.finish());
+
+  if (shard) {
+    if (!emit(drainsim::sweep_part_json(part).dump(2) + '\n', args.out)) return kBadInput;
+    if (!part.complete()) {
+      fmt::print(stderr,
+                 "interrupted: shard {}/{} wrote {} of its {} runs, marked \"complete\": false "
+                 "(merge refuses it; run the shard again)\n",
+                 shard->index, shard->count, part.runs.size(), part.slice_size());
+      return kInterrupted;
     }
+    bool audits_ok = true;
+    for (const drainsim::SweepRunResult& r : part.runs) {
+      if (r.run.audit_ok) continue;
+      audits_ok = false;
+      report_audit_failure(point_text(part.axes, part.point_values(r.task / part.seeds.size())),
+                           r.run);
+    }
+    return audits_ok ? 0 : kAuditFailed;
   }
+
+  const drainsim::Sweep result = drainsim::sweep_of(part);
+  if (!emit_sweep(result, args.out, args.csv)) return kBadInput;
+  report_sweep_audits(result);
+  if (!result.complete) {
+    fmt::print(stderr,
+               "interrupted: {} of {} runs done; wrote the {} of {} points whose every seed ran, "
+               "marked \"complete\": false\n",
+               part.runs.size(), part.tasks(), result.points.size(), result.points_total);
+    return kInterrupted;
+  }
+  return result.audits_ok() ? 0 : kAuditFailed;
+}
+
+// `drainsim merge PART... [--out F] [--csv F]`: joins the part files of one sharded sweep
+// and writes what the unsharded sweep writes.
+int merge(const std::vector<std::string>& files, const std::string& out, const std::string& csv) {
+  std::vector<drainsim::NamedPart> parts;
+  for (const std::string& file : files) {
+    std::ifstream in(file, std::ios::binary);
+    if (!in) {
+      fmt::print(stderr, "error: merge: {}: cannot read: {}\n", file, std::strerror(errno));
+      return kBadInput;
+    }
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    drainsim::PartParse parsed = drainsim::parse_sweep_part(text, file);
+    if (!parsed.part) {
+      fmt::print(stderr, "error: merge: {}\n", parsed.error);
+      return kBadInput;
+    }
+    parts.push_back({file, std::move(*parsed.part)});
+  }
+  const drainsim::PartMerge merged = drainsim::merge_sweep_parts(parts);
+  if (!merged.whole) {
+    fmt::print(stderr, "error: merge: {}\n", merged.error);
+    return kBadInput;
+  }
+  const drainsim::Sweep result = drainsim::sweep_of(*merged.whole);
+  if (!emit_sweep(result, out, csv)) return kBadInput;
+  report_sweep_audits(result);
   return result.audits_ok() ? 0 : kAuditFailed;
 }
 
@@ -543,6 +671,20 @@ int main(int argc, char** argv) {
   sweep_cmd->add_option("--set", sweep_args.sets, "Override a field: PATH=VALUE (repeatable)");
   sweep_cmd->add_option("--out", sweep_args.out, "Write the JSON here (default stdout)");
   sweep_cmd->add_option("--csv", sweep_args.csv, "Also write a row per point and metric here");
+  sweep_cmd->add_option("--shard", sweep_args.shard,
+                        "Run only slice I of N (I from 0, e.g. $JOB_COMPLETION_INDEX/16) and "
+                        "write it as a part file for `drainsim merge`");
+  sweep_cmd->add_option("--inject-fault", sweep_args.fault, "Testing only: drop-acked-job=JOB")
+      ->group("");
+
+  std::vector<std::string> merge_files;
+  std::string merge_out, merge_csv;
+  CLI::App* merge_cmd = app.add_subcommand(
+      "merge", "Join the part files of a sharded sweep (sweep --shard) into the sweep's output");
+  merge_cmd->add_option("parts", merge_files, "Part files, one per shard, in any order")
+      ->required();
+  merge_cmd->add_option("--out", merge_out, "Write the JSON here (default stdout)");
+  merge_cmd->add_option("--csv", merge_csv, "Also write a row per point and metric here");
 
   std::vector<std::string> files, validate_sets;
   CLI::App* validate_cmd = app.add_subcommand("validate", "Check scenario files");
@@ -582,6 +724,7 @@ int main(int argc, char** argv) {
   if (*fidelity_cmd) return fidelity(fidelity_args);
   if (*compare_cmd) return compare(compare_args);
   if (*sweep_cmd) return sweep(sweep_args);
+  if (*merge_cmd) return merge(merge_files, merge_out, merge_csv);
   if (*validate_cmd) return validate(files, validate_sets);
   if (*profiles_cmd) return profiles(profile_name, profiles_format);
   if (*conformance_cmd) {
