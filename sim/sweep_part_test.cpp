@@ -29,7 +29,8 @@ class SweepPartTest : public drainsim::test::CliTest {
     SweepSpec s;
     s.scenario = write("random.json", kRandom);
     s.axes.push_back(*parse_axis("worker.grace_period=2s,10s,30s").axis);
-    s.axes.push_back(*parse_axis("worker.concurrency=2,4").axis);
+    // A numeric range: its values are signed integers, read back as unsigned ones.
+    s.axes.push_back(*parse_axis("worker.concurrency=2..4/2").axis);
     s.seeds = 4;
     s.threads = 2;
     return s;
