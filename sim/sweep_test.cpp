@@ -500,8 +500,10 @@ TEST_F(SweepCli, AFailedAuditExits3NamingThePointSeedAndJobAlsoAfterAMerge) {
   EXPECT_EQ(m.err, tail);
 }
 
-// Starts `drainsim ARGS` in the scratch directory, stderr to err.txt; returns its pid.
+// Starts `drainsim ARGS` in the scratch directory, stderr to err.txt (removed first, so
+// that what is read there is this run's); returns its pid.
 pid_t spawn(const std::filesystem::path& dir, const std::string& args) {
+  std::filesystem::remove(dir / "err.txt");
   const std::string cmd = "cd '" + dir.string() + "' && exec '" + DRAINSIM_BINARY + "' " + args +
                           " > out.txt 2> err.txt";
   const pid_t pid = fork();
@@ -548,6 +550,40 @@ TEST_F(SweepCli, CtrlCWritesTheFinishedPointsMarkedIncompleteAndExits130) {
             std::string::npos)
       << err;
   EXPECT_EQ(out["axes"], whole["axes"]);
+}
+
+TEST_F(SweepCli, AShardStoppedByCtrlCWritesAnIncompletePartThatMergeRefuses) {
+  write("busy.json", kBusy);
+  const std::string args = "sweep busy.json --grid worker.grace_period=1s..20s/1s --seeds 4";
+  ASSERT_EQ(drainsim(args + " --shard 1/2 --out p1.json").code, 0);
+  const pid_t pid = spawn(dir_, args + " --threads 1 --shard 0/2 --out p0.json");
+  ASSERT_GT(pid, 0);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (slurp(dir_ / "err.txt").find("sweep: 0/40 runs") == std::string::npos &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  ASSERT_EQ(kill(pid, SIGINT), 0);
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status)) << "killed by a signal";
+  EXPECT_EQ(WEXITSTATUS(status), 130);
+  const json part = json::parse(slurp(dir_ / "p0.json"));
+  EXPECT_EQ(part["complete"], false);
+  EXPECT_EQ(part["runs_total"], 40);
+  const std::size_t runs = part["runs"].size();
+  EXPECT_LT(runs, 40u);
+  EXPECT_NE(slurp(dir_ / "err.txt")
+                .find(fmt::format("interrupted: shard 0/2 wrote {} of its 40 runs, marked "
+                                  "\"complete\": false (merge refuses it; run the shard again)\n",
+                                  runs)),
+            std::string::npos);
+  const auto m = drainsim("merge p0.json p1.json --out merged.json");
+  EXPECT_EQ(m.code, 2);
+  EXPECT_EQ(m.err, fmt::format("error: merge: p0.json: shard 0/2 was interrupted ({} of its 40 "
+                               "runs); run it again\n",
+                               runs));
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "merged.json"));
 }
 
 }  // namespace
