@@ -71,8 +71,8 @@ struct SweepSpec {
   std::optional<std::uint64_t> first_seed;  // default: the scenario's seed
   unsigned threads = 0;                     // 0: std::thread::hardware_concurrency()
   // Called on the calling thread when the runs start, at most once per progress_interval
-  // while they go, and at the end, with the runs done and the total (of the shard when sharded);
-  // empty: no reports.
+  // while they go (0: after every finished run), and at the end, with the runs done and
+  // the total (the shard's when sharded); empty: no reports.
   std::function<void(std::size_t done, std::size_t total)> progress;
   std::chrono::milliseconds progress_interval{1000};
   // When set and it becomes true, no new run starts; the runs under way finish and the
