@@ -25,20 +25,6 @@ constexpr double kZ999 = 3.0902323061678132;
 // About this many settings on the first pass over the grid.
 constexpr std::size_t kFirstPassSettings = 16;
 
-const char* pre_stop_kind(PreStop::Kind k) {
-  switch (k) {
-    case PreStop::Kind::kNone:
-      return "none";
-    case PreStop::Kind::kSleep:
-      return "sleep";
-    case PreStop::Kind::kQuietThenSleep:
-      return "quiet_then_sleep";
-    case PreStop::Kind::kQuietThenWait:
-      return "quiet_then_wait";
-  }
-  return "?";
-}
-
 // How long a preStop may hold TERM back.
 Duration pre_stop_time(const PreStop& p) {
   switch (p.kind) {
@@ -59,22 +45,12 @@ std::string pre_stop_text(const PreStop& p) {
       return "none";
     case PreStop::Kind::kSleep:
     case PreStop::Kind::kQuietThenSleep:
-      return fmt::format("{} {}", pre_stop_kind(p.kind), format_duration(p.duration));
+      return fmt::format("{} {}", pre_stop_json(p)["kind"].get<std::string>(),
+                         format_duration(p.duration));
     case PreStop::Kind::kQuietThenWait:
       return fmt::format("quiet_then_wait (timeout {})", format_duration(p.timeout));
   }
   return "?";
-}
-
-json pre_stop_json(const PreStop& p) {
-  json j = {{"kind", pre_stop_kind(p.kind)}};
-  if (p.kind == PreStop::Kind::kSleep || p.kind == PreStop::Kind::kQuietThenSleep) {
-    j["duration"] = format_duration(p.duration);
-  } else if (p.kind == PreStop::Kind::kQuietThenWait) {
-    j["poll"] = format_duration(p.poll);
-    j["timeout"] = format_duration(p.timeout);
-  }
-  return j;
 }
 
 bool kubernetes(const Scenario& s) { return s.platform.kind == PlatformConfig::Kind::kKubernetes; }
