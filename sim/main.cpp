@@ -466,7 +466,7 @@ int sweep(const SweepArgs& args) {
 struct TuneArgs {
   std::string scenario;
   std::string max_job_loss, max_interrupted, max_deploy_duration;
-  std::string grace_range = "0s..10m/1s";
+  std::string grace_range = "0s..10m/1s", platform_range = "1s..10m/1s";
   std::vector<std::string> pre_stops;
   std::string platform_grace = "paired";
   std::string margin = "10s", safety_margin = "10s";
@@ -491,7 +491,9 @@ int tune(const TuneArgs& args) {
   spec.seeds = args.seeds;
   spec.first_seed = args.seed;
   spec.threads = args.threads;
-  spec.pair_platform_grace = args.platform_grace == "paired";
+  spec.platform_grace = args.platform_grace == "paired"   ? drainsim::PlatformGrace::kPaired
+                        : args.platform_grace == "search" ? drainsim::PlatformGrace::kSearched
+                                                          : drainsim::PlatformGrace::kScenario;
   if (!args.max_job_loss.empty()) {
     double v = -1;
     const auto [end, ec] = std::from_chars(args.max_job_loss.data(),
@@ -522,14 +524,16 @@ int tune(const TuneArgs& args) {
     spec.targets.max_job_loss = 0;
     spec.targets.max_interrupted = 0;
   }
-  const drainsim::AxisParse range = drainsim::parse_axis("worker.grace_period=" + args.grace_range);
-  if (!range.axis || args.grace_range.find("..") == std::string::npos ||
+  const bool search_platform = spec.platform_grace == drainsim::PlatformGrace::kSearched;
+  const std::string& grid = search_platform ? args.platform_range : args.grace_range;
+  const drainsim::AxisParse range = drainsim::parse_axis("worker.grace_period=" + grid);
+  if (!range.axis || grid.find("..") == std::string::npos ||
       !range.axis->values.front().is_string()) {
-    return bad(
-        fmt::format("--grace-range {}: expected durations START..END/STEP, e.g. 0s..10m/1s{}",
-                    args.grace_range, range.axis ? "" : " (" + range.error + ")"));
+    return bad(fmt::format("{} {}: expected durations START..END/STEP, e.g. 0s..10m/1s{}",
+                           search_platform ? "--platform-range" : "--grace-range", grid,
+                           range.axis ? "" : " (" + range.error + ")"));
   }
-  for (const json& v : range.axis->values) spec.graces.push_back(*duration(v.get<std::string>()));
+  for (const json& v : range.axis->values) spec.grid.push_back(*duration(v.get<std::string>()));
   for (const std::string& p : args.pre_stops) {
     const auto d = duration(p);
     if (!d) return bad(fmt::format("--pre-stop {}: expected a duration such as 5s", p));
@@ -677,8 +681,12 @@ int main(int argc, char** argv) {
       ->delimiter(',');
   tune_cmd
       ->add_option("--platform-grace", tune_args.platform_grace,
-                   "paired (default): preStop + grace + margin; scenario: keep the scenario's")
-      ->check(CLI::IsMember({"paired", "scenario"}));
+                   "paired (default): preStop + grace + margin; scenario: keep the scenario's; "
+                   "search: search it on --platform-range, keeping the worker's grace")
+      ->check(CLI::IsMember({"paired", "scenario", "search"}));
+  tune_cmd->add_option("--platform-range", tune_args.platform_range,
+                       "With --platform-grace search: the platform graces searched, "
+                       "START..END/STEP (default 1s..10m/1s)");
   tune_cmd->add_option("--margin", tune_args.margin,
                        "Platform grace beyond preStop + worker grace (default 10s, spec §6.3)");
   tune_cmd->add_option("--safety-margin", tune_args.safety_margin,

@@ -70,6 +70,10 @@ SweepAxis single(const std::string& path, const std::string& value) {
 
 double seconds_of(Duration d) { return to_seconds(d); }
 
+std::string grace_text(Duration d) { return d == kNever ? "forever" : format_duration(d); }
+
+json grace_seconds(Duration d) { return d == kNever ? json("forever") : json(to_seconds(d)); }
+
 std::string percent(double fraction) { return fmt::format("{:.3g}%", 100 * fraction); }
 
 double mean_or(const TuneSetting& s, const std::string& key, double fallback) {
@@ -88,12 +92,12 @@ class Searcher {
     const auto at = [&](std::size_t i) -> const TuneSetting& {
       auto it = done.find(i);
       if (it == done.end()) {
-        if (spec_.progress) spec_.progress(pre_stop_time(pre_stop), spec_.graces[i], done.size());
-        it = done.emplace(i, evaluate(pre_stop, override_pre_stop, spec_.graces[i])).first;
+        if (spec_.progress) spec_.progress(pre_stop_time(pre_stop), spec_.grid[i], done.size());
+        it = done.emplace(i, evaluate(pre_stop, override_pre_stop, spec_.grid[i])).first;
       }
       return it->second;
     };
-    const std::size_t n = spec_.graces.size();
+    const std::size_t n = spec_.grid.size();
     const std::size_t stride =
         std::max<std::size_t>(1, (n - 1 + kFirstPassSettings - 1) / kFirstPassSettings);
     std::vector<std::size_t> first_pass;
@@ -131,12 +135,13 @@ class Searcher {
 
   // The scenario's own grace, platform grace and preStop.
   TuneSetting current() {
-    return evaluate(base_.platform.pre_stop, false, base_.worker.grace_period, false);
+    return evaluate(base_.platform.pre_stop, false, base_.worker.grace_period, true);
   }
 
  private:
-  TuneSetting evaluate(const PreStop& pre_stop, bool override_pre_stop, Duration grace,
-                       bool pair = true) {
+  // `value` is the grid's: a worker grace, or a platform grace when that is searched.
+  TuneSetting evaluate(const PreStop& pre_stop, bool override_pre_stop, Duration value,
+                       bool own = false) {
     SweepSpec sweep;
     sweep.scenario = spec_.scenario;
     sweep.overrides = spec_.overrides;
@@ -146,15 +151,15 @@ class Searcher {
     sweep.seeds = spec_.seeds;
     sweep.first_seed = spec_.first_seed;
     sweep.threads = spec_.threads;
-    sweep.axes.push_back(
-        single("worker.grace_period", grace == kNever ? "forever" : format_duration(grace)));
+    const PlatformGrace mode = own ? PlatformGrace::kScenario : spec_.platform_grace;
     TuneSetting s;
-    s.grace = grace;
-    s.platform_grace = platform_grace(base_);
-    if (pair && spec_.pair_platform_grace) {
-      s.platform_grace = pre_stop_time(pre_stop) + grace + spec_.margin;
-      sweep.axes.push_back(single(platform_grace_field(base_), format_duration(s.platform_grace)));
-    }
+    s.grace = mode == PlatformGrace::kSearched ? base_.worker.grace_period : value;
+    s.platform_grace = mode == PlatformGrace::kPaired
+                           ? pre_stop_time(pre_stop) + value + spec_.margin
+                       : mode == PlatformGrace::kSearched ? value
+                                                          : platform_grace(base_);
+    sweep.axes.push_back(single("worker.grace_period", grace_text(s.grace)));
+    sweep.axes.push_back(single(platform_grace_field(base_), format_duration(s.platform_grace)));
     Sweep result = run_sweep(sweep);
     SweepPoint& point = result.points.front();
     s.metrics = std::move(point.metrics);
@@ -233,8 +238,7 @@ std::vector<std::string> header_row() {
 }
 
 std::vector<std::string> setting_row(const TuneSetting& e, std::size_t runs) {
-  std::vector<std::string> row{e.grace == kNever ? "forever" : format_duration(e.grace),
-                               format_duration(e.platform_grace)};
+  std::vector<std::string> row{grace_text(e.grace), format_duration(e.platform_grace)};
   for (const Column& c : kColumns) {
     const auto it = e.metrics.find(c.key);
     row.push_back(it == e.metrics.end()
@@ -327,7 +331,7 @@ Tune run_tune(const TuneSpec& spec) {
   t.scenario = t.base.name;
   t.overrides = spec.overrides;
   t.targets = spec.targets;
-  t.paired = spec.pair_platform_grace;
+  t.platform_grace = spec.platform_grace;
   t.margin = spec.margin;
   t.rule = spec_rule(t.base, spec.safety_margin);
   const std::uint64_t first = spec.first_seed.value_or(t.base.seed);
@@ -361,8 +365,10 @@ Tune run_tune(const TuneSpec& spec) {
     const TuneSearch& s = t.searches.back();
     if (!s.recommended) continue;
     const auto cost = [&](std::size_t i) {
-      return pre_stop_time(t.searches[i].pre_stop) +
-             t.searches[i].evaluated[*t.searches[i].recommended].grace;
+      const TuneSetting& r = t.searches[i].evaluated[*t.searches[i].recommended];
+      return spec.platform_grace == PlatformGrace::kSearched
+                 ? r.platform_grace
+                 : pre_stop_time(t.searches[i].pre_stop) + r.grace;
     };
     if (!t.best || cost(t.searches.size() - 1) < cost(*t.best)) t.best = t.searches.size() - 1;
   }
@@ -381,12 +387,12 @@ Tune run_tune(const TuneSpec& spec) {
                            : ""));
   }
   if (const TuneSetting* r = t.recommended();
-      r && !t.paired &&
+      r && t.platform_grace != PlatformGrace::kPaired && r->grace != kNever &&
       r->platform_grace <= pre_stop_time(t.searches[*t.best].pre_stop) + r->grace) {
     t.warnings.push_back(fmt::format(
-        "with the scenario's platform grace ({}) kept, the platform, not the worker's grace, "
-        "ends the drain: raise it above preStop + grace",
-        format_duration(r->platform_grace)));
+        "with platform grace {} the platform, not the worker's grace ({}), ends the drain "
+        "(spec §6.3)",
+        format_duration(r->platform_grace), format_duration(r->grace)));
   }
   if (spec.targets.max_deploy_duration) {
     for (const TuneSearch& s : t.searches) {
@@ -407,16 +413,23 @@ std::string tune_text(const Tune& t) {
     out += "recommended grace_period: none\n";
   } else {
     const TuneSearch& s = t.searches[*t.best];
-    out += fmt::format("recommended grace_period: {}\n", format_duration(r->grace));
-    out += fmt::format("paired {}: {}",
+    out += fmt::format("recommended grace_period: {}\n", grace_text(r->grace));
+    out += fmt::format("{} {}: {}",
+                       t.platform_grace == PlatformGrace::kSearched ? "recommended" : "paired",
                        kubernetes(t.base) ? "terminationGracePeriodSeconds" : "stop_grace_period",
                        format_duration(r->platform_grace));
-    if (t.paired) {
-      out += fmt::format(" (preStop {} + grace {} + margin {})",
-                         format_duration(pre_stop_time(s.pre_stop)), format_duration(r->grace),
-                         format_duration(t.margin));
-    } else {
-      out += " (the scenario's, kept)";
+    switch (t.platform_grace) {
+      case PlatformGrace::kPaired:
+        out += fmt::format(" (preStop {} + grace {} + margin {})",
+                           format_duration(pre_stop_time(s.pre_stop)), format_duration(r->grace),
+                           format_duration(t.margin));
+        break;
+      case PlatformGrace::kScenario:
+        out += " (the scenario's, kept)";
+        break;
+      case PlatformGrace::kSearched:
+        out += " (searched; the worker's grace_period is the scenario's)";
+        break;
     }
     out += '\n';
     if (kubernetes(t.base)) out += fmt::format("preStop: {}\n", pre_stop_text(s.pre_stop));
@@ -435,7 +448,7 @@ std::string tune_text(const Tune& t) {
       std::string verdict = "no grace on the grid meets the targets";
       if (s.recommended) {
         const TuneSetting& e = s.evaluated[*s.recommended];
-        verdict = fmt::format("grace {}, platform grace {}", format_duration(e.grace),
+        verdict = fmt::format("grace {}, platform grace {}", grace_text(e.grace),
                               format_duration(e.platform_grace));
       } else if (s.least_quality) {
         verdict = fmt::format(
@@ -470,7 +483,7 @@ std::string tune_text(const Tune& t) {
       "safety_margin {} = {}",
       format_duration(rule.max_job_duration), rule.basis, format_duration(rule.heartbeat_interval),
       format_duration(rule.safety_margin), format_duration(rule.grace()));
-  if (r != nullptr) {
+  if (r != nullptr && r->grace != kNever) {
     const Duration diff = rule.grace() - r->grace;
     if (diff > 0) {
       out += fmt::format("; drainsim's answer is {} shorter", format_duration(diff));
@@ -493,7 +506,7 @@ json tune_json(const Tune& t) {
     json metrics = json::object();
     for (const auto& [key, v] : s.metrics) metrics[key] = interval_json(v);
     return json{{"grace_period", format_duration(s.grace)},
-                {"grace_period_s", seconds_of(s.grace)},
+                {"grace_period_s", grace_seconds(s.grace)},
                 {"termination_grace_period_s", seconds_of(s.platform_grace)},
                 {"meets_targets", s.meets()},
                 {"misses", s.misses},
@@ -514,17 +527,19 @@ json tune_json(const Tune& t) {
         {{"pre_stop", pre_stop_json(s.pre_stop)},
          {"pre_stop_s", seconds_of(pre_stop_time(s.pre_stop))},
          {"recommended_grace_period_s",
-          s.recommended ? json(seconds_of(s.evaluated[*s.recommended].grace)) : json(nullptr)},
+          s.recommended ? grace_seconds(s.evaluated[*s.recommended].grace) : json(nullptr)},
          {"settings", settings}});
   }
   json recommended = nullptr;
   if (const TuneSetting* r = t.recommended()) {
     const PreStop& p = t.searches[*t.best].pre_stop;
     json metrics = setting_json(*r)["metrics"];
-    recommended = {{"grace_period", format_duration(r->grace)},
-                   {"grace_period_s", seconds_of(r->grace)},
+    recommended = {{"grace_period", grace_text(r->grace)},
+                   {"grace_period_s", grace_seconds(r->grace)},
                    {"termination_grace_period_s", seconds_of(r->platform_grace)},
-                   {"platform_grace_paired", t.paired},
+                   {"platform_grace", t.platform_grace == PlatformGrace::kPaired     ? "paired"
+                                      : t.platform_grace == PlatformGrace::kSearched ? "searched"
+                                                                                     : "scenario"},
                    {"pre_stop", pre_stop_json(p)},
                    {"pre_stop_s", seconds_of(pre_stop_time(p))},
                    {"metrics", metrics}};
@@ -562,7 +577,7 @@ std::string settings_snippet(const Tune& t) {
   const TuneSetting* r = t.recommended();
   if (r == nullptr) return {};
   const PreStop& p = t.searches[*t.best].pre_stop;
-  const std::string grace = format_duration(r->grace);
+  const std::string grace = grace_text(r->grace);
   std::string out;
   const bool ojs = t.base.worker.profile.starts_with("ojs");
   if (!kubernetes(t.base)) {

@@ -2,12 +2,14 @@
 // preStop asked for, it searches the worker grace period on a grid (START..END/STEP), each
 // setting run over several seeds on the virtual engine (through run_sweep), and pairs each
 // grace with the platform grace `preStop + grace + margin` (spec §6.3) unless told to keep
-// the scenario's. A setting meets a target when the mean over its seeds does. Job loss and
-// interrupted jobs can only fall as the grace rises and deploys can only lengthen, so the
-// search looks for the smallest grace from which on every evaluated grace meets the
-// job-loss and interrupted targets: first every ~1/16 of the grid, then by bisection
+// the scenario's; or, for workers whose grace is not theirs to set (or is "forever"), it
+// searches the platform grace with the worker's grace kept. A setting meets a target when the mean
+// over its seeds does. Job loss and interrupted jobs can only fall as the grace rises and deploys
+// can only lengthen, so the search looks for the smallest grace from which on every evaluated grace
+// meets the job-loss and interrupted targets: first every ~1/16 of the grid, then by bisection
 // between the last miss and the first hit; that grace is recommended when its deploys
-// also meet the deploy target. Among preStops, the least preStop + grace wins.
+// also meet the deploy target. Among preStops, the least preStop + grace wins (the least
+// platform grace when that is what is searched).
 // run_tune uses threads of its own (run_sweep's); the formatters are pure.
 #pragma once
 
@@ -39,22 +41,30 @@ struct TuneTargets {
 // "0.1%" is 0.001; "0.001" is 0.001. nullopt for anything else or outside [0, 1].
 std::optional<double> parse_fraction(std::string_view text);
 
+enum class PlatformGrace {
+  kPaired,    // preStop + worker grace + margin
+  kScenario,  // the scenario's, kept
+  kSearched,  // searched on the grid, the scenario's worker grace kept
+};
+
 struct TuneSpec {
   std::string scenario;                // the scenario file
   std::vector<std::string> overrides;  // the user's "PATH=VALUE" overrides
   TuneTargets targets;                 // REQUIRES: any()
-  std::vector<Duration> graces;        // REQUIRES: ascending, not empty: the grid searched
+  // REQUIRES: ascending, not empty: the worker graces searched, or the platform graces
+  // when platform_grace is kSearched.
+  std::vector<Duration> grid;
   // The preStop durations to try (0: none; others keep the scenario's sleep kind or use
   // quiet_then_sleep, the spec's `kill -TSTP 1 && sleep N`); empty: the scenario's own.
   std::vector<Duration> pre_stops;
-  bool pair_platform_grace = true;        // false: keep the scenario's platform grace
+  PlatformGrace platform_grace = PlatformGrace::kPaired;
   Duration margin = 10 * kSecond;         // platform grace - preStop - worker grace
   Duration safety_margin = 10 * kSecond;  // in the spec's §6.2 rule
   std::size_t seeds = 30;                 // REQUIRES: >= 1
   std::optional<std::uint64_t> first_seed;
   unsigned threads = 0;  // 0: the cores
   // Called on the calling thread before each setting is run; empty: no reports.
-  std::function<void(Duration pre_stop, Duration grace, std::size_t evaluated)> progress;
+  std::function<void(Duration pre_stop, Duration value, std::size_t evaluated)> progress;
 };
 
 // One setting, run over the seeds.
@@ -93,7 +103,7 @@ struct Tune {
   std::vector<std::uint64_t> seeds;
   TuneTargets targets;
   Scenario base;  // the scenario as loaded with the overrides
-  bool paired = true;
+  PlatformGrace platform_grace = PlatformGrace::kPaired;
   Duration margin = 0;
   SpecRule rule;
   TuneSetting current;               // the scenario's own grace, platform grace, preStop

@@ -47,7 +47,7 @@ class TuneTest : public test::CliTest {
     TuneSpec s;
     s.scenario = write("scenario.json", scenario_text);
     s.targets.max_interrupted = 0;
-    for (Duration g = 0; g <= 10 * kMinute; g += kSecond) s.graces.push_back(g);
+    for (Duration g = 0; g <= 10 * kMinute; g += kSecond) s.grid.push_back(g);
     s.seeds = 2;
     return s;
   }
@@ -122,12 +122,37 @@ TEST_F(TuneTest, KeepingTheScenariosPlatformGraceCapsWhatGraceCanDo) {
   // terminationGracePeriodSeconds 30 s from the deletion at 38 s: SIGKILL at 68 s, before
   // the job ending at 70 s, whatever the worker's grace.
   TuneSpec s = spec(const40(R"({"kind": "none"})", R"(, "termination_grace_period": "30s")"));
-  s.pair_platform_grace = false;
+  s.platform_grace = PlatformGrace::kScenario;
   const Tune t = run_tune(s);
   EXPECT_EQ(t.recommended(), nullptr);
   const std::string text = tune_text(t);
   EXPECT_EQ(text.substr(0, text.find('\n')), "recommended grace_period: none");
   EXPECT_NE(text.find("no grace on the grid meets the targets"), std::string::npos) << text;
+}
+
+TEST_F(TuneTest, SearchesThePlatformGraceForAWorkerThatWaitsForever) {
+  // No preStop, a worker that waits for its jobs however long: TERM at 38 s, the last job
+  // ends at 70 s, so the platform must wait 32 s; at 31 s SIGKILL (69 s) kills that job.
+  TuneSpec s = spec(const40(R"({"kind": "none"})"));
+  s.overrides = {"worker.grace_period=forever"};
+  s.platform_grace = PlatformGrace::kSearched;
+  const Tune t = run_tune(s);
+  ASSERT_NE(t.recommended(), nullptr);
+  EXPECT_EQ(t.recommended()->grace, kNever);
+  EXPECT_EQ(t.recommended()->platform_grace, 32 * kSecond);
+  const TuneSetting* miss = nullptr;
+  for (const TuneSetting& e : t.searches.front().evaluated) {
+    if (e.platform_grace == 31 * kSecond) miss = &e;
+  }
+  ASSERT_NE(miss, nullptr);
+  EXPECT_DOUBLE_EQ(miss->metrics.at("interrupted_fraction").mean, 1.0 / 12);
+  EXPECT_DOUBLE_EQ(miss->metrics.at("exits.killed_at_deadline").mean, 1);
+  const std::string text = tune_text(t);
+  EXPECT_EQ(text.substr(0, text.find('\n')), "recommended grace_period: forever");
+  EXPECT_NE(text.find("recommended terminationGracePeriodSeconds: 32s (searched"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(tune_json(t)["recommended"]["termination_grace_period_s"], 32);
 }
 
 TEST_F(TuneTest, ADeployTargetNoGraceCanMeetGivesNoRecommendation) {
