@@ -1,4 +1,4 @@
-// drainsim command line: run, compare, sweep (and merge sharded sweeps) and validate
+// drainsim command line: run, compare, sweep (and merge sharded sweeps), tune and validate
 // scenarios; check a profile's conformance.
 // Exit codes: 0 ok, 2 bad input (file, JSON path and what was expected on stderr),
 // 3 audit failure (which jobs, and why), 130 interrupted (Ctrl+C); `conformance`: 1 when a
@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <cerrno>
+#include <charconv>
 #include <chrono>
 #include <cstring>
 #include <filesystem>
@@ -32,6 +33,7 @@
 #include "simulation.h"
 #include "sweep.h"
 #include "sweep_part.h"
+#include "tune.h"
 
 namespace {
 
@@ -589,6 +591,120 @@ int merge(const std::vector<std::string>& files, const std::string& out, const s
   return result.audits_ok() ? 0 : kAuditFailed;
 }
 
+struct TuneArgs {
+  std::string scenario;
+  std::string max_job_loss, max_interrupted, max_deploy_duration;
+  std::string grace_range = "0s..10m/1s", platform_range = "1s..10m/1s";
+  std::vector<std::string> pre_stops;
+  std::string platform_grace = "paired";
+  std::string margin = "10s", safety_margin = "10s";
+  std::size_t seeds = 30;
+  std::optional<std::uint64_t> seed;
+  unsigned threads = 0;
+  std::vector<std::string> sets;
+  std::string format = "text", out;
+};
+
+// The cheapest grace period (and preStop) that meets the targets (sim/tune.h). 0 when
+// one does, 1 when no setting on the grid does.
+int tune(const TuneArgs& args) {
+  const auto bad = [](const std::string& what) {
+    fmt::print(stderr, "error: {}\n", what);
+    return kBadInput;
+  };
+  const auto duration = [](const std::string& text) { return drainsim::parse_duration(text); };
+  drainsim::TuneSpec spec;
+  spec.scenario = args.scenario;
+  spec.overrides = args.sets;
+  spec.seeds = args.seeds;
+  spec.first_seed = args.seed;
+  spec.threads = args.threads;
+  spec.platform_grace = args.platform_grace == "paired"   ? drainsim::PlatformGrace::kPaired
+                        : args.platform_grace == "search" ? drainsim::PlatformGrace::kSearched
+                                                          : drainsim::PlatformGrace::kScenario;
+  if (!args.max_job_loss.empty()) {
+    double v = -1;
+    const auto [end, ec] = std::from_chars(args.max_job_loss.data(),
+                                           args.max_job_loss.data() + args.max_job_loss.size(), v);
+    if (ec != std::errc() || end != args.max_job_loss.data() + args.max_job_loss.size() ||
+        !(v >= 0)) {
+      return bad(
+          fmt::format("--max-job-loss {}: expected a number of jobs >= 0", args.max_job_loss));
+    }
+    spec.targets.max_job_loss = v;
+  }
+  if (!args.max_interrupted.empty()) {
+    spec.targets.max_interrupted = drainsim::parse_fraction(args.max_interrupted);
+    if (!spec.targets.max_interrupted) {
+      return bad(
+          fmt::format("--max-interrupted {}: expected a fraction in [0, 1] or a percentage (0.1%)",
+                      args.max_interrupted));
+    }
+  }
+  if (!args.max_deploy_duration.empty()) {
+    spec.targets.max_deploy_duration = duration(args.max_deploy_duration);
+    if (!spec.targets.max_deploy_duration) {
+      return bad(fmt::format("--max-deploy-duration {}: expected a duration such as 10m",
+                             args.max_deploy_duration));
+    }
+  }
+  if (!spec.targets.any()) {
+    spec.targets.max_job_loss = 0;
+    spec.targets.max_interrupted = 0;
+  }
+  const bool search_platform = spec.platform_grace == drainsim::PlatformGrace::kSearched;
+  const std::string& grid = search_platform ? args.platform_range : args.grace_range;
+  const drainsim::AxisParse range = drainsim::parse_axis("worker.grace_period=" + grid);
+  if (!range.axis || grid.find("..") == std::string::npos ||
+      !range.axis->values.front().is_string()) {
+    return bad(fmt::format("{} {}: expected durations START..END/STEP, e.g. 0s..10m/1s{}",
+                           search_platform ? "--platform-range" : "--grace-range", grid,
+                           range.axis ? "" : " (" + range.error + ")"));
+  }
+  for (const json& v : range.axis->values) spec.grid.push_back(*duration(v.get<std::string>()));
+  for (const std::string& p : args.pre_stops) {
+    const auto d = duration(p);
+    if (!d) return bad(fmt::format("--pre-stop {}: expected a duration such as 5s", p));
+    spec.pre_stops.push_back(*d);
+  }
+  const auto margin = duration(args.margin), safety = duration(args.safety_margin);
+  if (!margin) return bad(fmt::format("--margin {}: expected a duration such as 10s", args.margin));
+  if (!safety) {
+    return bad(
+        fmt::format("--safety-margin {}: expected a duration such as 10s", args.safety_margin));
+  }
+  spec.margin = *margin;
+  spec.safety_margin = *safety;
+  const bool terminal = isatty(STDERR_FILENO);
+  if (terminal) {
+    spec.progress = [](drainsim::Duration pre_stop, drainsim::Duration grace, std::size_t done) {
+      fmt::print(stderr, "\r\033[Ktune: preStop {}, grace {} ({} settings run)",
+                 drainsim::format_duration(pre_stop), drainsim::format_duration(grace), done);
+    };
+  }
+  drainsim::Tune result;
+  try {
+    result = drainsim::run_tune(spec);
+  } catch (const drainsim::ScenarioError& e) {
+    if (terminal) fmt::print(stderr, "\n");
+    return bad(e.what());
+  }
+  if (terminal) fmt::print(stderr, "\r\033[K");
+  const std::string text = args.format == "json" ? drainsim::tune_json(result).dump(2) + '\n'
+                                                 : drainsim::tune_text(result);
+  if (!emit(text, args.out)) return kBadInput;
+  for (const drainsim::TuneSetting* e : result.settings()) {
+    for (const drainsim::CompareRun& r : e->runs) {
+      if (!r.audit_ok) {
+        report_audit_failure(
+            fmt::format("worker.grace_period={}", drainsim::format_duration(e->grace)), r);
+      }
+    }
+  }
+  if (!result.audits_ok()) return kAuditFailed;
+  return result.recommended() ? 0 : 1;
+}
+
 int main(int argc, char** argv) {
   CLI::App app{"drainsim: what will your workers' shutdown settings cost?"};
   app.require_subcommand(1);
@@ -686,6 +802,47 @@ int main(int argc, char** argv) {
   merge_cmd->add_option("--out", merge_out, "Write the JSON here (default stdout)");
   merge_cmd->add_option("--csv", merge_csv, "Also write a row per point and metric here");
 
+  TuneArgs tune_args;
+  CLI::App* tune_cmd = app.add_subcommand(
+      "tune",
+      "Find the shortest worker grace period (and preStop) that meets your targets, with the "
+      "platform grace to pair with it; exit 1 when no setting on the grid does");
+  tune_cmd->add_option("scenario", tune_args.scenario, "Scenario file (JSON)")->required();
+  tune_cmd->add_option("--max-job-loss", tune_args.max_job_loss,
+                       "Target: mean jobs lost per run (default 0 when no target is given)");
+  tune_cmd->add_option("--max-interrupted", tune_args.max_interrupted,
+                       "Target: mean interrupted fraction, e.g. 0.1% or 0.001 (default 0 when "
+                       "no target is given)");
+  tune_cmd->add_option("--max-deploy-duration", tune_args.max_deploy_duration,
+                       "Target: mean longest rollout per run, e.g. 10m");
+  tune_cmd->add_option("--grace-range", tune_args.grace_range,
+                       "The worker grace periods searched, START..END/STEP (default 0s..10m/1s)");
+  tune_cmd
+      ->add_option("--pre-stop", tune_args.pre_stops,
+                   "Also try these preStop durations (0s: none; e.g. --pre-stop 0s,5s,10s)")
+      ->delimiter(',');
+  tune_cmd
+      ->add_option("--platform-grace", tune_args.platform_grace,
+                   "paired (default): preStop + grace + margin; scenario: keep the scenario's; "
+                   "search: search it on --platform-range, keeping the worker's grace")
+      ->check(CLI::IsMember({"paired", "scenario", "search"}));
+  tune_cmd->add_option("--platform-range", tune_args.platform_range,
+                       "With --platform-grace search: the platform graces searched, "
+                       "START..END/STEP (default 1s..10m/1s)");
+  tune_cmd->add_option("--margin", tune_args.margin,
+                       "Platform grace beyond preStop + worker grace (default 10s, spec §6.3)");
+  tune_cmd->add_option("--safety-margin", tune_args.safety_margin,
+                       "The safety_margin of the spec's §6.2 rule of thumb (default 10s)");
+  tune_cmd->add_option("--seeds", tune_args.seeds, "Runs per setting (default 30)")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1000000}));
+  tune_cmd->add_option("--seed", tune_args.seed, "First seed (default: the scenario's)");
+  tune_cmd->add_option("--threads", tune_args.threads, "Runs at once (default: the cores)")
+      ->check(CLI::Range(1u, 4096u));
+  tune_cmd->add_option("--set", tune_args.sets, "Override a field: PATH=VALUE (repeatable)");
+  tune_cmd->add_option("--format", tune_args.format, "text (default) or json")
+      ->check(CLI::IsMember({"text", "json"}));
+  tune_cmd->add_option("--out", tune_args.out, "Write the report here (default stdout)");
+
   std::vector<std::string> files, validate_sets;
   CLI::App* validate_cmd = app.add_subcommand("validate", "Check scenario files");
   validate_cmd->add_option("scenarios", files, "Scenario files")->required();
@@ -725,6 +882,7 @@ int main(int argc, char** argv) {
   if (*compare_cmd) return compare(compare_args);
   if (*sweep_cmd) return sweep(sweep_args);
   if (*merge_cmd) return merge(merge_files, merge_out, merge_csv);
+  if (*tune_cmd) return tune(tune_args);
   if (*validate_cmd) return validate(files, validate_sets);
   if (*profiles_cmd) return profiles(profile_name, profiles_format);
   if (*conformance_cmd) {
