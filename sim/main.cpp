@@ -207,11 +207,16 @@ int fidelity(const RunArgs& args) {
 bool parse_fault(const std::string& fault, drainsim::BackendFaults& faults) {
   if (fault.empty()) return true;
   const std::string prefix = "drop-acked-job=";
-  if (fault.rfind(prefix, 0) != 0) {
+  std::uint64_t job = 0;
+  const bool prefixed = fault.rfind(prefix, 0) == 0;
+  const char* const first = fault.data() + (prefixed ? prefix.size() : 0);
+  const char* const last = fault.data() + fault.size();
+  const auto [end, ec] = std::from_chars(first, last, job);
+  if (!prefixed || first == last || ec != std::errc() || end != last) {
     fmt::print(stderr, "error: --inject-fault: expected drop-acked-job=JOB, got \"{}\"\n", fault);
     return false;
   }
-  faults.drop_acked_job = std::stoull(fault.substr(prefix.size()));
+  faults.drop_acked_job = job;
   return true;
 }
 
