@@ -1,5 +1,7 @@
 #include "asio_runtime.h"
 
+#include <future>
+
 #include <boost/asio/bind_executor.hpp>
 #include <boost/asio/post.hpp>
 
@@ -18,9 +20,17 @@ std::unique_ptr<StrandRuntime> AsioRuntime::strand() {
 }
 
 void AsioRuntime::start() {
-  start_ = Clock::now();
   guard_ = std::make_unique<Guard>(io_.get_executor());
-  for (int i = 0; i < thread_count_; ++i) threads_.emplace_back([this] { io_.run(); });
+  std::promise<void> go;
+  const std::shared_future<void> started = go.get_future().share();
+  for (int i = 0; i < thread_count_; ++i) {
+    threads_.emplace_back([this, started] {
+      started.wait();  // start_ is written before any handler can read it
+      io_.run();
+    });
+  }
+  start_ = Clock::now();
+  go.set_value();
 }
 
 void AsioRuntime::stop() {

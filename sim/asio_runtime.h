@@ -37,7 +37,8 @@ class AsioRuntime {
   // A new actor with its own strand and random streams.
   std::unique_ptr<StrandRuntime> strand();
 
-  // Starts the clock (simulated time 0 is now) and the threads.
+  // Creates the threads, then starts the clock (simulated time 0) and lets them run, so
+  // creating threads does not make the first events late.
   void start();
   // Stops the pool and joins its threads; pending timers never fire. Idempotent.
   void stop();

@@ -116,6 +116,17 @@ TEST_F(Cli, AuditFailureExits3NamingTheJob) {
   EXPECT_NE(r.out.find("audit: FAILED"), std::string::npos) << r.out;
 }
 
+TEST_F(Cli, AMalformedFaultIsBadInputNotACrash) {
+  const std::string file = write("ok.json", kValid);
+  for (const char* fault : {"drop-acked-job=x", "drop-acked-job=", "drop-acked-job=2x", "drop",
+                            "drop-acked-job=99999999999999999999999"}) {
+    const drainsim::test::CliResult r =
+        drainsim("run '" + file + "' --out res.json --inject-fault '" + fault + "'");
+    EXPECT_EQ(r.code, 2) << fault << "\n" << r.err;
+    EXPECT_NE(r.err.find("expected drop-acked-job=JOB"), std::string::npos) << fault << r.err;
+  }
+}
+
 TEST_F(Cli, FidelityComparesTheEnginesSideBySide) {
   // Case a) of the core issue: four jobs complete on all three engines, none retried.
   const std::string file = write("ok.json", kValid);

@@ -8,6 +8,7 @@
 #include "results.h"
 #include "scenario_loader.h"
 #include "simulation.h"
+#include "text_table.h"
 
 namespace drainsim {
 
@@ -20,8 +21,6 @@ constexpr CompareMetric kMetrics[] = {
     {"wasted_work_s", 2}, {"drain_latency_s.p99", 2},    {"orphan_recovery_delay_s.p99", 2},
     {"stuck_at_end", 1},  {"deploy_duration_s.mean", 2},
 };
-
-constexpr const char* kNone = "–";  // a metric null in every run, in the text formats
 
 std::string known_profiles() {
   std::string names;
@@ -37,25 +36,6 @@ std::string_view trimmed(std::string_view s) {
   return s;
 }
 
-// "mean ±half", "(n=k)" added when only k of the runs had the metric; "–" when none did.
-std::string cell(const Interval& v, int decimals, std::size_t runs) {
-  if (v.n == 0) return kNone;
-  std::string s = fmt::format("{:.{}f} ±{:.{}f}", v.mean, decimals, v.half_width, decimals);
-  if (v.n < runs) s += fmt::format(" (n={})", v.n);
-  return s;
-}
-
-// Display width of UTF-8 text: its code points (the table's text has no wide characters).
-std::size_t width(std::string_view s) {
-  return static_cast<std::size_t>(
-      std::count_if(s.begin(), s.end(), [](char c) { return (c & 0xC0) != 0x80; }));
-}
-
-std::string pad(std::string_view s, std::size_t w, bool left) {
-  const std::string fill(w > width(s) ? w - width(s) : 0, ' ');
-  return left ? std::string(s) + fill : fill + std::string(s);
-}
-
 // The header row and a row per profile, cells as the text formats show them.
 std::vector<std::vector<std::string>> text_rows(const Comparison& c) {
   std::vector<std::vector<std::string>> rows;
@@ -64,7 +44,7 @@ std::vector<std::vector<std::string>> text_rows(const Comparison& c) {
   for (const ProfileComparison& p : c.profiles) {
     rows.emplace_back(1, p.profile);
     for (std::size_t i = 0; i < std::size(kMetrics); ++i) {
-      rows.back().push_back(cell(p.metrics[i], kMetrics[i].decimals, c.seeds.size()));
+      rows.back().push_back(interval_cell(p.metrics[i], kMetrics[i].decimals, c.seeds.size()));
     }
   }
   return rows;
@@ -82,25 +62,13 @@ std::string overrides_text(const Comparison& c) {
 }
 
 std::string table(const Comparison& c) {
-  const auto rows = text_rows(c);
-  std::vector<std::size_t> widths(rows.front().size(), 0);
-  for (const auto& row : rows) {
-    for (std::size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], width(row[i]));
-  }
   std::string out = fmt::format("compare: scenario {}{}, {}, virtual engine\n", c.scenario,
                                 overrides_text(c), seeds_text(c));
   out += fmt::format(
       "mean ±half-width of the Student-t 95 % interval over the seeds; (n=k): only k runs had "
       "the metric; {}: none did\n\n",
-      kNone);
-  for (const auto& row : rows) {
-    std::string line;
-    for (std::size_t i = 0; i < row.size(); ++i) {
-      line += i == 0 ? pad(row[i], widths[i], true) : "  " + pad(row[i], widths[i], false);
-    }
-    out += line + '\n';
-  }
-  return out;
+      kNoValue);
+  return out + aligned_table(text_rows(c));
 }
 
 std::string markdown(const Comparison& c) {

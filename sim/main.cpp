@@ -1,13 +1,20 @@
-// drainsim command line: run, compare, sweep and validate scenarios; check a profile's
-// conformance.
+// drainsim command line: run, compare, sweep (and merge sharded sweeps), tune and validate
+// scenarios; check a profile's conformance.
 // Exit codes: 0 ok, 2 bad input (file, JSON path and what was expected on stderr),
-// 3 audit failure (which jobs, and why); `conformance`: 1 when a required check fails.
+// 3 audit failure (which jobs, and why), 130 interrupted (Ctrl+C); `conformance`: 1 when a
+// required check fails.
+#include <signal.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <cerrno>
+#include <charconv>
 #include <chrono>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <iterator>
 #include <optional>
 #include <string>
 #include <vector>
@@ -21,10 +28,13 @@
 #include "conformance.h"
 #include "fidelity.h"
 #include "profile.h"
+#include "progress.h"
 #include "scenario_loader.h"
 #include "simulation.h"
 #include "sweep.h"
+#include "sweep_part.h"
 #include "trace_export.h"
+#include "tune.h"
 
 namespace {
 
@@ -198,11 +208,16 @@ int fidelity(const RunArgs& args) {
 bool parse_fault(const std::string& fault, drainsim::BackendFaults& faults) {
   if (fault.empty()) return true;
   const std::string prefix = "drop-acked-job=";
-  if (fault.rfind(prefix, 0) != 0) {
+  std::uint64_t job = 0;
+  const bool prefixed = fault.rfind(prefix, 0) == 0;
+  const char* const first = fault.data() + (prefixed ? prefix.size() : 0);
+  const char* const last = fault.data() + fault.size();
+  const auto [end, ec] = std::from_chars(first, last, job);
+  if (!prefixed || first == last || ec != std::errc() || end != last) {
     fmt::print(stderr, "error: --inject-fault: expected drop-acked-job=JOB, got \"{}\"\n", fault);
     return false;
   }
-  faults.drop_acked_job = std::stoull(fault.substr(prefix.size()));
+  faults.drop_acked_job = job;
   return true;
 }
 
@@ -434,9 +449,65 @@ struct SweepArgs {
   unsigned threads = 0;
   std::vector<std::string> sets;
   std::string out, csv;
+  std::string shard;
+  std::string fault;
 };
 
-// The scenario over a grid of field values and several seeds per point (sim/sweep.h).
+// Set by SIGINT while a sweep runs (SweepSigint).
+std::atomic<bool> g_sweep_stop{false};
+static_assert(std::atomic<bool>::is_always_lock_free);
+
+extern "C" void on_sweep_sigint(int) { g_sweep_stop.store(true); }
+
+// While alive, SIGINT sets g_sweep_stop instead of killing the process; the handler
+// resets itself, so a second Ctrl+C kills at once. The previous disposition comes back at
+// the end.
+class SweepSigint {
+ public:
+  SweepSigint() {
+    struct sigaction sa = {};
+    sa.sa_handler = on_sweep_sigint;
+    sa.sa_flags = SA_RESETHAND;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &previous_);
+  }
+  ~SweepSigint() { sigaction(SIGINT, &previous_, nullptr); }
+  SweepSigint(const SweepSigint&) = delete;
+  SweepSigint& operator=(const SweepSigint&) = delete;
+
+ private:
+  struct sigaction previous_ = {};
+};
+
+// A grid point as "PATH=VALUE PATH=VALUE", for messages.
+std::string point_text(const std::vector<drainsim::SweepAxis>& axes,
+                       const std::vector<json>& values) {
+  std::string out;
+  for (std::size_t a = 0; a < values.size(); ++a) {
+    out += fmt::format("{}{}={}", a ? " " : "", axes[a].path,
+                       values[a].is_string() ? values[a].get<std::string>() : values[a].dump());
+  }
+  return out;
+}
+
+// Names each failed audit of a sweep's points (the point's values, the seed, the jobs).
+void report_sweep_audits(const drainsim::Sweep& sweep) {
+  for (const drainsim::SweepPoint& p : sweep.points) {
+    for (const drainsim::CompareRun& r : p.runs) {
+      if (!r.audit_ok) report_audit_failure(point_text(sweep.axes, p.values), r);
+    }
+  }
+}
+
+// A sweep's JSON (--out or stdout) and CSV (--csv); false (said) when one cannot be written.
+bool emit_sweep(const drainsim::Sweep& sweep, const std::string& out, const std::string& csv) {
+  if (!emit(drainsim::sweep_json(sweep).dump(2) + '\n', out)) return false;
+  return csv.empty() || emit(drainsim::sweep_csv(sweep), csv);
+}
+
+// The scenario over a grid of field values and several seeds per point (sim/sweep.h); with
+// --shard, one slice of the runs written as a part file (sim/sweep_part.h). Ctrl+C stops
+// taking new runs, writes what finished and exits 130.
 int sweep(const SweepArgs& args) {
   drainsim::SweepSpec spec;
   spec.scenario = args.scenario;
@@ -452,35 +523,213 @@ int sweep(const SweepArgs& args) {
     }
     spec.axes.push_back(std::move(*axis.axis));
   }
-  if (isatty(STDERR_FILENO)) {
-    spec.progress = [](std::size_t done, std::size_t total) {
-      fmt::print(stderr, "\rsweep: {}/{} runs", done, total);
-      if (done == total) fmt::print(stderr, "\n");
-    };
+  std::optional<drainsim::SweepShard> shard;
+  if (!args.shard.empty()) {
+    const drainsim::ShardParse parsed = drainsim::parse_shard(args.shard);
+    if (!parsed.shard) {
+      fmt::print(stderr, "error: {}\n", parsed.error);
+      return kBadInput;
+    }
+    if (!args.csv.empty()) {
+      fmt::print(stderr,
+                 "error: --csv: a shard writes a part file; `drainsim merge` writes the CSV\n");
+      return kBadInput;
+    }
+    shard = parsed.shard;
   }
-  drainsim::Sweep result;
+  if (!parse_fault(args.fault, spec.faults)) return kBadInput;
+
+  const auto t0 = std::chrono::steady_clock::now();
+  drainsim::ProgressReport report("sweep", isatty(STDERR_FILENO) == 1);
+  spec.progress = [&](std::size_t done, std::size_t total) {
+    const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - t0;
+    fmt::print(stderr, "{}", report.update(done, total, elapsed.count()));
+  };
+  g_sweep_stop = false;
+  spec.stop = &g_sweep_stop;
+  drainsim::SweepPart part;
   try {
-    result = drainsim::run_sweep(spec);
+    const SweepSigint sigint;
+    part = drainsim::run_sweep_part(spec, shard.value_or(drainsim::SweepShard{}));
   } catch (const drainsim::ScenarioError& e) {
-    fmt::print(stderr, "error: {}\n", e.what());
+    fmt::print(stderr, "{}error: {}\n", report.finish(), e.what());
     return kBadInput;
   }
-  const std::string text = drainsim::sweep_json(result).dump(2) + '\n';
-  if (!emit(text, args.out)) return kBadInput;
-  if (!args.csv.empty() && !emit(drainsim::sweep_csv(result), args.csv)) return kBadInput;
-  for (const drainsim::SweepPoint& p : result.points) {
-    for (const drainsim::CompareRun& r : p.runs) {
-      if (r.audit_ok) continue;
-      std::string where;
-      for (std::size_t a = 0; a < p.values.size(); ++a) {
-        where += fmt::format(
-            "{}{}={}", a ? " " : "", result.axes[a].path,
-            p.values[a].is_string() ? p.values[a].get<std::string>() : p.values[a].dump());
-      }
-      report_audit_failure(where, r);
+  fmt::print(stderr, "{}", report.finish());
+
+  if (shard) {
+    if (!emit(drainsim::sweep_part_json(part).dump(2) + '\n', args.out)) return kBadInput;
+    if (!part.complete()) {
+      fmt::print(stderr,
+                 "interrupted: shard {}/{} wrote {} of its {} runs, marked \"complete\": false "
+                 "(merge refuses it; run the shard again)\n",
+                 shard->index, shard->count, part.runs.size(), part.slice_size());
+      return kInterrupted;
     }
+    bool audits_ok = true;
+    for (const drainsim::SweepRunResult& r : part.runs) {
+      if (r.run.audit_ok) continue;
+      audits_ok = false;
+      report_audit_failure(point_text(part.axes, part.point_values(r.task / part.seeds.size())),
+                           r.run);
+    }
+    return audits_ok ? 0 : kAuditFailed;
+  }
+
+  const drainsim::Sweep result = drainsim::sweep_of(part);
+  if (!emit_sweep(result, args.out, args.csv)) return kBadInput;
+  report_sweep_audits(result);
+  if (!result.complete) {
+    fmt::print(stderr,
+               "interrupted: {} of {} runs done; wrote the {} of {} points whose every seed ran, "
+               "marked \"complete\": false\n",
+               part.runs.size(), part.tasks(), result.points.size(), result.points_total);
+    return kInterrupted;
   }
   return result.audits_ok() ? 0 : kAuditFailed;
+}
+
+// `drainsim merge PART... [--out F] [--csv F]`: joins the part files of one sharded sweep
+// and writes what the unsharded sweep writes.
+int merge(const std::vector<std::string>& files, const std::string& out, const std::string& csv) {
+  std::vector<drainsim::NamedPart> parts;
+  for (const std::string& file : files) {
+    std::ifstream in(file, std::ios::binary);
+    if (!in) {
+      fmt::print(stderr, "error: merge: {}: cannot read: {}\n", file, std::strerror(errno));
+      return kBadInput;
+    }
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    drainsim::PartParse parsed = drainsim::parse_sweep_part(text, file);
+    if (!parsed.part) {
+      fmt::print(stderr, "error: merge: {}\n", parsed.error);
+      return kBadInput;
+    }
+    parts.push_back({file, std::move(*parsed.part)});
+  }
+  const drainsim::PartMerge merged = drainsim::merge_sweep_parts(parts);
+  if (!merged.whole) {
+    fmt::print(stderr, "error: merge: {}\n", merged.error);
+    return kBadInput;
+  }
+  const drainsim::Sweep result = drainsim::sweep_of(*merged.whole);
+  if (!emit_sweep(result, out, csv)) return kBadInput;
+  report_sweep_audits(result);
+  return result.audits_ok() ? 0 : kAuditFailed;
+}
+
+struct TuneArgs {
+  std::string scenario;
+  std::string max_job_loss, max_interrupted, max_deploy_duration;
+  std::string grace_range = "0s..10m/1s", platform_range = "1s..10m/1s";
+  std::vector<std::string> pre_stops;
+  std::string platform_grace = "paired";
+  std::string margin = "10s", safety_margin = "10s";
+  std::size_t seeds = 30;
+  std::optional<std::uint64_t> seed;
+  unsigned threads = 0;
+  std::vector<std::string> sets;
+  std::string format = "text", out;
+};
+
+// The cheapest grace period (and preStop) that meets the targets (sim/tune.h). 0 when
+// one does, 1 when no setting on the grid does.
+int tune(const TuneArgs& args) {
+  const auto bad = [](const std::string& what) {
+    fmt::print(stderr, "error: {}\n", what);
+    return kBadInput;
+  };
+  const auto duration = [](const std::string& text) { return drainsim::parse_duration(text); };
+  drainsim::TuneSpec spec;
+  spec.scenario = args.scenario;
+  spec.overrides = args.sets;
+  spec.seeds = args.seeds;
+  spec.first_seed = args.seed;
+  spec.threads = args.threads;
+  spec.platform_grace = args.platform_grace == "paired"   ? drainsim::PlatformGrace::kPaired
+                        : args.platform_grace == "search" ? drainsim::PlatformGrace::kSearched
+                                                          : drainsim::PlatformGrace::kScenario;
+  if (!args.max_job_loss.empty()) {
+    double v = -1;
+    const auto [end, ec] = std::from_chars(args.max_job_loss.data(),
+                                           args.max_job_loss.data() + args.max_job_loss.size(), v);
+    if (ec != std::errc() || end != args.max_job_loss.data() + args.max_job_loss.size() ||
+        !(v >= 0)) {
+      return bad(
+          fmt::format("--max-job-loss {}: expected a number of jobs >= 0", args.max_job_loss));
+    }
+    spec.targets.max_job_loss = v;
+  }
+  if (!args.max_interrupted.empty()) {
+    spec.targets.max_interrupted = drainsim::parse_fraction(args.max_interrupted);
+    if (!spec.targets.max_interrupted) {
+      return bad(
+          fmt::format("--max-interrupted {}: expected a fraction in [0, 1] or a percentage (0.1%)",
+                      args.max_interrupted));
+    }
+  }
+  if (!args.max_deploy_duration.empty()) {
+    spec.targets.max_deploy_duration = duration(args.max_deploy_duration);
+    if (!spec.targets.max_deploy_duration) {
+      return bad(fmt::format("--max-deploy-duration {}: expected a duration such as 10m",
+                             args.max_deploy_duration));
+    }
+  }
+  if (!spec.targets.any()) {
+    spec.targets.max_job_loss = 0;
+    spec.targets.max_interrupted = 0;
+  }
+  const bool search_platform = spec.platform_grace == drainsim::PlatformGrace::kSearched;
+  const std::string& grid = search_platform ? args.platform_range : args.grace_range;
+  const drainsim::AxisParse range = drainsim::parse_axis("worker.grace_period=" + grid);
+  if (!range.axis || grid.find("..") == std::string::npos ||
+      !range.axis->values.front().is_string()) {
+    return bad(fmt::format("{} {}: expected durations START..END/STEP, e.g. 0s..10m/1s{}",
+                           search_platform ? "--platform-range" : "--grace-range", grid,
+                           range.axis ? "" : " (" + range.error + ")"));
+  }
+  for (const json& v : range.axis->values) spec.grid.push_back(*duration(v.get<std::string>()));
+  for (const std::string& p : args.pre_stops) {
+    const auto d = duration(p);
+    if (!d) return bad(fmt::format("--pre-stop {}: expected a duration such as 5s", p));
+    spec.pre_stops.push_back(*d);
+  }
+  const auto margin = duration(args.margin), safety = duration(args.safety_margin);
+  if (!margin) return bad(fmt::format("--margin {}: expected a duration such as 10s", args.margin));
+  if (!safety) {
+    return bad(
+        fmt::format("--safety-margin {}: expected a duration such as 10s", args.safety_margin));
+  }
+  spec.margin = *margin;
+  spec.safety_margin = *safety;
+  const bool terminal = isatty(STDERR_FILENO);
+  if (terminal) {
+    spec.progress = [](drainsim::Duration pre_stop, drainsim::Duration grace, std::size_t done) {
+      fmt::print(stderr, "\r\033[Ktune: preStop {}, grace {} ({} settings run)",
+                 drainsim::format_duration(pre_stop), drainsim::format_duration(grace), done);
+    };
+  }
+  drainsim::Tune result;
+  try {
+    result = drainsim::run_tune(spec);
+  } catch (const drainsim::ScenarioError& e) {
+    if (terminal) fmt::print(stderr, "\n");
+    return bad(e.what());
+  }
+  if (terminal) fmt::print(stderr, "\r\033[K");
+  const std::string text = args.format == "json" ? drainsim::tune_json(result).dump(2) + '\n'
+                                                 : drainsim::tune_text(result);
+  if (!emit(text, args.out)) return kBadInput;
+  for (const drainsim::TuneSetting* e : result.settings()) {
+    for (const drainsim::CompareRun& r : e->runs) {
+      if (!r.audit_ok) {
+        report_audit_failure(
+            fmt::format("worker.grace_period={}", drainsim::format_duration(e->grace)), r);
+      }
+    }
+  }
+  if (!result.audits_ok()) return kAuditFailed;
+  return result.recommended() ? 0 : 1;
 }
 
 int main(int argc, char** argv) {
@@ -565,6 +814,61 @@ int main(int argc, char** argv) {
   sweep_cmd->add_option("--set", sweep_args.sets, "Override a field: PATH=VALUE (repeatable)");
   sweep_cmd->add_option("--out", sweep_args.out, "Write the JSON here (default stdout)");
   sweep_cmd->add_option("--csv", sweep_args.csv, "Also write a row per point and metric here");
+  sweep_cmd->add_option("--shard", sweep_args.shard,
+                        "Run only slice I of N (I from 0, e.g. $JOB_COMPLETION_INDEX/16) and "
+                        "write it as a part file for `drainsim merge`");
+  sweep_cmd->add_option("--inject-fault", sweep_args.fault, "Testing only: drop-acked-job=JOB")
+      ->group("");
+
+  std::vector<std::string> merge_files;
+  std::string merge_out, merge_csv;
+  CLI::App* merge_cmd = app.add_subcommand(
+      "merge", "Join the part files of a sharded sweep (sweep --shard) into the sweep's output");
+  merge_cmd->add_option("parts", merge_files, "Part files, one per shard, in any order")
+      ->required();
+  merge_cmd->add_option("--out", merge_out, "Write the JSON here (default stdout)");
+  merge_cmd->add_option("--csv", merge_csv, "Also write a row per point and metric here");
+
+  TuneArgs tune_args;
+  CLI::App* tune_cmd = app.add_subcommand(
+      "tune",
+      "Find the shortest worker grace period (and preStop) that meets your targets, with the "
+      "platform grace to pair with it; exit 1 when no setting on the grid does");
+  tune_cmd->add_option("scenario", tune_args.scenario, "Scenario file (JSON)")->required();
+  tune_cmd->add_option("--max-job-loss", tune_args.max_job_loss,
+                       "Target: mean jobs lost per run (default 0 when no target is given)");
+  tune_cmd->add_option("--max-interrupted", tune_args.max_interrupted,
+                       "Target: mean interrupted fraction, e.g. 0.1% or 0.001 (default 0 when "
+                       "no target is given)");
+  tune_cmd->add_option("--max-deploy-duration", tune_args.max_deploy_duration,
+                       "Target: mean longest rollout per run, e.g. 10m");
+  tune_cmd->add_option("--grace-range", tune_args.grace_range,
+                       "The worker grace periods searched, START..END/STEP (default 0s..10m/1s)");
+  tune_cmd
+      ->add_option("--pre-stop", tune_args.pre_stops,
+                   "Also try these preStop durations (0s: none; e.g. --pre-stop 0s,5s,10s)")
+      ->delimiter(',');
+  tune_cmd
+      ->add_option("--platform-grace", tune_args.platform_grace,
+                   "paired (default): preStop + grace + margin; scenario: keep the scenario's; "
+                   "search: search it on --platform-range, keeping the worker's grace")
+      ->check(CLI::IsMember({"paired", "scenario", "search"}));
+  tune_cmd->add_option("--platform-range", tune_args.platform_range,
+                       "With --platform-grace search: the platform graces searched, "
+                       "START..END/STEP (default 1s..10m/1s)");
+  tune_cmd->add_option("--margin", tune_args.margin,
+                       "Platform grace beyond preStop + worker grace (default 10s, spec §6.3)");
+  tune_cmd->add_option("--safety-margin", tune_args.safety_margin,
+                       "The safety_margin of the spec's §6.2 rule of thumb (default 10s)");
+  tune_cmd->add_option("--seeds", tune_args.seeds, "Runs per setting (default 30)")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1000000}));
+  tune_cmd->add_option("--seed", tune_args.seed, "First seed (default: the scenario's)");
+  tune_cmd->add_option("--threads", tune_args.threads, "Runs at once (default: the cores)")
+      ->check(CLI::Range(1u, 4096u));
+  tune_cmd->add_option("--set", tune_args.sets, "Override a field: PATH=VALUE (repeatable)");
+  tune_cmd->add_option("--format", tune_args.format, "text (default) or json")
+      ->check(CLI::IsMember({"text", "json"}));
+  tune_cmd->add_option("--out", tune_args.out, "Write the report here (default stdout)");
 
   std::vector<std::string> files, validate_sets;
   CLI::App* validate_cmd = app.add_subcommand("validate", "Check scenario files");
@@ -613,6 +917,8 @@ int main(int argc, char** argv) {
   if (*fidelity_cmd) return fidelity(fidelity_args);
   if (*compare_cmd) return compare(compare_args);
   if (*sweep_cmd) return sweep(sweep_args);
+  if (*merge_cmd) return merge(merge_files, merge_out, merge_csv);
+  if (*tune_cmd) return tune(tune_args);
   if (*validate_cmd) return validate(files, validate_sets);
   if (*profiles_cmd) return profiles(profile_name, profiles_format);
   if (*export_cmd) return export_trace(export_results, export_out);

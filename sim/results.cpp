@@ -200,15 +200,18 @@ json build_results(const Scenario& scenario, const Recorder& recorder, const Pla
   return out;
 }
 
-std::string stamp_hash(json& results) {
-  results.erase("result_hash");
-  const std::string text = results.dump();
+std::string fnv1a64_hex(std::string_view bytes) {
   std::uint64_t h = 0xcbf29ce484222325ULL;
-  for (unsigned char c : text) {
+  for (const unsigned char c : bytes) {
     h ^= c;
     h *= 0x100000001b3ULL;
   }
-  std::string hex = fmt::format("{:016x}", h);
+  return fmt::format("{:016x}", h);
+}
+
+std::string stamp_hash(json& results) {
+  results.erase("result_hash");
+  std::string hex = fnv1a64_hex(results.dump());
   results["result_hash"] = hex;
   return hex;
 }

@@ -21,6 +21,9 @@ nlohmann::json build_results(const Scenario& scenario, const Recorder& recorder,
                              const Platform& platform, const AuditResult& audit, Time ended_at,
                              bool ended_early, const char* engine);
 
+// The FNV-1a 64 hash of `bytes` as 16 lower-case hex digits.
+std::string fnv1a64_hex(std::string_view bytes);
+
 // Sets results["result_hash"] to the FNV-1a 64 hash (16 hex digits) of the document's
 // compact dump without that field, and returns it.
 std::string stamp_hash(nlohmann::json& results);

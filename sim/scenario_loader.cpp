@@ -1003,6 +1003,23 @@ Scenario load_scenario_file(const std::string& path, const std::vector<std::stri
   return parse_scenario(text, path, overrides);
 }
 
+json pre_stop_json(const PreStop& p) {
+  json j = {{"kind", name_of(kPreStopKinds, p.kind)}};
+  switch (p.kind) {
+    case PreStop::Kind::kNone:
+      break;
+    case PreStop::Kind::kSleep:
+    case PreStop::Kind::kQuietThenSleep:
+      j["duration"] = format_duration(p.duration);
+      break;
+    case PreStop::Kind::kQuietThenWait:
+      j["poll"] = format_duration(p.poll);
+      j["timeout"] = format_duration(p.timeout);
+      break;
+  }
+  return j;
+}
+
 json scenario_to_json(const Scenario& s) {
   const WorkloadConfig& w = s.workload;
   const BackendConfig& b = s.backend;
@@ -1012,7 +1029,7 @@ json scenario_to_json(const Scenario& s) {
       {"kind", name_of(kPlatformKinds, p.kind)},
       {"replicas", p.replicas},
       {"nodes", p.nodes},
-      {"pre_stop", {{"kind", name_of(kPreStopKinds, p.pre_stop.kind)}}},
+      {"pre_stop", pre_stop_json(p.pre_stop)},
       {"pod_start_delay", format_duration(p.pod_start_delay)},
       {"restart_delay", format_duration(p.restart_delay)},
       {"pid1_shell", p.pid1_shell},
@@ -1021,18 +1038,6 @@ json scenario_to_json(const Scenario& s) {
     platform["stop_grace_period"] = format_duration(p.stop_grace_period);
   } else {
     platform["termination_grace_period"] = format_duration(p.termination_grace_period);
-  }
-  switch (p.pre_stop.kind) {
-    case PreStop::Kind::kNone:
-      break;
-    case PreStop::Kind::kSleep:
-    case PreStop::Kind::kQuietThenSleep:
-      platform["pre_stop"]["duration"] = format_duration(p.pre_stop.duration);
-      break;
-    case PreStop::Kind::kQuietThenWait:
-      platform["pre_stop"]["poll"] = format_duration(p.pre_stop.poll);
-      platform["pre_stop"]["timeout"] = format_duration(p.pre_stop.timeout);
-      break;
   }
   json events = json::array();
   for (const ScenarioEvent& e : s.events) events.push_back(event_json(e));

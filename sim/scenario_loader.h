@@ -31,6 +31,9 @@ Scenario parse_scenario(std::string_view text, std::string_view source,
 Scenario load_scenario_file(const std::string& path,
                             const std::vector<std::string>& overrides = {});
 
+// A preStop in the input format, e.g. {"kind": "quiet_then_sleep", "duration": "5s"}.
+nlohmann::json pre_stop_json(const PreStop& p);
+
 // The effective scenario with every field spelled out (defaults included), in the input
 // format: parse_scenario(scenario_to_json(s).dump(), ...) gives back s.
 nlohmann::json scenario_to_json(const Scenario& s);

@@ -6,7 +6,11 @@
 #include <chrono>
 #include <cmath>
 #include <condition_variable>
+#include <cstring>
 #include <exception>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -133,18 +137,23 @@ void collect_metrics(const json& node, const std::string& prefix,
   }
 }
 
-// One (point, seed) run's share of the output.
-struct TaskResult {
-  CompareRun run;
-  std::map<std::string, std::optional<double>> metrics;
-};
-
 std::string csv_field(const json& v) {
   const std::string s = v.is_string() ? v.get<std::string>() : v.dump();
   if (s.find_first_of(",\"\n") == std::string::npos) return s;
   std::string q = "\"";
   for (const char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
   return q + '"';
+}
+
+// Point p's value index on each axis: the digits of p in the mixed radix of the axes'
+// sizes, the first axis the most significant.
+std::vector<std::size_t> grid_digits(const std::vector<SweepAxis>& axes, std::size_t p) {
+  std::vector<std::size_t> digits(axes.size());
+  for (std::size_t a = axes.size(); a-- > 0;) {
+    digits[a] = p % axes[a].values.size();
+    p /= axes[a].values.size();
+  }
+  return digits;
 }
 
 }  // namespace
@@ -192,10 +201,70 @@ bool Sweep::audits_ok() const {
   return true;
 }
 
-Sweep run_sweep(const SweepSpec& spec) {
-  Sweep out;
+ShardParse parse_shard(std::string_view text) {
+  const auto fail_shard = [&](std::string_view why) {
+    return ShardParse{std::nullopt, fmt::format("--shard {}: {}", text, why)};
+  };
+  const std::size_t slash = text.find('/');
+  if (slash == std::string_view::npos) {
+    return fail_shard("expected I/N, e.g. 3/16 (I from 0 to N-1)");
+  }
+  const auto i = parse_number<std::size_t>(text.substr(0, slash));
+  const auto n = parse_number<std::size_t>(text.substr(slash + 1));
+  if (!i || !n) return fail_shard("expected I/N with whole numbers, e.g. 3/16 (I from 0 to N-1)");
+  if (*n == 0) return fail_shard("N must be at least 1");
+  if (*i >= *n) {
+    return fail_shard(fmt::format("I must be from 0 to {} (shards are numbered from 0)", *n - 1));
+  }
+  return {SweepShard{*i, *n}, {}};
+}
+
+std::size_t SweepPart::grid_points() const {
+  std::size_t n = 1;
+  for (const SweepAxis& axis : axes) n *= axis.values.size();
+  return n;
+}
+
+std::vector<json> SweepPart::point_values(std::size_t p) const {
+  std::vector<json> values;
+  const std::vector<std::size_t> digits = grid_digits(axes, p);
+  for (std::size_t a = 0; a < axes.size(); ++a) values.push_back(axes[a].values[digits[a]]);
+  return values;
+}
+
+std::size_t SweepPart::tasks() const { return grid_points() * seeds.size(); }
+
+std::size_t SweepPart::slice_size() const {
+  const std::size_t total = tasks();
+  return total / shard.count + (shard.index < total % shard.count ? 1 : 0);
+}
+
+SweepPart run_sweep_part(const SweepSpec& spec, SweepShard shard) {
+  SweepPart out;
+  out.drainsim_version = DRAINSIM_VERSION;
+  out.scenario_file = spec.scenario;
   out.overrides = spec.overrides;
   out.axes = spec.axes;
+  out.shard = shard;
+
+  // The file is read once, so that its hash is of the bytes every run used.
+  std::string text;
+  {
+    std::error_code ec;
+    if (std::filesystem::is_directory(spec.scenario, ec)) {
+      throw ScenarioError(fmt::format("{}: cannot read: is a directory", spec.scenario));
+    }
+    std::ifstream in(spec.scenario, std::ios::binary);
+    if (!in) {
+      throw ScenarioError(fmt::format("{}: cannot read: {}", spec.scenario, std::strerror(errno)));
+    }
+    text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    if (in.bad()) throw ScenarioError(fmt::format("{}: cannot read", spec.scenario));
+  }
+  out.scenario_hash = fnv1a64_hex(text);
+  const auto load = [&](const std::vector<std::string>& overrides) {
+    return parse_scenario(text, spec.scenario, overrides);
+  };
 
   // Every axis value on its own first, so that a bad one is reported before any run.
   std::set<std::string> paths;
@@ -210,85 +279,121 @@ Sweep run_sweep(const SweepSpec& spec) {
       std::vector<std::string> overrides = spec.overrides;
       overrides.push_back(o);
       try {
-        (void)load_scenario_file(spec.scenario, overrides);
+        (void)load(overrides);
       } catch (const ScenarioError& e) {
         throw ScenarioError(fmt::format("--grid {}: {}", axis.spec, e.what()));
       }
     }
   }
 
-  // The grid, first axis outermost: point p's value on axis a is digit a of p in the
-  // mixed radix of the axes' sizes.
-  std::size_t n_points = 1;
-  for (const SweepAxis& axis : spec.axes) n_points *= axis.values.size();
-  std::vector<std::vector<std::size_t>> grid(n_points, std::vector<std::size_t>(spec.axes.size()));
+  const std::size_t n_points = out.grid_points();
   std::vector<Scenario> scenarios;
   scenarios.reserve(n_points);
   for (std::size_t p = 0; p < n_points; ++p) {
-    std::size_t rest = p;
-    for (std::size_t a = spec.axes.size(); a-- > 0;) {
-      grid[p][a] = rest % spec.axes[a].values.size();
-      rest /= spec.axes[a].values.size();
-    }
     std::vector<std::string> overrides = spec.overrides;
+    const std::vector<std::size_t> digits = grid_digits(spec.axes, p);
     for (std::size_t a = 0; a < spec.axes.size(); ++a) {
-      overrides.push_back(spec.axes[a].overrides[grid[p][a]]);
+      overrides.push_back(spec.axes[a].overrides[digits[a]]);
     }
-    scenarios.push_back(load_scenario_file(spec.scenario, overrides));
+    scenarios.push_back(load(overrides));
   }
   out.scenario = scenarios.front().name;
   const std::uint64_t first = spec.first_seed.value_or(scenarios.front().seed);
   for (std::size_t i = 0; i < spec.seeds; ++i) out.seeds.push_back(first + i);
 
-  // The runs: workers take (point, seed) tasks in index order and store each by index.
-  const std::size_t total = n_points * spec.seeds;
-  std::vector<TaskResult> results(total);
+  // The runs: workers take the slice's tasks in order and store each by its place in the
+  // slice. A task taken is always finished, so a stopped sweep has done a prefix of them.
+  const std::size_t total = out.slice_size();
+  std::vector<SweepRunResult> results(total);
   std::atomic<std::size_t> next{0}, done{0};
+  std::size_t working = 0;  // threads not yet out of work; under mu
   std::mutex mu;
-  std::condition_variable finished;
+  std::condition_variable changed;
   std::exception_ptr failure;
+  const auto stopping = [&] { return spec.stop != nullptr && spec.stop->load(); };
   const auto work = [&] {
-    for (std::size_t t; (t = next.fetch_add(1)) < total;) {
+    for (std::size_t k; !stopping() && (k = next.fetch_add(1)) < total;) {
+      SweepRunResult& r = results[k];
+      r.task = shard.index + k * shard.count;
       try {
-        Scenario s = scenarios[t / spec.seeds];
-        s.seed = out.seeds[t % spec.seeds];
-        const RunOutput run = run_scenario(s, RunOptions{});
-        results[t].run = compare_run(s.seed, run);
-        collect_metrics(run.results["summary"], "", results[t].metrics);
+        Scenario s = scenarios[r.task / spec.seeds];
+        s.seed = out.seeds[r.task % spec.seeds];
+        RunOptions options;
+        options.faults = spec.faults;
+        const RunOutput run = run_scenario(s, options);
+        r.run = compare_run(s.seed, run);
+        collect_metrics(run.results["summary"], "", r.metrics);
       } catch (...) {
         const std::lock_guard lock(mu);
         if (!failure) failure = std::current_exception();
         next = total;
       }
-      if (done.fetch_add(1) + 1 == total) {
-        const std::lock_guard lock(mu);
-        finished.notify_all();
-      }
+      ++done;
+      const std::lock_guard lock(mu);
+      changed.notify_all();
     }
+    const std::lock_guard lock(mu);
+    --working;
+    changed.notify_all();
   };
   unsigned threads = spec.threads ? spec.threads : std::thread::hardware_concurrency();
-  threads = static_cast<unsigned>(std::clamp<std::size_t>(threads, 1, total));
+  threads =
+      static_cast<unsigned>(std::clamp<std::size_t>(threads, 1, std::max<std::size_t>(total, 1)));
   std::vector<std::jthread> pool;
+  working = threads;
   for (unsigned i = 0; i < threads; ++i) pool.emplace_back(work);
   {
+    using Clock = std::chrono::steady_clock;
+    auto last_report = Clock::now();
+    if (spec.progress) spec.progress(0, total);
     std::unique_lock lock(mu);
-    while (done < total && !failure) {
-      finished.wait_for(lock, std::chrono::seconds(1));
-      if (spec.progress) spec.progress(done, total);
+    while (working > 0) {
+      if (spec.progress_interval.count() > 0) {
+        changed.wait_for(lock, spec.progress_interval);
+      } else {
+        changed.wait(lock);  // woken by every finished run
+      }
+      if (spec.progress && working > 0 && Clock::now() - last_report >= spec.progress_interval) {
+        last_report = Clock::now();
+        const std::size_t d = done;
+        lock.unlock();
+        spec.progress(d, total);
+        lock.lock();
+      }
     }
   }
   pool.clear();  // joins
   if (failure) std::rethrow_exception(failure);
+  if (spec.progress) spec.progress(done, total);
+  results.resize(done);
+  out.runs = std::move(results);
+  return out;
+}
 
-  for (std::size_t p = 0; p < n_points; ++p) {
-    SweepPoint point;
-    for (std::size_t a = 0; a < spec.axes.size(); ++a) {
-      point.values.push_back(spec.axes[a].values[grid[p][a]]);
+Sweep sweep_of(const SweepPart& part) {
+  Sweep out;
+  out.scenario = part.scenario;
+  out.overrides = part.overrides;
+  out.axes = part.axes;
+  out.seeds = part.seeds;
+  out.points_total = part.grid_points();
+  const std::size_t n_seeds = part.seeds.size();
+  std::vector<const SweepRunResult*> by_task(part.tasks(), nullptr);
+  for (const SweepRunResult& r : part.runs) by_task.at(r.task) = &r;
+
+  for (std::size_t p = 0; p < out.points_total; ++p) {
+    const auto first = by_task.begin() + static_cast<std::ptrdiff_t>(p * n_seeds);
+    if (std::find(first, first + static_cast<std::ptrdiff_t>(n_seeds), nullptr) !=
+        first + static_cast<std::ptrdiff_t>(n_seeds)) {
+      out.complete = false;
+      continue;
     }
+    SweepPoint point;
+    point.values = part.point_values(p);
     std::map<std::string, std::vector<double>> samples;
-    for (std::size_t k = 0; k < spec.seeds; ++k) {
-      TaskResult& r = results[p * spec.seeds + k];
-      point.runs.push_back(std::move(r.run));
+    for (std::size_t k = 0; k < n_seeds; ++k) {
+      const SweepRunResult& r = *by_task[p * n_seeds + k];
+      point.runs.push_back(r.run);
       for (const auto& [key, value] : r.metrics) {
         std::vector<double>& v = samples[key];
         if (value) v.push_back(*value);
@@ -310,6 +415,8 @@ Sweep run_sweep(const SweepSpec& spec) {
   }
   return out;
 }
+
+Sweep run_sweep(const SweepSpec& spec) { return sweep_of(run_sweep_part(spec)); }
 
 json sweep_json(const Sweep& s) {
   json axes = json::array();
@@ -336,6 +443,9 @@ json sweep_json(const Sweep& s) {
           {"overrides", s.overrides},
           {"axes", axes},
           {"seeds", s.seeds},
+          {"complete", s.complete},
+          {"points_total", s.points_total},
+          {"points_done", s.points.size()},
           {"points", points}};
 }
 

@@ -919,6 +919,11 @@ Document read_sweep(const json& doc, const std::string& path) {
     s.points.push_back(std::move(pt));
   }
   for (const auto& [name, unused] : names) s.metrics.push_back(name);
+  s.complete =
+      !doc.contains("complete") || !doc["complete"].is_boolean() || doc["complete"].get<bool>();
+  s.points_total = doc.contains("points_total") && doc["points_total"].is_number_integer()
+                       ? doc["points_total"].get<int>()
+                       : static_cast<int>(s.points.size());
   Document d;
   d.sweep = std::move(s);
   return d;

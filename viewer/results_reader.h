@@ -187,6 +187,10 @@ struct Sweep {
   int seeds = 0;
   std::vector<std::string> metrics;  // every metric some point has, sorted
   std::vector<SweepPointData> points;
+  // False for a sweep stopped early (Ctrl+C) or one shard's part: `points` holds
+  // points_done of points_total.
+  bool complete = true;
+  int points_total = 0;
 };
 
 // `drainsim compare --format json` output (sim/compare.h): one row per profile.

@@ -227,6 +227,16 @@ TEST(ViewerReader, SweepFileGivesMetricAgainstTheAxis) {
   }
   EXPECT_EQ(s.points[2].labels.at(0), "1m10s");
   EXPECT_EQ(s.seeds, 2);
+  EXPECT_TRUE(s.complete);
+  EXPECT_EQ(s.points_total, 3);
+  // A sweep stopped early says so.
+  std::string text = slurp(kDir + "/one-pod-rollout.sweep.json");
+  const std::size_t at = text.find("\"complete\": true");
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, 16, "\"complete\": false");
+  const Document partial = parse_document(text, "part.json");
+  ASSERT_TRUE(partial.ok()) << partial.error;
+  EXPECT_FALSE(partial.sweep->complete);
 }
 
 TEST(ViewerReader, CompareFileGivesOneRowPerProfile) {
