@@ -147,6 +147,11 @@ class RenderTest : public QObject {
     view.pan_pixels(5000);
     QCOMPARE(L.t0(), 0.0);
     QVERIFY(std::abs(L.t1() - 132.8) < 1e-9);
+    // Read again (a file changed on disk), the view keeps its range.
+    view.set_range(20, 60);
+    view.set_runs(loaded.runs);
+    QCOMPARE(L.t0(), 20.0);
+    QCOMPARE(L.t1(), 60.0);
     // A double click shows the whole run again.
     QTest::mouseDClick(&view, Qt::LeftButton, {}, QPoint(800, 300));
     QCOMPARE(L.t0(), 0.0);

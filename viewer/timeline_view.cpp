@@ -62,6 +62,9 @@ TimelineView::TimelineView(QWidget* parent) : QWidget(parent) {
 }
 
 void TimelineView::set_runs(std::vector<std::shared_ptr<const Results>> runs) {
+  // A zoomed view stays zoomed when its files are read again.
+  const bool zoomed = !runs_.empty() && (layout_.t0() > 0 || layout_.t1() < full_end_);
+  const double t0 = layout_.t0(), t1 = layout_.t1();
   runs_ = std::move(runs);
   std::vector<const Results*> raw;
   full_end_ = 1;
@@ -72,6 +75,7 @@ void TimelineView::set_runs(std::vector<std::shared_ptr<const Results>> runs) {
   }
   layout_.set_runs(std::move(raw));
   layout_.set_range(0, full_end_);
+  if (zoomed) set_range(t0, t1);
   update();
 }
 

@@ -28,6 +28,7 @@ class TimelineView : public QWidget {
  public:
   explicit TimelineView(QWidget* parent = nullptr);
 
+  // Shows `runs`: the whole of them, or the same time range as before if it was zoomed.
   void set_runs(std::vector<std::shared_ptr<const Results>> runs);
   // The visible time range; clamped to the runs' span, at least 1 ms wide.
   void set_range(double t0, double t1);
