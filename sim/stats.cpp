@@ -38,8 +38,8 @@ const std::vector<std::uint16_t>& cell_start() {
     std::vector<std::uint16_t> t(last - first + 1);
     for (std::uint64_t c = first; c <= last; ++c) {
       const double lowest = std::bit_cast<double>(c << kCellShift);
-      t[c - first] = static_cast<std::uint16_t>(std::upper_bound(e.begin(), e.end(), lowest) -
-                                                e.begin());
+      t[c - first] =
+          static_cast<std::uint16_t>(std::upper_bound(e.begin(), e.end(), lowest) - e.begin());
     }
     return t;
   }();
