@@ -37,6 +37,7 @@ import jsonschema
 FNV_OFFSET = 0xCBF29CE484222325
 FNV_PRIME = 0x100000001B3
 RUN_TIMEOUT_S = 600
+TOO_BIG_TO_CHECK = {"bench-reference"}  # scenarios not run here (see main)
 
 
 class CheckError(Exception):
@@ -326,7 +327,10 @@ def main(argv):
     if not binary.is_file():
         print(f"error: {binary}: no such drainsim binary", file=sys.stderr)
         return 2
-    scenarios = sorted((root / "scenarios").glob("*.json"))
+    # The benchmarks' reference load (5 million jobs; its timeline would take gigabytes) is
+    # checked by the loader's tests and run, audited, by the bench.end_to_end test.
+    scenarios = sorted(s for s in (root / "scenarios").glob("*.json")
+                       if s.stem not in TOO_BIG_TO_CHECK)
     if not scenarios:
         print(f"error: {root / 'scenarios'}: no scenario files", file=sys.stderr)
         return 2

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cmath>
 
 namespace drainsim {
@@ -18,6 +19,29 @@ const std::array<double, kLogBuckets + 1>& edges() {
     e[0] = kLowest;
     for (std::size_t i = 1; i < e.size(); ++i) e[i] = e[i - 1] * kRatio;
     return e;
+  }();
+  return table;
+}
+
+// The bucket search by table: positive doubles order like their bit patterns, and the top
+// 17 bits (exponent and 6 mantissa bits) cut each octave into 64 cells narrower than
+// kRatio, so a cell holds at most one edge. cell_start()[c] is the number of edges <= the
+// smallest double of cell c (c counted from the cell of kLowest); adding the edges in
+// (that double, v] gives upper_bound(edges, v) exactly, in a step or two.
+constexpr int kCellShift = 46;
+std::uint64_t cell_of(double v) { return std::bit_cast<std::uint64_t>(v) >> kCellShift; }
+
+const std::vector<std::uint16_t>& cell_start() {
+  static const auto table = [] {
+    const auto& e = edges();
+    const std::uint64_t first = cell_of(e.front()), last = cell_of(e.back());
+    std::vector<std::uint16_t> t(last - first + 1);
+    for (std::uint64_t c = first; c <= last; ++c) {
+      const double lowest = std::bit_cast<double>(c << kCellShift);
+      t[c - first] =
+          static_cast<std::uint16_t>(std::upper_bound(e.begin(), e.end(), lowest) - e.begin());
+    }
+    return t;
   }();
   return table;
 }
@@ -77,7 +101,15 @@ void Percentiles::add_to_bucket(double v) {
   }
   // buckets_[i] for i >= 1 holds [e[i-1], e[i]); the end buckets also take what lies beyond.
   const auto& e = edges();
-  const std::size_t above = std::upper_bound(e.begin(), e.end(), v) - e.begin();
+  std::size_t above;  // upper_bound(e, v): the number of edges <= v
+  if (v < e.front()) {
+    above = 0;
+  } else if (v >= e.back()) {
+    above = e.size();
+  } else {
+    above = cell_start()[cell_of(v) - cell_of(e.front())];
+    while (e[above] <= v) ++above;  // e.back() > v stops it
+  }
   ++buckets_[std::clamp<std::size_t>(above, 1, kLogBuckets)];
 }
 

@@ -79,7 +79,10 @@ class FakePort final : public WorkerPort {
   }
   void heartbeat(Directive state, std::span<const Lease> active) override {
     std::string ids;
-    for (const Lease& l : active) ids += (ids.empty() ? "" : ",") + std::to_string(l.id);
+    for (const Lease& l : active) {
+      if (!ids.empty()) ids += ',';
+      ids += std::to_string(l.id);
+    }
     log(fmt::format("heartbeat {} [{}]", to_string(state), ids));
     if (state != Directive::kTerminate) core->on_directive(reply);
   }

@@ -5,6 +5,7 @@
 // The measured inputs are when the worker came up (its process start, and its first
 // fetch r0): a real process takes a while to start (longer under ThreadSanitizer), and
 // its heartbeats (every 5 s) count from its registration, in between.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <string>
@@ -85,7 +86,8 @@ TEST(DrainsimWorker, TermMakesItDrainFinishItsJobsAndExitClean) {
   // Four 20 s jobs start when the worker comes up, at r0. TERM at 10 s: the worker stops
   // fetching and drains; the jobs complete at r0 + 20 s; it exits 0 then, a drain of
   // r0 + 10 s.
-  const RunOutput r = run_process(one_pod("20s", "", "", "[" + signal_event("10s", "TERM") + "]"));
+  const RunOutput r =
+      run_process(one_pod("20s", "", "", fmt::format("[{}]", signal_event("10s", "TERM"))));
   const std::vector<Attempt> first = attempts(r, 1);
   ASSERT_EQ(first.size(), 4u);
   const double r0 = first.front().start;
@@ -115,8 +117,9 @@ TEST(DrainsimWorker, SecondTermWhileDrainingForcesItOut) {
   // last heartbeat was the one that said "quiet" at 10 s (or a periodic one at r0 + 5k
   // if later), so it is dead 30 s after that, about 40 s, when the restarted container
   // (up at 12 + 10 + 5 = 27 s) fetches them again.
-  const RunOutput r = run_process(one_pod(
-      "20s", "", "", "[" + signal_event("10s", "TERM") + ", " + signal_event("12s", "TERM") + "]"));
+  const RunOutput r = run_process(
+      one_pod("20s", "", "",
+              fmt::format("[{}, {}]", signal_event("10s", "TERM"), signal_event("12s", "TERM"))));
   const json& p = first_process(r);
   EXPECT_EQ(p["exit"], "exited_with_error");
   EXPECT_EQ(p["exit_code"], 1);
@@ -173,7 +176,8 @@ TEST(DrainsimWorker, SigkillLeavesItsJobsToDeadWorkerDetection) {
   // one at r0 + 5k before 12 s (about 10 s), so the worker is declared dead 30 s later and
   // its jobs run again then on the restarted container: an orphan recovery delay of
   // about 40 - 12 = 28 s each.
-  const RunOutput r = run_process(one_pod("20s", "", "", "[" + signal_event("12s", "KILL") + "]"));
+  const RunOutput r =
+      run_process(one_pod("20s", "", "", fmt::format("[{}]", signal_event("12s", "KILL"))));
   const json& p = first_process(r);
   EXPECT_EQ(p["exit"], "killed_by_signal");
   EXPECT_EQ(p["exit_code"], 137);

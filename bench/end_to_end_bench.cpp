@@ -1,0 +1,131 @@
+// End to end: the reference scenario (scenarios/bench-reference.json: one simulated hour,
+// 100 pods x 10 slots, 1,400 jobs/s, rolling restarts and OOM kills) run with
+// run_scenario on the virtual engine, as `drainsim run` does minus reading the file and
+// writing the results (the results document and its hash are built). One iteration is one
+// whole run.
+//   BM_Reference/sim_minutes:N/timeline:0   the first N minutes (--sim_minutes, default
+//       60: the whole hour; --smoke: 1) and the events in them, timeline off
+//   BM_Reference/sim_minutes:N/timeline:1   the same with the timeline, N at most 5
+// Items are simulated jobs (jobs_enqueued), so items_per_second is simulated jobs per
+// second of CPU time; sim_s_per_wall_s is simulated seconds (the run's end time) per second
+// of CPU time (one thread: CPU time is the wall time of an otherwise idle core).
+// Memory: this executable counts its heap (global operator new/delete, malloc_usable_size
+// bytes): peak_heap_MB is the run's peak of live heap bytes above what was live before it
+// started; maxrss_MB is the process's peak resident set (getrusage) after the run, which
+// includes the program and earlier runs.
+#include <malloc.h>
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <new>
+#include <string>
+
+#include "bench_main.h"
+#include "scenario_loader.h"
+#include "simulation.h"
+
+namespace {
+
+std::atomic<std::int64_t> g_live{0};
+std::atomic<std::int64_t> g_peak{0};
+
+void* counted(void* p) {
+  if (p == nullptr) throw std::bad_alloc();
+  const auto n = static_cast<std::int64_t>(malloc_usable_size(p));
+  const std::int64_t live = g_live.fetch_add(n, std::memory_order_relaxed) + n;
+  std::int64_t peak = g_peak.load(std::memory_order_relaxed);
+  while (live > peak && !g_peak.compare_exchange_weak(peak, live, std::memory_order_relaxed)) {
+  }
+  return p;
+}
+
+void uncounted(void* p) noexcept {
+  if (p == nullptr) return;
+  g_live.fetch_sub(static_cast<std::int64_t>(malloc_usable_size(p)), std::memory_order_relaxed);
+  std::free(p);
+}
+
+void* aligned(std::size_t n, std::align_val_t a) {
+  void* p = nullptr;
+  if (posix_memalign(&p, static_cast<std::size_t>(a), n == 0 ? 1 : n) != 0) p = nullptr;
+  return counted(p);
+}
+
+}  // namespace
+
+void* operator new(std::size_t n) { return counted(std::malloc(n == 0 ? 1 : n)); }
+void* operator new[](std::size_t n) { return counted(std::malloc(n == 0 ? 1 : n)); }
+void* operator new(std::size_t n, std::align_val_t a) { return aligned(n, a); }
+void* operator new[](std::size_t n, std::align_val_t a) { return aligned(n, a); }
+void operator delete(void* p) noexcept { uncounted(p); }
+void operator delete[](void* p) noexcept { uncounted(p); }
+void operator delete(void* p, std::size_t) noexcept { uncounted(p); }
+void operator delete[](void* p, std::size_t) noexcept { uncounted(p); }
+void operator delete(void* p, std::align_val_t) noexcept { uncounted(p); }
+void operator delete[](void* p, std::align_val_t) noexcept { uncounted(p); }
+void operator delete(void* p, std::size_t, std::align_val_t) noexcept { uncounted(p); }
+void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { uncounted(p); }
+
+namespace drainsim::bench {
+namespace {
+
+// The timeline keeps every attempt and the results document spells each out: about
+// 1.7 KB of heap per job (measured), so the whole hour (5 million jobs) would need some
+// 8.6 GB. Timeline on runs at most the first 5 minutes.
+constexpr int kTimelineMinutes = 5;
+
+// The reference scenario cut to its first `minutes` (events after that dropped).
+Scenario reference(int minutes) {
+  Scenario s =
+      load_scenario_file(std::string(DRAINSIM_SOURCE_DIR) + "/scenarios/bench-reference.json");
+  const Duration until = std::min<Duration>(s.duration, minutes * kMinute);
+  std::erase_if(s.events, [&](const ScenarioEvent& e) { return e.at >= until; });
+  s.duration = until;
+  return s;
+}
+
+double maxrss_mb() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_maxrss) / 1024.0;  // kB on Linux
+}
+
+void BM_Reference(benchmark::State& state) {
+  const Scenario s = reference(static_cast<int>(state.range(0)));
+  RunOptions options;
+  options.timeline = state.range(1) != 0;
+  std::int64_t jobs = 0;
+  double simulated_s = 0, peak_mb = 0, events = 0;
+  for (auto _ : state) {
+    const std::int64_t before = g_live.load();
+    g_peak.store(before);
+    const RunOutput out = run_scenario(s, options);
+    peak_mb = std::max(peak_mb, static_cast<double>(g_peak.load() - before) / 1e6);
+    if (!out.audit.ok) state.SkipWithError("the run's audit failed");
+    jobs += out.results["summary"]["jobs_enqueued"].get<std::int64_t>();
+    simulated_s += to_seconds(out.ended_at);
+    events = static_cast<double>(out.events);
+  }
+  state.SetItemsProcessed(jobs);
+  state.counters["sim_s_per_wall_s"] = benchmark::Counter(simulated_s, benchmark::Counter::kIsRate);
+  state.counters["jobs"] = static_cast<double>(jobs) / static_cast<double>(state.iterations());
+  state.counters["events"] = events;
+  state.counters["peak_heap_MB"] = peak_mb;
+  state.counters["maxrss_MB"] = maxrss_mb();
+}
+
+}  // namespace
+}  // namespace drainsim::bench
+
+int main(int argc, char** argv) {
+  using namespace drainsim::bench;
+  const Flags flags = parse_flags(argc, argv);
+  benchmark::RegisterBenchmark("BM_Reference", BM_Reference)
+      ->ArgNames({"sim_minutes", "timeline"})
+      ->Args({flags.sim_minutes, 0})
+      ->Args({std::min(flags.sim_minutes, kTimelineMinutes), 1})
+      ->Unit(benchmark::kMillisecond);
+  return run(argc, argv);
+}
