@@ -1,4 +1,4 @@
-// Event queue (VirtualRuntime's indexed 4-ary heap), the ns-3 bench-scheduler way: the
+// Event queue (VirtualRuntime's calendar queue), the ns-3 bench-scheduler way: the
 // queue is filled with N pending events at exponential delays (mean 1 s), then every
 // event that fires schedules one more at now + an exponential delay (the "hold" model),
 // so N events stay pending. Items are events run (one pop and one push each); Google

@@ -1,12 +1,16 @@
 #include "virtual_runtime.h"
 
+#include <algorithm>
+#include <bit>
 #include <cassert>
 
 namespace drainsim {
 
 namespace {
-constexpr std::size_t kArity = 4;
-constexpr std::uint32_t kNoSlot = UINT32_MAX;
+constexpr std::uint32_t kNil = UINT32_MAX;
+// Compaction runs when the cancelled timers still queued exceed this, the live ones and a
+// quarter of the buckets left to scan (so that its cost is amortised over the cancels).
+constexpr std::size_t kCompactMin = 256;
 }  // namespace
 
 VirtualRuntime::VirtualRuntime(std::uint64_t seed) : root_(seed) {
@@ -20,90 +24,194 @@ Rng& VirtualRuntime::rng(Stream stream) {
 TimerId VirtualRuntime::schedule(Time at, Priority priority, TimerTarget* target, std::uint32_t tag,
                                  std::uint64_t arg) {
   assert(at >= now_);
-  std::uint32_t slot;
-  if (free_head_ != kNoSlot) {
-    slot = free_head_;
-    free_head_ = slots_[slot].heap_index;
+  std::uint32_t slot = free_slot_;
+  if (slot != kNil) {
+    free_slot_ = slots_[slot].node;
   } else {
     slot = static_cast<std::uint32_t>(slots_.size());
-    slots_.push_back(Slot{nullptr, 0, 0, 0, 0});
+    slots_.push_back(Slot{0, kNil});
   }
-  Slot& s = slots_[slot];
-  s.target = target;
-  s.arg = arg;
-  s.tag = tag;
-  const Entry e{at, (std::uint64_t{static_cast<std::uint8_t>(priority)} << 56) | sequence_++, slot};
-  heap_.emplace_back();
-  sift_up(heap_.size() - 1, e);
-  return TimerId{slot, s.generation};
+  const std::uint32_t node = new_node();
+  nodes_[node] =
+      Node{at,     (std::uint64_t{static_cast<std::uint8_t>(priority)} << 56) | sequence_++,
+           target, arg,
+           tag,    slot,
+           kNil};
+  slots_[slot].node = node;
+  ++live_;
+  insert(node);
+  return TimerId{slot, slots_[slot].generation};
 }
 
 void VirtualRuntime::cancel(TimerId& id) {
-  if (id.pending() && id.slot < slots_.size() && slots_[id.slot].generation == id.generation &&
-      slots_[id.slot].target != nullptr) {
-    const std::uint32_t index = slots_[id.slot].heap_index;
-    remove_at(index);
-    free_slot(id.slot);
+  if (id.pending() && id.slot < slots_.size() && slots_[id.slot].generation == id.generation) {
+    Slot& s = slots_[id.slot];
+    nodes_[s.node].target = nullptr;  // dropped when the queue reaches it
+    ++s.generation;
+    s.node = free_slot_;
+    free_slot_ = id.slot;
+    --live_;
+    ++dead_;
+    if (dead_ > std::max({kCompactMin, live_, (bucket_count_ - next_bucket_) / 4})) compact();
   }
   id = TimerId{};
 }
 
-void VirtualRuntime::free_slot(std::uint32_t slot) {
-  Slot& s = slots_[slot];
-  s.target = nullptr;
-  ++s.generation;
-  s.heap_index = free_head_;
-  free_head_ = slot;
-}
-
-void VirtualRuntime::sift_up(std::size_t index, Entry e) {
-  while (index > 0) {
-    const std::size_t parent = (index - 1) / kArity;
-    if (!before(e, heap_[parent])) break;
-    place(index, heap_[parent]);
-    index = parent;
+std::uint32_t VirtualRuntime::new_node() const {
+  if (free_node_ != kNil) {
+    const std::uint32_t node = free_node_;
+    free_node_ = nodes_[node].next;
+    return node;
   }
-  place(index, e);
+  nodes_.emplace_back();
+  return static_cast<std::uint32_t>(nodes_.size() - 1);
 }
 
-void VirtualRuntime::sift_down(std::size_t index, Entry e) {
-  const std::size_t n = heap_.size();
-  while (true) {
-    const std::size_t first = index * kArity + 1;
-    if (first >= n) break;
-    std::size_t best = first;
-    const std::size_t last = first + kArity < n ? first + kArity : n;
-    for (std::size_t c = first + 1; c < last; ++c) {
-      if (before(heap_[c], heap_[best])) best = c;
-    }
-    if (!before(heap_[best], e)) break;
-    place(index, heap_[best]);
-    index = best;
-  }
-  place(index, e);
+void VirtualRuntime::release(std::uint32_t node) const {
+  nodes_[node].next = free_node_;
+  free_node_ = node;
 }
 
-void VirtualRuntime::remove_at(std::size_t index) {
-  const Entry last = heap_.back();
-  heap_.pop_back();
-  if (index == heap_.size()) return;
-  if (index > 0 && before(last, heap_[(index - 1) / kArity])) {
-    sift_up(index, last);
+void VirtualRuntime::link(std::uint32_t node, Time time) const {
+  const std::uint64_t offset =
+      static_cast<std::uint64_t>(time) - static_cast<std::uint64_t>(year_start_);
+  std::uint32_t& head = heads_[offset >> shift_];
+  nodes_[node].next = head;
+  head = node;
+}
+
+void VirtualRuntime::insert(std::uint32_t node) const {
+  const Node& n = nodes_[node];
+  if (n.time <= heap_last_) {
+    heap_.push_back(HeapEntry{n.time, n.key, node});
+    std::push_heap(heap_.begin(), heap_.end(), later);
+  } else if (n.time <= year_last_) {
+    link(node, n.time);
   } else {
-    sift_down(index, last);
+    overflow_.push_back(Far{n.time, node});
   }
+}
+
+bool VirtualRuntime::settle() const {
+  while (true) {
+    while (!heap_.empty()) {
+      const std::uint32_t node = heap_.front().node;
+      if (nodes_[node].target != nullptr) return true;
+      std::pop_heap(heap_.begin(), heap_.end(), later);
+      heap_.pop_back();
+      release(node);
+      --dead_;
+    }
+    while (next_bucket_ < bucket_count_ && heads_[next_bucket_] == kNil) ++next_bucket_;
+    if (next_bucket_ < bucket_count_) {
+      std::uint32_t node = heads_[next_bucket_];
+      heads_[next_bucket_] = kNil;
+      while (node != kNil) {
+        const Node& n = nodes_[node];
+        const std::uint32_t next = n.next;
+        if (n.target != nullptr) {
+          heap_.push_back(HeapEntry{n.time, n.key, node});
+        } else {
+          release(node);
+          --dead_;
+        }
+        node = next;
+      }
+      ++next_bucket_;
+      heap_last_ = next_bucket_ == bucket_count_
+                       ? year_last_
+                       : year_start_ + (static_cast<Time>(next_bucket_) << shift_) - 1;
+      std::make_heap(heap_.begin(), heap_.end(), later);
+      continue;
+    }
+    if (overflow_.empty()) return false;
+    rebuild();
+  }
+}
+
+// REQUIRES: heap_ and every bucket are empty. Lays out a new calendar over overflow_,
+// starting at its earliest timer. The bucket width aims at about two timers per bucket at
+// the density of the earliest quarter; the year spans at most max(2n, 16) buckets.
+void VirtualRuntime::rebuild() const {
+  const std::size_t n = overflow_.size();
+  const auto by_time = [](const Far& a, const Far& b) { return a.time < b.time; };
+  const auto [lo, hi] = std::minmax_element(overflow_.begin(), overflow_.end(), by_time);
+  const Time min_t = lo->time;
+  const Time max_t = hi->time;
+  std::uint64_t width;
+  if (n >= 8) {
+    const std::size_t q = n / 4;
+    std::nth_element(overflow_.begin(), overflow_.begin() + static_cast<std::ptrdiff_t>(q),
+                     overflow_.end(), by_time);
+    width = 2 * static_cast<std::uint64_t>(overflow_[q].time - min_t) / q;
+  } else {
+    width = static_cast<std::uint64_t>(max_t - min_t) / n;
+  }
+  shift_ = width > 1 ? static_cast<unsigned>(std::bit_width(width) - 1) : 0;
+  year_start_ = min_t & ~((Time{1} << shift_) - 1);
+  const std::uint64_t needed =
+      ((static_cast<std::uint64_t>(max_t) - static_cast<std::uint64_t>(year_start_)) >> shift_) + 1;
+  bucket_count_ =
+      static_cast<std::size_t>(std::min<std::uint64_t>(needed, std::max<std::size_t>(2 * n, 16)));
+  const std::uint64_t room =
+      static_cast<std::uint64_t>(kNever) - static_cast<std::uint64_t>(year_start_);
+  year_last_ = bucket_count_ <= ((room + 1) >> shift_)
+                   ? year_start_ + static_cast<Time>((std::uint64_t{bucket_count_} << shift_) - 1)
+                   : kNever;
+  heap_last_ = year_start_ - 1;
+  next_bucket_ = 0;
+  if (heads_.size() < bucket_count_) heads_.resize(bucket_count_, kNil);
+  std::size_t kept = 0;
+  for (const Far& f : overflow_) {
+    if (f.time <= year_last_) {
+      link(f.node, f.time);
+    } else {
+      overflow_[kept++] = f;
+    }
+  }
+  overflow_.resize(kept);
+}
+
+void VirtualRuntime::compact() {
+  const auto drop = [this](std::uint32_t node) {
+    if (nodes_[node].target != nullptr) return false;
+    release(node);
+    return true;
+  };
+  std::erase_if(heap_, [&](const HeapEntry& e) { return drop(e.node); });
+  std::make_heap(heap_.begin(), heap_.end(), later);
+  for (std::size_t i = next_bucket_; i < bucket_count_; ++i) {
+    std::uint32_t* link_to = &heads_[i];
+    while (*link_to != kNil) {
+      const std::uint32_t node = *link_to;
+      const std::uint32_t next = nodes_[node].next;
+      if (drop(node)) {
+        *link_to = next;
+      } else {
+        link_to = &nodes_[node].next;
+      }
+    }
+  }
+  std::erase_if(overflow_, [&](const Far& f) { return drop(f.node); });
+  dead_ = 0;
 }
 
 bool VirtualRuntime::step(Time until) {
-  if (heap_.empty() || heap_.front().time > until) return false;
-  const Entry top = heap_.front();
-  remove_at(0);
+  if (!settle() || heap_.front().time > until) return false;
+  const HeapEntry top = heap_.front();
+  std::pop_heap(heap_.begin(), heap_.end(), later);
+  heap_.pop_back();
+  const Node& n = nodes_[top.node];
+  TimerTarget* target = n.target;
+  const std::uint32_t tag = n.tag;
+  const std::uint64_t arg = n.arg;
+  Slot& s = slots_[n.slot];
+  ++s.generation;
+  s.node = free_slot_;
+  free_slot_ = n.slot;
+  release(top.node);
+  --live_;
   now_ = top.time;
-  Slot& s = slots_[top.slot];
-  TimerTarget* target = s.target;
-  const std::uint32_t tag = s.tag;
-  const std::uint64_t arg = s.arg;
-  free_slot(top.slot);
   ++events_run_;
   target->on_timer(tag, arg);
   return true;

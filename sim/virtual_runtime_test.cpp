@@ -1,5 +1,6 @@
 #include "virtual_runtime.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <iterator>
@@ -239,6 +240,128 @@ TEST(VirtualRuntime, StreamsAreSeededAndIndependent) {
   EXPECT_NE(d.rng(Stream::kWorkers).next(), first);
 }
 
+TEST(VirtualRuntime, ChurnOfCancelledTimersIsCompactedAway) {
+  // Lazy cancel: a cancelled entry stays queued until the queue reaches it or compacts.
+  // 100,000 schedule-and-cancel pairs next to 10 live timers must not pile up.
+  VirtualRuntime rt(1);
+  Log log(rt);
+  for (std::uint32_t i = 0; i < 10; ++i) rt.schedule(100 + i, Priority::kTimer, &log, i);
+  std::size_t most = 0;
+  for (int i = 0; i < 100000; ++i) {
+    TimerId t = rt.schedule(50 + i % 100, Priority::kBackend, &log, 99);
+    rt.cancel(t);
+    most = std::max(most, rt.queued());
+  }
+  EXPECT_EQ(rt.pending(), 10u);
+  EXPECT_LE(most, 10u + 256u);  // compacted once the cancelled exceed 256 and the live
+  rt.run_until(kNever);
+  EXPECT_EQ(log.fired, (std::vector<std::uint32_t>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}));
+  EXPECT_EQ(rt.queued(), 0u);
+}
+
+TEST(VirtualRuntime, ManyCancellationsThenCompactionKeepOrder) {
+  // 20,000 timers over 0..9,999 µs (so ties in time are common), four classes; every timer
+  // whose tag is not a multiple of 10 is cancelled, which compacts several times. The
+  // survivors fire sorted by (time, class, tag), tags being in scheduling order.
+  VirtualRuntime rt(1);
+  Log log(rt);
+  Rng rng(31);
+  std::vector<TimerId> ids;
+  std::vector<std::tuple<Time, int, std::uint32_t>> survivors;
+  Time earliest = kNever;
+  for (std::uint32_t tag = 0; tag < 20000; ++tag) {
+    const Time at = static_cast<Time>(rng.below(10000));
+    earliest = std::min(earliest, at);
+    const int prio = static_cast<int>(rng.below(4));
+    ids.push_back(rt.schedule(at, static_cast<Priority>(prio), &log, tag));
+    if (tag % 10 == 0) survivors.emplace_back(at, prio, tag);
+  }
+  EXPECT_EQ(rt.next_time(), earliest);  // lays out the calendar before the cancellations
+  for (std::uint32_t tag = 0; tag < 20000; ++tag) {
+    if (tag % 10 != 0) rt.cancel(ids[tag]);
+  }
+  EXPECT_EQ(rt.pending(), 2000u);
+  // Compacted once the cancelled exceed the live timers, 256 and a quarter of the calendar's
+  // buckets (about 10,000 buckets of 1 µs here).
+  EXPECT_LE(rt.queued(), 2000u + 2500u);
+  std::sort(survivors.begin(), survivors.end());
+  std::vector<std::uint32_t> expected;
+  for (const auto& s : survivors) expected.push_back(std::get<2>(s));
+  rt.run_until(kNever);
+  EXPECT_EQ(log.fired, expected);
+}
+
+TEST(VirtualRuntime, ManyTimersAtOneInstantFireByClassThenSequence) {
+  // 10,000 timers at t = 1,000, classes cycling backwards, so they all land in one
+  // calendar bucket; the first one fired schedules more at the same instant.
+  VirtualRuntime rt(1);
+  Log log(rt);
+  std::vector<std::uint32_t> by_class[4];
+  for (std::uint32_t tag = 0; tag < 10000; ++tag) {
+    const int prio = 3 - static_cast<int>(tag % 4);
+    rt.schedule(1000, static_cast<Priority>(prio), &log, tag);
+    by_class[prio].push_back(tag);
+  }
+  log.hook = [&](std::uint32_t tag) {
+    if (tag == 3) {  // class 0, the first to fire: adds a class-0 and a class-3 timer
+      rt.schedule(1000, Priority::kScripted, &log, 20000);
+      rt.schedule(1000, Priority::kBackend, &log, 20001);
+    }
+  };
+  by_class[0].push_back(20000);
+  by_class[3].push_back(20001);
+  std::vector<std::uint32_t> expected;
+  for (const auto& c : by_class) expected.insert(expected.end(), c.begin(), c.end());
+  rt.run_until(kNever);
+  EXPECT_EQ(log.fired, expected);
+}
+
+TEST(VirtualRuntime, TimersFarBeyondTheCalendarYearKeepTheirOrder) {
+  // A dense cluster (1,000 timers in the first millisecond) sets a fine bucket width; the
+  // far timers (an hour, a year, the end of time) stay in the overflow and must still fire
+  // in order, ties at kNever by class then sequence.
+  VirtualRuntime rt(1);
+  Log log(rt);
+  rt.schedule(kNever, Priority::kBackend, &log, 9005);
+  rt.schedule(kNever, Priority::kScripted, &log, 9004);
+  rt.schedule(kNever - 1, Priority::kBackend, &log, 9003);
+  rt.schedule(365 * 24 * 3600 * kSecond, Priority::kTimer, &log, 9002);
+  rt.schedule(3600 * kSecond, Priority::kTimer, &log, 9001);
+  std::vector<std::uint32_t> expected;
+  for (std::uint32_t tag = 0; tag < 1000; ++tag) {
+    rt.schedule(static_cast<Time>(tag), Priority::kTimer, &log, tag);
+    expected.push_back(tag);
+  }
+  // The first of the dense timers schedules one just past an hour, fired after 9001.
+  log.hook = [&](std::uint32_t tag) {
+    if (tag == 0) rt.schedule(3600 * kSecond + 1, Priority::kScripted, &log, 9100);
+  };
+  expected.insert(expected.end(), {9001, 9100, 9002, 9003, 9004, 9005});
+  rt.run_until(kNever);
+  EXPECT_EQ(log.fired, expected);
+  EXPECT_EQ(rt.now(), kNever);
+}
+
+TEST(VirtualRuntime, ATimerEarlierThanTheCalendarStillFiresFirst) {
+  // next_time() lays out a calendar that starts at 5,000 without moving the clock (0);
+  // a timer scheduled afterwards at 10 is due before that calendar starts.
+  VirtualRuntime rt(1);
+  Log log(rt);
+  for (std::uint32_t i = 0; i < 100; ++i) {
+    rt.schedule(5000 + 10 * static_cast<Time>(i), Priority::kTimer, &log, i);
+  }
+  EXPECT_EQ(rt.next_time(), 5000);
+  rt.schedule(10, Priority::kTimer, &log, 500);
+  rt.schedule(4999, Priority::kTimer, &log, 501);
+  EXPECT_EQ(rt.next_time(), 10);
+  rt.run_until(kNever);
+  ASSERT_EQ(log.fired.size(), 102u);
+  EXPECT_EQ(log.fired[0], 500u);
+  EXPECT_EQ(log.fired[1], 501u);
+  EXPECT_EQ(log.fired[2], 0u);
+  EXPECT_EQ(log.fired.back(), 99u);
+}
+
 // The reference model: a multimap ordered by (time, priority, scheduling sequence).
 TEST(VirtualRuntime, RandomOperationsMatchAReferenceModel) {
   using Key = std::tuple<Time, int, std::uint64_t>;
@@ -296,6 +419,54 @@ TEST(VirtualRuntime, RandomOperationsMatchAReferenceModel) {
   EXPECT_EQ(log.fired, expected);
   EXPECT_EQ(rt.pending(), 0u);
   EXPECT_GT(expected.size(), 1000u);  // the run did exercise firing
+}
+
+// As above, with delays from 1 µs to 17 minutes and a few hundred timers pending, so the
+// calendar is laid out again many times with very different bucket widths.
+TEST(VirtualRuntime, RandomOperationsOverManyTimeScalesMatchAReferenceModel) {
+  using Key = std::tuple<Time, int, std::uint64_t>;
+  VirtualRuntime rt(1);
+  Log log(rt);
+  Rng rng(1618);
+  std::map<Key, std::uint32_t> model;
+  std::map<std::uint32_t, std::pair<Key, TimerId>> live;
+  std::uint64_t seq = 0;
+  std::uint32_t next_tag = 0;
+  for (int op = 0; op < 200000; ++op) {
+    const std::uint64_t r = rng.below(100);
+    if (r < 40 || live.size() < 300) {
+      const Time scale = Time{1} << rng.below(31);
+      const Time at = rt.now() + static_cast<Time>(rng.below(static_cast<std::uint64_t>(scale)));
+      const int prio = static_cast<int>(rng.below(4));
+      const std::uint32_t tag = next_tag++;
+      const Key key{at, prio, seq++};
+      model.emplace(key, tag);
+      live.emplace(tag,
+                   std::make_pair(key, rt.schedule(at, static_cast<Priority>(prio), &log, tag)));
+    } else if (r < 60) {
+      auto it = live.lower_bound(static_cast<std::uint32_t>(rng.below(next_tag)));
+      if (it == live.end()) it = live.begin();
+      TimerId id = it->second.second;
+      rt.cancel(id);
+      model.erase(it->second.first);
+      live.erase(it);
+    } else {
+      ASSERT_TRUE(rt.step()) << "op " << op;
+      const auto [key, tag] = *model.begin();
+      ASSERT_EQ(log.fired.back(), tag) << "op " << op;
+      ASSERT_EQ(rt.now(), std::get<0>(key)) << "op " << op;
+      live.erase(tag);
+      model.erase(model.begin());
+    }
+    ASSERT_EQ(rt.pending(), model.size()) << "op " << op;
+  }
+  std::vector<std::uint32_t> rest;
+  for (const auto& [key, tag] : model) rest.push_back(tag);
+  const std::size_t done = log.fired.size();
+  rt.run_until(kNever);
+  EXPECT_EQ(
+      std::vector<std::uint32_t>(log.fired.begin() + static_cast<long>(done), log.fired.end()),
+      rest);
 }
 
 }  // namespace
