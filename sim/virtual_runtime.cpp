@@ -9,7 +9,7 @@ namespace drainsim {
 namespace {
 constexpr std::uint32_t kNil = UINT32_MAX;
 // Compaction runs when the cancelled timers still queued exceed this, the live ones and a
-// quarter of the buckets left to scan (so that its cost is amortised over the cancels).
+// quarter of the buckets (so that its cost is amortised over the cancels).
 constexpr std::size_t kCompactMin = 256;
 }  // namespace
 
@@ -52,7 +52,7 @@ void VirtualRuntime::cancel(TimerId& id) {
     free_slot_ = id.slot;
     --live_;
     ++dead_;
-    if (dead_ > std::max({kCompactMin, live_, (bucket_count_ - next_bucket_) / 4})) compact();
+    if (dead_ > std::max({kCompactMin, live_, bucket_count_ / 4})) compact();
   }
   id = TimerId{};
 }
@@ -68,6 +68,7 @@ std::uint32_t VirtualRuntime::new_node() const {
 }
 
 void VirtualRuntime::release(std::uint32_t node) const {
+  nodes_[node].target = nullptr;  // so that compact() can tell pooled nodes from live ones
   nodes_[node].next = free_node_;
   free_node_ = node;
 }
@@ -172,27 +173,26 @@ void VirtualRuntime::rebuild() const {
   overflow_.resize(kept);
 }
 
+// Walks the node pool in order rather than the lists (which would miss the cache at every
+// node): the live timers go to overflow_, everything else back to the pool, and the next
+// settle() lays out a new calendar.
 void VirtualRuntime::compact() {
-  const auto drop = [this](std::uint32_t node) {
-    if (nodes_[node].target != nullptr) return false;
-    release(node);
-    return true;
-  };
-  std::erase_if(heap_, [&](const HeapEntry& e) { return drop(e.node); });
-  std::make_heap(heap_.begin(), heap_.end(), later);
-  for (std::size_t i = next_bucket_; i < bucket_count_; ++i) {
-    std::uint32_t* link_to = &heads_[i];
-    while (*link_to != kNil) {
-      const std::uint32_t node = *link_to;
-      const std::uint32_t next = nodes_[node].next;
-      if (drop(node)) {
-        *link_to = next;
-      } else {
-        link_to = &nodes_[node].next;
-      }
+  heap_.clear();
+  std::fill(heads_.begin(), heads_.begin() + static_cast<std::ptrdiff_t>(bucket_count_), kNil);
+  overflow_.clear();
+  free_node_ = kNil;
+  for (std::size_t i = nodes_.size(); i-- > 0;) {
+    const auto node = static_cast<std::uint32_t>(i);
+    if (nodes_[i].target != nullptr) {
+      overflow_.push_back(Far{nodes_[i].time, node});
+    } else {
+      release(node);
     }
   }
-  std::erase_if(overflow_, [&](const Far& f) { return drop(f.node); });
+  bucket_count_ = 0;
+  next_bucket_ = 0;
+  heap_last_ = -1;
+  year_last_ = -1;
   dead_ = 0;
 }
 
