@@ -34,7 +34,7 @@ std::string ProgressReport::bar() const {
   if (done_ > 0 && done_ < total_) {
     const double eta =
         elapsed_s_ * static_cast<double>(total_ - done_) / static_cast<double>(done_);
-    out += "  ETA " + format_clock(eta);
+    out += fmt::format("  ETA {}", format_clock(eta));
   }
   return out;
 }
@@ -42,11 +42,11 @@ std::string ProgressReport::bar() const {
 std::string ProgressReport::line() const {
   std::string out =
       fmt::format("{}: {}/{} runs ({}%)", label_, done_, total_, percent(done_, total_));
-  if (done_ > 0) out += ", " + format_clock(elapsed_s_) + " elapsed";
+  if (done_ > 0) out += fmt::format(", {} elapsed", format_clock(elapsed_s_));
   if (done_ > 0 && done_ < total_) {
     const double eta =
         elapsed_s_ * static_cast<double>(total_ - done_) / static_cast<double>(done_);
-    out += ", ETA " + format_clock(eta);
+    out += fmt::format(", ETA {}", format_clock(eta));
   }
   return out + '\n';
 }
@@ -57,7 +57,7 @@ std::string ProgressReport::update(std::size_t done, std::size_t total, double e
   done_ = done;
   total_ = total;
   elapsed_s_ = elapsed_s;
-  if (terminal_) return "\r" + bar() + "\x1b[K";  // clear what a longer bar left
+  if (terminal_) return fmt::format("\r{}\x1b[K", bar());  // clear what a longer bar left
   if (changed) last_written_ = false;
   if (last_line_s_ >= 0 && elapsed_s - last_line_s_ < plain_interval_s_) return {};
   last_line_s_ = elapsed_s;
