@@ -1,6 +1,7 @@
 #include "conformance.h"
 
 #include <cmath>
+#include <functional>
 #include <optional>
 #include <span>
 #include <utility>
@@ -307,6 +308,29 @@ bool draining_after(const Run& r, double t, Evidence& ev) {
   return false;
 }
 
+// Lists the drain's `rows` (from its start `t` to its `end`, in time order) as
+// "<at> pod-0 <label> <what>" and checks that no gap, from t, between rows or up to end, is
+// longer than `interval`; each longer gap is evidence worded by `gap(from, to)`.
+bool no_gap_longer(const std::vector<const TimedRow*>& rows, double t, double end, double interval,
+                   std::string_view label, Evidence& ev,
+                   const std::function<std::string(double, double)>& gap) {
+  bool ok = true;
+  double prev = t;
+  for (const TimedRow* row : rows) {
+    if (row->at - prev > interval + kEps) {
+      ok = false;
+      ev.push_back(gap(prev, row->at));
+    }
+    ev.push_back(fmt::format("{} {} {} {}", secs(row->at), kPod, label, row->what));
+    prev = row->at;
+  }
+  if (end - prev > interval + kEps) {
+    ok = false;
+    ev.push_back(gap(prev, end));
+  }
+  return ok;
+}
+
 bool gs004(const Profile&, std::span<const Run> runs, Evidence& ev) {
   const Run& r = runs[0];
   const double t = r.signal_at(0);
@@ -320,7 +344,6 @@ bool gs004(const Profile&, std::span<const Run> runs, Evidence& ev) {
     if (h.at < t - kEps) before = h;
     if (h.at >= t - kEps && h.at <= end + kEps) beats.push_back(&h);
   }
-  bool ok = true;
   if (beats.empty()) {
     ev.push_back(fmt::format("no heartbeat from {} between {} (drain start) and {} ({})", kPod,
                              secs(t), secs(end), r.ended < 0 ? "end of run" : "exit"));
@@ -329,21 +352,11 @@ bool gs004(const Profile&, std::span<const Run> runs, Evidence& ev) {
     ev.push_back(r.exit_line());
     return false;
   }
-  double prev = t;
-  for (const TimedRow* h : beats) {
-    if (h->at - prev > r.heartbeat + kEps) {
-      ok = false;
-      ev.push_back(fmt::format("no heartbeat from {} between {} and {} (interval {})", kPod,
-                               secs(prev), secs(h->at), secs(r.heartbeat)));
-    }
-    ev.push_back(fmt::format("{} {} heartbeat {}", secs(h->at), kPod, h->what));
-    prev = h->at;
-  }
-  if (end - prev > r.heartbeat + kEps) {
-    ok = false;
-    ev.push_back(fmt::format("no heartbeat from {} between {} and {} (interval {})", kPod,
-                             secs(prev), secs(end), secs(r.heartbeat)));
-  }
+  const bool ok =
+      no_gap_longer(beats, t, end, r.heartbeat, "heartbeat", ev, [&](double from, double to) {
+        return fmt::format("no heartbeat from {} between {} and {} (interval {})", kPod, secs(from),
+                           secs(to), secs(r.heartbeat));
+      });
   ev.push_back(r.exit_line());
   return ok;
 }
@@ -484,21 +497,9 @@ bool gsr003(const Profile&, std::span<const Run> runs, Evidence& ev) {
     ev.push_back(r.exit_line());
     return false;
   }
-  bool ok = true;
-  double prev = t;
-  for (const TimedRow* m : logs) {
-    if (m->at - prev > 5 + kEps) {
-      ok = false;
-      ev.push_back(
-          fmt::format("no remaining-count log between {} and {}", secs(prev), secs(m->at)));
-    }
-    ev.push_back(fmt::format("{} {} remaining {}", secs(m->at), kPod, m->what));
-    prev = m->at;
-  }
-  if (end - prev > 5 + kEps) {
-    ok = false;
-    ev.push_back(fmt::format("no remaining-count log between {} and {}", secs(prev), secs(end)));
-  }
+  const bool ok = no_gap_longer(logs, t, end, 5, "remaining", ev, [](double from, double to) {
+    return fmt::format("no remaining-count log between {} and {}", secs(from), secs(to));
+  });
   ev.push_back(r.exit_line());
   return ok;
 }
