@@ -199,7 +199,7 @@ void Platform::delete_pod(int pod) {
     return;
   }
   const PlatformConfig& cfg = scenario_.platform;
-  const Duration grace = docker() ? cfg.stop_grace_period : cfg.termination_grace_period;
+  const Duration grace = cfg.grace_period();
   p.deadline = rt_.now() + grace;
   p.deadline_timer = rt_.schedule(p.deadline, Priority::kTimer, this, kDeadline, pod);
   mark_termination(pod);

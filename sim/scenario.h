@@ -102,6 +102,11 @@ struct PlatformConfig {
   Duration pod_start_delay = 10 * kSecond;
   Duration restart_delay = 10 * kSecond;
   bool pid1_shell = false;
+
+  // The time from a deletion to SIGKILL: the Kubernetes or the Docker setting.
+  Duration grace_period() const {
+    return kind == Kind::kDocker ? stop_grace_period : termination_grace_period;
+  }
 };
 
 enum class Signal { kTerm, kInt, kTstp, kCont, kKill, kQuit };

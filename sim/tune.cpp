@@ -55,10 +55,6 @@ std::string pre_stop_text(const PreStop& p) {
 
 bool kubernetes(const Scenario& s) { return s.platform.kind == PlatformConfig::Kind::kKubernetes; }
 
-Duration platform_grace(const Scenario& s) {
-  return kubernetes(s) ? s.platform.termination_grace_period : s.platform.stop_grace_period;
-}
-
 const char* platform_grace_field(const Scenario& s) {
   return kubernetes(s) ? "platform.termination_grace_period" : "platform.stop_grace_period";
 }
@@ -157,7 +153,7 @@ class Searcher {
     s.platform_grace = mode == PlatformGrace::kPaired
                            ? pre_stop_time(pre_stop) + value + spec_.margin
                        : mode == PlatformGrace::kSearched ? value
-                                                          : platform_grace(base_);
+                                                          : base_.platform.grace_period();
     sweep.axes.push_back(single("worker.grace_period", grace_text(s.grace)));
     sweep.axes.push_back(single(platform_grace_field(base_), format_duration(s.platform_grace)));
     Sweep result = run_sweep(sweep);
@@ -375,7 +371,7 @@ Tune run_tune(const TuneSpec& spec) {
 
   // The scenario's own settings against spec §6.3.
   const Duration own_grace = t.base.worker.grace_period;
-  const Duration own_platform = platform_grace(t.base);
+  const Duration own_platform = t.base.platform.grace_period();
   if (own_grace != kNever && own_platform <= pre_stop_time(own) + own_grace) {
     t.warnings.push_back(fmt::format(
         "the scenario's {} ({}) is at or below its worker grace_period ({}){}: the platform "
