@@ -122,10 +122,12 @@ TEST(VirtualRuntime, CancellingTwiceDoesNotCancelTheSlotsNextTimer) {
   TimerId a = rt.schedule(3, Priority::kTimer, &log, 1);
   TimerId copy = a;
   rt.cancel(a);
+  // A cancelled timer's slot is freed when the queue reaches the timer: here.
+  EXPECT_EQ(rt.next_time(), kNever);
   const TimerId b = rt.schedule(4, Priority::kTimer, &log, 2);
-  ASSERT_EQ(b.slot, copy.slot);
-  rt.cancel(copy);  // already cancelled: must not touch b
-  rt.cancel(a);     // a reset handle: no-op
+  ASSERT_EQ(b.slot, copy.slot);  // the point of the test: b reuses a's slot
+  rt.cancel(copy);               // already cancelled: must not touch b
+  rt.cancel(a);                  // a reset handle: no-op
   TimerId none;
   rt.cancel(none);  // a default handle: no-op
   EXPECT_EQ(rt.pending(), 1u);
