@@ -344,6 +344,28 @@ TEST(VirtualRuntime, TimersFarBeyondTheCalendarYearKeepTheirOrder) {
   EXPECT_EQ(rt.now(), kNever);
 }
 
+TEST(VirtualRuntime, TimersMonthsApartKeepTheirOrder) {
+  // 20 timers 30 days apart (and a second, earlier-class one at each instant) would want
+  // buckets far wider than a queued timer's 32-bit offset can span: the calendar is capped
+  // at 2^32 µs, so it is laid out again for each of them. Each firing also schedules one
+  // 1 µs later, which goes into the current bucket.
+  VirtualRuntime rt(1);
+  Log log(rt);
+  constexpr Time kMonth = 30 * 24 * 3600 * kSecond;
+  std::vector<std::uint32_t> expected;
+  for (std::uint32_t i = 0; i < 20; ++i) {
+    rt.schedule(static_cast<Time>(i) * kMonth, Priority::kBackend, &log, 2 * i + 1);
+    rt.schedule(static_cast<Time>(i) * kMonth, Priority::kTimer, &log, 2 * i);
+    expected.insert(expected.end(), {2 * i, 2 * i + 1, 1000 + 2 * i, 1000 + 2 * i + 1});
+  }
+  log.hook = [&](std::uint32_t tag) {
+    if (tag < 1000) rt.schedule(rt.now() + 1, Priority::kTimer, &log, 1000 + tag);
+  };
+  rt.run_until(kNever);
+  EXPECT_EQ(log.fired, expected);
+  EXPECT_EQ(log.times.back(), 19 * kMonth + 1);
+}
+
 TEST(VirtualRuntime, ATimerEarlierThanTheCalendarStillFiresFirst) {
   // next_time() lays out a calendar that starts at 5,000 without moving the clock (0);
   // a timer scheduled afterwards at 10 is due before that calendar starts.
