@@ -127,6 +127,37 @@ TEST_F(Cli, AMalformedFaultIsBadInputNotACrash) {
   }
 }
 
+TEST_F(Cli, OutputFilesAreWrittenWholeOrNotAtAll) {
+  // Written beside the target and renamed over it: an existing file is replaced, nothing
+  // temporary is left, a directory that does not exist is an error, and a device such as
+  // /dev/stdout is written directly.
+  const std::string file = write("ok.json", kValid);
+  ASSERT_EQ(drainsim("run '" + file + "' --seed 1 --out res.json").code, 0);
+  const drainsim::test::CliResult again = drainsim("run '" + file + "' --seed 2 --out res.json");
+  ASSERT_EQ(again.code, 0) << again.err;
+  EXPECT_EQ(nlohmann::json::parse(slurp(dir_ / "res.json"))["seed"], 2);
+  const drainsim::test::CliResult missing =
+      drainsim("run '" + file + "' --out no-such-dir/res.json");
+  EXPECT_EQ(missing.code, 2);
+  EXPECT_NE(missing.err.find("no-such-dir/res.json: cannot write the results file"),
+            std::string::npos)
+      << missing.err;
+  const fs::file_type stdout_type = fs::symlink_status("/dev/stdout").type();
+  const drainsim::test::CliResult piped =
+      drainsim("compare '" + file + "' --profiles ojs --seeds 2 --format json --out /dev/stdout");
+  ASSERT_EQ(piped.code, 0) << piped.err;
+  EXPECT_EQ(fs::symlink_status("/dev/stdout").type(), stdout_type);  // not replaced
+  EXPECT_TRUE(nlohmann::json::parse(piped.out).is_object()) << piped.out;
+  // A symbolic link keeps pointing where it did; its target gets the results.
+  fs::create_symlink("kept.json", dir_ / "link.json");
+  ASSERT_EQ(drainsim("run '" + file + "' --seed 3 --out link.json").code, 0);
+  EXPECT_TRUE(fs::is_symlink(dir_ / "link.json"));
+  EXPECT_EQ(nlohmann::json::parse(slurp(dir_ / "kept.json"))["seed"], 3);
+  for (const auto& entry : fs::directory_iterator(dir_)) {
+    EXPECT_EQ(entry.path().filename().string().find(".tmp-"), std::string::npos) << entry.path();
+  }
+}
+
 TEST_F(Cli, FidelityComparesTheEnginesSideBySide) {
   // Case a) of the core issue: four jobs complete on all three engines, none retried.
   const std::string file = write("ok.json", kValid);

@@ -49,6 +49,33 @@ constexpr int kBadInput = 2;
 constexpr int kAuditFailed = 3;
 constexpr int kInterrupted = 130;
 
+// Writes `text` to `path` whole or not at all: into a temporary file beside it, renamed
+// over it once complete, so that an interrupted or failed write never leaves a truncated
+// results or part file where a reader expects a complete one. A path that exists and is
+// not a regular file itself (a symbolic link such as /dev/stdout, a device, a pipe) is
+// written directly, so that it is never replaced. False when it cannot be written.
+bool write_whole(const std::string& path, const std::string& text) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::file_status status = fs::symlink_status(path, ec);
+  if (fs::exists(status) && !fs::is_regular_file(status)) {
+    std::ofstream f(path, std::ios::binary);
+    return static_cast<bool>(f << text << std::flush);
+  }
+  const std::string tmp = fmt::format("{}.tmp-{}", path, getpid());
+  bool written;
+  {
+    std::ofstream f(tmp, std::ios::binary);
+    written = static_cast<bool>(f << text << std::flush);
+  }
+  if (written) fs::rename(tmp, path, ec);
+  if (!written || ec) {
+    fs::remove(tmp, ec);
+    return false;
+  }
+  return true;
+}
+
 std::string fmt_seconds(const json& v) {
   if (v.is_null()) return "-";
   return fmt::format("{:.3f}s", v.get<double>());
@@ -242,13 +269,9 @@ int run(const RunArgs& args) {
     std::filesystem::create_directories("results");
     path = fmt::format("results/{}-{}.json", s.name, s.seed);
   }
-  {
-    std::ofstream f(path, std::ios::binary);
-    if (!f) {
-      fmt::print(stderr, "error: {}: cannot write the results file\n", path);
-      return kBadInput;
-    }
-    f << (args.timeline ? out.results.dump() : out.results.dump(2)) << '\n';
+  if (!write_whole(path, (args.timeline ? out.results.dump() : out.results.dump(2)) + '\n')) {
+    fmt::print(stderr, "error: {}: cannot write the results file\n", path);
+    return kBadInput;
   }
   print_summary(out.results, path, wall);
   if (!out.audit.ok) {
@@ -278,8 +301,7 @@ bool emit(const std::string& text, const std::string& path) {
     fmt::print("{}", text);
     return true;
   }
-  std::ofstream f(path, std::ios::binary);
-  if (f << text) return true;
+  if (write_whole(path, text)) return true;
   fmt::print(stderr, "error: {}: cannot write it\n", path);
   return false;
 }
