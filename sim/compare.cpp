@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include <fmt/format.h>
+#include <boost/algorithm/string/trim.hpp>
 
 #include "profile.h"
 #include "results.h"
@@ -28,12 +29,6 @@ std::string known_profiles() {
     names += fmt::format("{}{}", names.empty() ? "" : ", ", p.name);
   }
   return names;
-}
-
-std::string_view trimmed(std::string_view s) {
-  while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
-  while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
-  return s;
 }
 
 // The header row and a row per profile, cells as the text formats show them.
@@ -115,14 +110,14 @@ std::span<const CompareMetric> compare_metrics() { return kMetrics; }
 
 ProfileSelection select_profiles(std::string_view spec) {
   ProfileSelection out;
-  if (trimmed(spec) == "all") {
+  if (boost::algorithm::trim_copy(spec) == "all") {
     for (const Profile& p : all_profiles()) out.names.emplace_back(p.name);
     return out;
   }
   std::vector<std::string> names;
   for (std::string_view rest = spec;;) {
     const std::size_t comma = rest.find(',');
-    const std::string_view name = trimmed(rest.substr(0, comma));
+    const std::string_view name = boost::algorithm::trim_copy(rest.substr(0, comma));
     if (name.empty()) {
       out.error = fmt::format("--profiles: an empty profile name in \"{}\"; known profiles: {}",
                               spec, known_profiles());

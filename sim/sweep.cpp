@@ -16,6 +16,7 @@
 #include <thread>
 
 #include <fmt/format.h>
+#include <boost/algorithm/string/trim.hpp>
 
 #include "duration.h"
 #include "results.h"
@@ -30,12 +31,6 @@ using nlohmann::json;
 
 // More values than this on one axis is surely a typo in the step.
 constexpr std::size_t kMaxAxisValues = 100000;
-
-std::string_view trimmed(std::string_view s) {
-  while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
-  while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
-  return s;
-}
 
 template <typename T>
 std::optional<T> parse_number(std::string_view s) {
@@ -69,9 +64,10 @@ std::string parse_range(std::string_view range, SweepAxis& axis) {
   if (slash == std::string_view::npos) {
     return "a range needs a step: START..END/STEP, e.g. 5s..120s/5s";
   }
-  const std::string_view start = trimmed(range.substr(0, dots));
-  const std::string_view end = trimmed(range.substr(dots + 2, slash - dots - 2));
-  const std::string_view step = trimmed(range.substr(slash + 1));
+  const std::string_view start = boost::algorithm::trim_copy(range.substr(0, dots));
+  const std::string_view end =
+      boost::algorithm::trim_copy(range.substr(dots + 2, slash - dots - 2));
+  const std::string_view step = boost::algorithm::trim_copy(range.substr(slash + 1));
   if (start.empty() || end.empty() || step.empty() || end.find("..") != std::string_view::npos ||
       step.find('/') != std::string_view::npos) {
     return "expected a range START..END/STEP, e.g. 5s..120s/5s or 1..10/1";
@@ -165,9 +161,9 @@ AxisParse parse_axis(std::string_view spec) {
   }
   SweepAxis axis;
   axis.spec = std::string(spec);
-  axis.path = std::string(trimmed(spec.substr(0, eq)));
+  axis.path = std::string(boost::algorithm::trim_copy(spec.substr(0, eq)));
   if (axis.path.empty()) return fail(spec, "no field path before '='");
-  const std::string_view rhs = trimmed(spec.substr(eq + 1));
+  const std::string_view rhs = boost::algorithm::trim_copy(spec.substr(eq + 1));
   if (rhs.empty()) return fail(spec, "an empty list of values");
   if (rhs.find("..") != std::string_view::npos) {
     if (rhs.find(',') != std::string_view::npos) {
@@ -180,7 +176,7 @@ AxisParse parse_axis(std::string_view spec) {
   }
   for (std::string_view rest = rhs;;) {
     const std::size_t comma = rest.find(',');
-    const std::string_view text = trimmed(rest.substr(0, comma));
+    const std::string_view text = boost::algorithm::trim_copy(rest.substr(0, comma));
     if (text.empty()) return fail(spec, "an empty value in the list");
     json value = json::parse(text, nullptr, false);
     if (value.is_discarded()) value = std::string(text);
