@@ -6,12 +6,9 @@
 #include <QBarSeries>
 #include <QBarSet>
 #include <QChart>
-#include <QChartView>
-#include <QComboBox>
 #include <QCursor>
 #include <QFileInfo>
 #include <QToolTip>
-#include <QVBoxLayout>
 #include <QValueAxis>
 
 namespace drainsim::viewer {
@@ -22,47 +19,22 @@ bool is_seconds(const std::string& metric) { return metric.find("_s") != std::st
 
 }  // namespace
 
-CompareView::CompareView(QWidget* parent)
-    : QWidget(parent), metric_(new QComboBox(this)), view_(new QChartView(this)) {
-  auto* layout = new QVBoxLayout(this);
-  layout->addWidget(metric_);
-  layout->addWidget(view_, 1);
-  view_->setRenderHint(QPainter::Antialiasing);
-  view_->setChart(new QChart());
-  connect(metric_, &QComboBox::currentTextChanged, this, [this] { rebuild(); });
-}
-
-bool CompareView::set_metric(const QString& metric_or_group) {
-  const int i = metric_->findText(metric_or_group);
-  if (i < 0) return false;
-  metric_->setCurrentIndex(i);
-  rebuild();
-  return true;
-}
+CompareView::CompareView(QWidget* parent) : MetricChart(parent) {}
 
 void CompareView::set_comparisons(std::vector<std::shared_ptr<const Comparison>> comparisons) {
   comparisons_ = std::move(comparisons);
-  const QString keep = metric_->currentText();
-  QSignalBlocker block(metric_);
-  metric_->clear();
-  metric_->addItem(QStringLiteral("counts"));
-  metric_->addItem(QStringLiteral("seconds"));
-  std::vector<std::string> seen;
+  QStringList choices = {QStringLiteral("counts"), QStringLiteral("seconds")};
   for (const auto& c : comparisons_) {
     for (const std::string& m : c->metrics) {
-      if (std::find(seen.begin(), seen.end(), m) == seen.end()) {
-        seen.push_back(m);
-        metric_->addItem(QString::fromStdString(m));
-      }
+      const QString name = QString::fromStdString(m);
+      if (!choices.contains(name)) choices.push_back(name);
     }
   }
-  const int i = metric_->findText(keep);
-  metric_->setCurrentIndex(std::max(0, i));
-  rebuild();
+  set_choices(choices);
 }
 
 void CompareView::rebuild() {
-  const QString choice = metric_->currentText();
+  const QString choice = metric();
   std::vector<std::string> metrics;
   for (const auto& c : comparisons_) {
     for (const std::string& m : c->metrics) {
@@ -149,9 +121,7 @@ void CompareView::rebuild() {
                       : QStringLiteral("%1 — %2 seeds per profile")
                             .arg(QString::fromStdString(comparisons_[0]->scenario))
                             .arg(comparisons_[0]->seeds));
-  QChart* old = view_->chart();
-  view_->setChart(chart);
-  delete old;
+  show_chart(chart);
 }
 
 }  // namespace drainsim::viewer

@@ -9,37 +9,29 @@
 
 #include <QList>
 #include <QStringList>
-#include <QWidget>
 
+#include "metric_chart.h"
 #include "results_reader.h"
-
-QT_BEGIN_NAMESPACE
-class QComboBox;
-class QChartView;
-QT_END_NAMESPACE
 
 namespace drainsim::viewer {
 
-class CompareView : public QWidget {
+class CompareView : public MetricChart {
   Q_OBJECT
 
  public:
   explicit CompareView(QWidget* parent = nullptr);
   void set_comparisons(std::vector<std::shared_ptr<const Comparison>> comparisons);
-  // "counts", "seconds" or one metric's name; false if unknown.
-  bool set_metric(const QString& metric_or_group);
+  // The choices (set_metric): "counts", "seconds" or one metric's name.
   // What is drawn: the categories (profiles) and, per bar set (metric), its values.
   QStringList categories() const { return categories_; }
   std::vector<std::pair<QString, QList<double>>> bars() const { return bars_; }
 
  private:
-  void rebuild();
+  void rebuild() override;
 
   std::vector<std::shared_ptr<const Comparison>> comparisons_;
   QStringList categories_;
   std::vector<std::pair<QString, QList<double>>> bars_;
-  QComboBox* metric_;
-  QChartView* view_;
 };
 
 }  // namespace drainsim::viewer

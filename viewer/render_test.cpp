@@ -201,6 +201,29 @@ class RenderTest : public QObject {
     QCOMPARE(bars[3].second.at(0), 35.0);
   }
 
+  void theMetricChoiceDefaultsAndSurvivesAReload() {
+    // A sweep view opens on job_loss, a compare view on the counts group; a chosen metric
+    // stays chosen when the files are loaded again (reload on change), and an unknown one
+    // is refused without changing anything.
+    const Loaded sweeps = load({kDir + QStringLiteral("/one-pod-rollout.sweep.json")});
+    SweepView sw;
+    sw.set_sweeps(sweeps.sweeps);
+    QCOMPARE(sw.metric(), QStringLiteral("job_loss"));
+    QVERIFY(sw.set_metric(QStringLiteral("wasted_work_s")));
+    QVERIFY(!sw.set_metric(QStringLiteral("no_such_metric")));
+    sw.set_sweeps(sweeps.sweeps);
+    QCOMPARE(sw.metric(), QStringLiteral("wasted_work_s"));
+    QCOMPARE(sw.lines()[0].mean.at(0), QPointF(10, 55));  // drawn for the kept choice
+    const Loaded compare = load({kDir + QStringLiteral("/one-pod-rollout.compare.json")});
+    CompareView cv;
+    cv.set_comparisons(compare.comparisons);
+    QCOMPARE(cv.metric(), QStringLiteral("counts"));
+    QVERIFY(cv.set_metric(QStringLiteral("seconds")));
+    cv.set_comparisons(compare.comparisons);
+    QCOMPARE(cv.metric(), QStringLiteral("seconds"));
+    QCOMPARE(cv.bars()[0].first, QStringLiteral("wasted_work_s"));
+  }
+
   void pixelColumnsShowTheWorstOutcome() {
     // One pod, one slot: 300 attempts of 0.1 s back to back over 0..30 s, all completed but
     // the one at 10.0..10.1 s, killed. At 1492 px for 30 s an attempt is ~5 px wide; zoomed

@@ -3,16 +3,14 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 
 #include <QAreaSeries>
 #include <QCategoryAxis>
 #include <QChart>
-#include <QChartView>
-#include <QComboBox>
 #include <QFileInfo>
 #include <QLineSeries>
 #include <QScatterSeries>
-#include <QVBoxLayout>
 #include <QValueAxis>
 
 namespace drainsim::viewer {
@@ -38,46 +36,21 @@ bool numeric_axis(const Sweep& s) {
 
 }  // namespace
 
-SweepView::SweepView(QWidget* parent)
-    : QWidget(parent), metric_(new QComboBox(this)), view_(new QChartView(this)) {
-  auto* layout = new QVBoxLayout(this);
-  layout->addWidget(metric_);
-  layout->addWidget(view_, 1);
-  view_->setRenderHint(QPainter::Antialiasing);
-  view_->setChart(new QChart());
-  connect(metric_, &QComboBox::currentTextChanged, this, [this] { rebuild(); });
-}
-
-QString SweepView::metric() const { return metric_->currentText(); }
-
-bool SweepView::set_metric(const QString& metric) {
-  const int i = metric_->findText(metric);
-  if (i < 0) return false;
-  metric_->setCurrentIndex(i);
-  rebuild();
-  return true;
-}
+SweepView::SweepView(QWidget* parent) : MetricChart(parent) {}
 
 void SweepView::set_sweeps(std::vector<std::shared_ptr<const Sweep>> sweeps) {
   sweeps_ = std::move(sweeps);
-  const QString keep = metric_->currentText();
-  QSignalBlocker block(metric_);
-  metric_->clear();
-  std::map<std::string, bool> names;
-  for (const auto& s : sweeps_) {
-    for (const std::string& m : s->metrics) names[m] = true;
-  }
-  for (const auto& [m, unused] : names) metric_->addItem(QString::fromStdString(m));
-  int i = metric_->findText(keep);
-  if (i < 0) i = metric_->findText(QStringLiteral("job_loss"));
-  metric_->setCurrentIndex(std::max(0, i));
-  rebuild();
+  std::set<std::string> names;
+  for (const auto& s : sweeps_) names.insert(s->metrics.begin(), s->metrics.end());
+  QStringList choices;
+  for (const std::string& m : names) choices.push_back(QString::fromStdString(m));
+  set_choices(choices, QStringLiteral("job_loss"));
 }
 
 void SweepView::rebuild() {
   lines_.clear();
   auto* chart = new QChart();
-  const std::string metric = metric_->currentText().toStdString();
+  const std::string metric = this->metric().toStdString();
   auto* x = new QValueAxis();
   auto* y = new QValueAxis();
   chart->addAxis(x, Qt::AlignBottom);
@@ -161,9 +134,7 @@ void SweepView::rebuild() {
       sweeps_.empty()
           ? QStringLiteral("Open a sweep file (drainsim sweep --out FILE)")
           : QStringLiteral("sweep of %1").arg(QString::fromStdString(sweeps_[0]->scenario)));
-  QChart* old = view_->chart();
-  view_->setChart(chart);
-  delete old;
+  show_chart(chart);
 }
 
 }  // namespace drainsim::viewer

@@ -10,26 +10,19 @@
 #include <QList>
 #include <QPointF>
 #include <QString>
-#include <QWidget>
 
+#include "metric_chart.h"
 #include "results_reader.h"
-
-QT_BEGIN_NAMESPACE
-class QComboBox;
-class QChartView;
-QT_END_NAMESPACE
 
 namespace drainsim::viewer {
 
-class SweepView : public QWidget {
+class SweepView : public MetricChart {
   Q_OBJECT
 
  public:
   explicit SweepView(QWidget* parent = nullptr);
   void set_sweeps(std::vector<std::shared_ptr<const Sweep>> sweeps);
-  // Shows `metric` (a dotted summary path); false if no sweep has it.
-  bool set_metric(const QString& metric);
-  QString metric() const;
+  // The choices (set_metric): the metrics' dotted summary paths; job_loss first shown.
   // What is drawn: per line (named "FILE mean (n=N seeds)", with " AXIS=VALUE" for a second
   // axis), its mean points, and the band's upper and lower points.
   struct Line {
@@ -39,12 +32,10 @@ class SweepView : public QWidget {
   std::vector<Line> lines() const { return lines_; }
 
  private:
-  void rebuild();
+  void rebuild() override;
 
   std::vector<std::shared_ptr<const Sweep>> sweeps_;
   std::vector<Line> lines_;
-  QComboBox* metric_;
-  QChartView* view_;
 };
 
 }  // namespace drainsim::viewer
