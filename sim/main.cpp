@@ -13,6 +13,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <iterator>
 #include <optional>
@@ -29,6 +30,7 @@
 #include "fidelity.h"
 #include "profile.h"
 #include "progress.h"
+#include "results.h"
 #include "scenario_loader.h"
 #include "simulation.h"
 #include "sweep.h"
@@ -49,24 +51,26 @@ constexpr int kBadInput = 2;
 constexpr int kAuditFailed = 3;
 constexpr int kInterrupted = 130;
 
-// Writes `text` to `path` whole or not at all: into a temporary file beside it, renamed
+// Writes `path` whole or not at all: `write` writes into a temporary file beside it, renamed
 // over it once complete, so that an interrupted or failed write never leaves a truncated
 // results or part file where a reader expects a complete one. A path that exists and is
 // not a regular file itself (a symbolic link such as /dev/stdout, a device, a pipe) is
 // written directly, so that it is never replaced. False when it cannot be written.
-bool write_whole(const std::string& path, const std::string& text) {
+bool write_whole(const std::string& path, const std::function<void(std::ostream&)>& write) {
   namespace fs = std::filesystem;
   std::error_code ec;
   const fs::file_status status = fs::symlink_status(path, ec);
   if (fs::exists(status) && !fs::is_regular_file(status)) {
     std::ofstream f(path, std::ios::binary);
-    return static_cast<bool>(f << text << std::flush);
+    write(f);
+    return static_cast<bool>(f << std::flush);
   }
   const std::string tmp = fmt::format("{}.tmp-{}", path, getpid());
   bool written;
   {
     std::ofstream f(tmp, std::ios::binary);
-    written = static_cast<bool>(f << text << std::flush);
+    if (f) write(f);
+    written = static_cast<bool>(f << std::flush);
   }
   if (written) fs::rename(tmp, path, ec);
   if (!written || ec) {
@@ -165,6 +169,7 @@ bool prepare(const RunArgs& args, Scenario& s, drainsim::RunOptions& options) {
   }
   if (args.seed) s.seed = *args.seed;
   options.timeline = args.timeline;
+  options.stream_timeline = args.timeline;
   options.engine = args.engine == "realtime"  ? drainsim::Engine::kRealtime
                    : args.engine == "process" ? drainsim::Engine::kProcess
                                               : drainsim::Engine::kVirtual;
@@ -269,7 +274,16 @@ int run(const RunArgs& args) {
     std::filesystem::create_directories("results");
     path = fmt::format("results/{}-{}.json", s.name, s.seed);
   }
-  if (!write_whole(path, (args.timeline ? out.results.dump() : out.results.dump(2)) + '\n')) {
+  const bool written = write_whole(path, [&](std::ostream& f) {
+    if (out.timeline) {  // compact, streamed: an indented timeline would be far larger
+      drainsim::write_results(out.results, out.timeline.get(),
+                              [&](std::string_view piece) { f << piece; });
+    } else {
+      f << out.results.dump(2);
+    }
+    f << '\n';
+  });
+  if (!written) {
     fmt::print(stderr, "error: {}: cannot write the results file\n", path);
     return kBadInput;
   }
@@ -301,7 +315,7 @@ bool emit(const std::string& text, const std::string& path) {
     fmt::print("{}", text);
     return true;
   }
-  if (write_whole(path, text)) return true;
+  if (write_whole(path, [&](std::ostream& f) { f << text; })) return true;
   fmt::print(stderr, "error: {}: cannot write it\n", path);
   return false;
 }

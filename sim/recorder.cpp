@@ -293,4 +293,10 @@ void Recorder::report(const ReportRecord& record) {
   if (timeline_) reports_.push_back(record);
 }
 
+Timeline Recorder::take_timeline() {
+  return Timeline{std::move(attempts_),  std::move(pod_states_), std::move(signals_),
+                  std::move(remaining_), std::move(series_),     std::move(heartbeats_),
+                  std::move(reports_)};
+}
+
 }  // namespace drainsim

@@ -112,6 +112,17 @@ struct AuditResult {
   std::int64_t error_count = 0;
 };
 
+// The timeline's records, moved out of the recorder at the end of a run.
+struct Timeline {
+  std::vector<AttemptRecord> attempts;
+  std::vector<PodStateRecord> pod_states;
+  std::vector<SignalRecord> signals;
+  std::vector<RemainingRecord> remaining;
+  std::vector<SeriesPoint> series;
+  std::vector<HeartbeatRecord> heartbeats;
+  std::vector<ReportRecord> reports;
+};
+
 class Recorder {
  public:
   explicit Recorder(bool timeline);
@@ -163,6 +174,8 @@ class Recorder {
   const std::vector<SeriesPoint>& series() const { return series_; }
   const std::vector<HeartbeatRecord>& heartbeats() const { return heartbeats_; }
   const std::vector<ReportRecord>& reports() const { return reports_; }
+  // Moves the timeline's records out; the accessors above are empty afterwards.
+  Timeline take_timeline();
   const std::vector<std::string>& warnings() const { return warnings_; }
   std::int64_t in_flight() const { return in_flight_; }
 

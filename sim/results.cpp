@@ -1,5 +1,8 @@
 #include "results.h"
 
+#include <iterator>
+#include <stdexcept>
+
 #include "profile.h"
 
 #include <fmt/format.h>
@@ -126,53 +129,88 @@ json pods_json(const Platform& platform) {
   return pods;
 }
 
-json timeline_json(const Recorder& rec) {
-  json states = json::array();
-  for (const PodStateRecord& r : rec.pod_states()) {
-    states.push_back({to_seconds(r.at), r.pod, to_string(r.state)});
-  }
-  json signals = json::array();
-  for (const SignalRecord& r : rec.signals()) {
-    signals.push_back({to_seconds(r.at), r.pod, to_string(r.signal), r.delivered, r.source});
-  }
-  json attempts = json::array();
-  for (const AttemptRecord& a : rec.attempts()) {
-    attempts.push_back({a.job, a.attempt, a.pod, a.worker, a.slot, to_seconds(a.start),
-                        to_seconds(a.end), a.duplicate ? "duplicate" : to_string(a.outcome)});
-  }
-  json remaining = json::array();
-  for (const RemainingRecord& r : rec.remaining_log()) {
-    remaining.push_back({to_seconds(r.at), r.pod, r.worker, r.remaining});
-  }
-  json series = json::array();
-  for (const SeriesPoint& p : rec.series()) {
-    series.push_back({to_seconds(p.at), p.queued, p.scheduled, p.in_flight});
-  }
-  json heartbeats = json::array();
-  for (const HeartbeatRecord& h : rec.heartbeats()) {
-    heartbeats.push_back({to_seconds(h.at), h.pod, h.worker, to_string(h.state)});
-  }
-  json reports = json::array();
-  for (const ReportRecord& r : rec.reports()) {
-    reports.push_back({to_seconds(r.at), r.pod, r.worker, r.job, r.attempt, to_string(r.kind),
-                       r.kind == ReportKind::kFail ? to_string(r.error) : "", r.accepted});
-  }
-  return {
-      {"pod_states", {{"columns", {"t_s", "pod", "state"}}, {"rows", states}}},
-      {"signals",
-       {{"columns", {"t_s", "pod", "signal", "delivered", "source"}}, {"rows", signals}}},
-      {"attempts",
-       {{"columns", {"job", "attempt", "pod", "worker", "slot", "start_s", "end_s", "outcome"}},
-        {"rows", attempts}}},
-      {"drain_remaining",
-       {{"columns", {"t_s", "pod", "worker", "remaining"}}, {"rows", remaining}}},
-      {"series", {{"columns", {"t_s", "queued", "scheduled", "in_flight"}}, {"rows", series}}},
-      {"heartbeats", {{"columns", {"t_s", "pod", "worker", "state"}}, {"rows", heartbeats}}},
-      {"reports",
-       {{"columns", {"t_s", "pod", "worker", "job", "attempt", "kind", "error", "accepted"}},
-        {"rows", reports}}},
-  };
+// Calls visit(name, columns, records, row) for each timeline table, in the order of their
+// names (the document's key order); row(record) is the record's row.
+template <typename Visit>
+void visit_tables(const Timeline& t, Visit&& visit) {
+  visit("attempts", json{"job", "attempt", "pod", "worker", "slot", "start_s", "end_s", "outcome"},
+        t.attempts, [](const AttemptRecord& a) {
+          return json{a.job,
+                      a.attempt,
+                      a.pod,
+                      a.worker,
+                      a.slot,
+                      to_seconds(a.start),
+                      to_seconds(a.end),
+                      a.duplicate ? "duplicate" : to_string(a.outcome)};
+        });
+  visit("drain_remaining", json{"t_s", "pod", "worker", "remaining"}, t.remaining,
+        [](const RemainingRecord& r) {
+          return json{to_seconds(r.at), r.pod, r.worker, r.remaining};
+        });
+  visit("heartbeats", json{"t_s", "pod", "worker", "state"}, t.heartbeats,
+        [](const HeartbeatRecord& h) {
+          return json{to_seconds(h.at), h.pod, h.worker, to_string(h.state)};
+        });
+  visit("pod_states", json{"t_s", "pod", "state"}, t.pod_states, [](const PodStateRecord& r) {
+    return json{to_seconds(r.at), r.pod, to_string(r.state)};
+  });
+  visit("reports", json{"t_s", "pod", "worker", "job", "attempt", "kind", "error", "accepted"},
+        t.reports, [](const ReportRecord& r) {
+          return json{to_seconds(r.at),
+                      r.pod,
+                      r.worker,
+                      r.job,
+                      r.attempt,
+                      to_string(r.kind),
+                      r.kind == ReportKind::kFail ? to_string(r.error) : "",
+                      r.accepted};
+        });
+  visit("series", json{"t_s", "queued", "scheduled", "in_flight"}, t.series,
+        [](const SeriesPoint& p) {
+          return json{to_seconds(p.at), p.queued, p.scheduled, p.in_flight};
+        });
+  visit("signals", json{"t_s", "pod", "signal", "delivered", "source"}, t.signals,
+        [](const SignalRecord& r) {
+          return json{to_seconds(r.at), r.pod, to_string(r.signal), r.delivered, r.source};
+        });
 }
+
+void write_timeline(const Timeline& t, const TextSink& out) {
+  bool first_table = true;
+  visit_tables(
+      t, [&](std::string_view name, const json& columns, const auto& records, const auto& row) {
+        out(first_table ? "{\"" : ",\"");
+        first_table = false;
+        out(name);
+        out("\":{\"columns\":");
+        out(columns.dump());
+        out(",\"rows\":[");
+        bool first = true;
+        for (const auto& r : records) {
+          if (!first) out(",");
+          first = false;
+          out(row(r).dump());
+        }
+        out("]}");
+      });
+  out("}");
+}
+
+// The FNV-1a 64 hash, fed in pieces.
+class Fnv1a64 {
+ public:
+  void add(std::string_view bytes) {
+    for (const unsigned char c : bytes) {
+      h_ ^= c;
+      h_ *= 0x100000001b3ULL;
+    }
+  }
+  std::string hex() const { return fmt::format("{:016x}", h_); }
+
+ private:
+  std::uint64_t h_ = 0xcbf29ce484222325ULL;
+};
 
 }  // namespace
 
@@ -196,22 +234,54 @@ json build_results(const Scenario& scenario, const Recorder& recorder, const Pla
       {"pods", pods_json(platform)},
       {"warnings", recorder.warnings()},
   };
-  if (recorder.timeline()) out["timeline"] = timeline_json(recorder);
   return out;
 }
 
-std::string fnv1a64_hex(std::string_view bytes) {
-  std::uint64_t h = 0xcbf29ce484222325ULL;
-  for (const unsigned char c : bytes) {
-    h ^= c;
-    h *= 0x100000001b3ULL;
-  }
-  return fmt::format("{:016x}", h);
+json timeline_json(const Timeline& timeline) {
+  json out = json::object();
+  visit_tables(timeline, [&](std::string_view name, const json& columns, const auto& records,
+                             const auto& row) {
+    json rows = json::array();
+    for (const auto& r : records) rows.push_back(row(r));
+    out[std::string(name)] = {{"columns", columns}, {"rows", std::move(rows)}};
+  });
+  return out;
 }
 
-std::string stamp_hash(json& results) {
+void write_results(const json& results, const Timeline* timeline, const TextSink& out) {
+  if (timeline == nullptr) {
+    out(results.dump());
+    return;
+  }
+  // "timeline" sorts just before "warnings", the document's last key: write the rest
+  // without "warnings", then the timeline, then "warnings".
+  json head = results;
+  const json warnings = head.at("warnings");
+  head.erase("warnings");
+  if (!head.empty() && std::prev(head.end()).key() >= "timeline") {
+    throw std::logic_error("write_results: a results key sorts after \"timeline\"");
+  }
+  std::string text = head.dump();
+  text.pop_back();  // the closing brace
+  out(text);
+  out(head.empty() ? "\"timeline\":" : ",\"timeline\":");
+  write_timeline(*timeline, out);
+  out(",\"warnings\":");
+  out(warnings.dump());
+  out("}");
+}
+
+std::string fnv1a64_hex(std::string_view bytes) {
+  Fnv1a64 h;
+  h.add(bytes);
+  return h.hex();
+}
+
+std::string stamp_hash(json& results, const Timeline* timeline) {
   results.erase("result_hash");
-  std::string hex = fnv1a64_hex(results.dump());
+  Fnv1a64 h;
+  write_results(results, timeline, [&](std::string_view piece) { h.add(piece); });
+  std::string hex = h.hex();
   results["result_hash"] = hex;
   return hex;
 }

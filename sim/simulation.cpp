@@ -63,6 +63,7 @@ struct Run {
   Run(Runtime& runtime, const Scenario& s, const RunOptions& o, const MakeProcesses& processes = {})
       : rt(runtime),
         scenario(s),
+        stream_timeline(o.stream_timeline),
         recorder(o.timeline),
         backend(rt, s.backend, backend_mechanisms(s.worker), recorder, o.faults),
         platform(rt, s, backend, recorder,
@@ -92,12 +93,21 @@ struct Run {
     out.ended_at = ended_at;
     out.results =
         build_results(scenario, recorder, platform, out.audit, ended_at, early, to_string(engine));
-    out.hash = stamp_hash(out.results);
+    if (recorder.timeline()) {
+      auto timeline = std::make_shared<const Timeline>(recorder.take_timeline());
+      if (stream_timeline) {
+        out.timeline = std::move(timeline);
+      } else {
+        out.results["timeline"] = timeline_json(*timeline);
+      }
+    }
+    out.hash = stamp_hash(out.results, out.timeline.get());
     return out;
   }
 
   Runtime& rt;
   const Scenario& scenario;
+  const bool stream_timeline;
   Recorder recorder;
   Backend backend;
   Platform platform;

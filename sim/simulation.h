@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -29,6 +30,9 @@ enum class ModelAccess { kStrand, kLock };
 
 struct RunOptions {
   bool timeline = false;
+  // With `timeline`: keep the timeline out of RunOutput::results, in RunOutput::timeline
+  // (write it with write_results). The document would cost about 1.7 KB per job.
+  bool stream_timeline = false;
   Engine engine = Engine::kVirtual;
   double time_scale = 100;                  // realtime: simulated seconds per real second
   int threads = 2;                          // realtime: the thread pool
@@ -50,6 +54,7 @@ struct RunOutput {
   nlohmann::json results;  // the results document (DESIGN.md, Metrics; results/README.md)
   AuditResult audit;
   std::string hash;  // result_hash: FNV-1a 64 of the document without it, in hex
+  std::shared_ptr<const Timeline> timeline;  // with RunOptions::stream_timeline
   std::uint64_t events = 0;
   Time ended_at = 0;
   int processes_left = 0;    // process: workers still running at the end, killed and reaped

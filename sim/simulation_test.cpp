@@ -7,6 +7,7 @@
 
 #include <string>
 
+#include "results.h"
 #include "scenario_loader.h"
 #include "test_scenarios.h"
 
@@ -303,6 +304,34 @@ TEST(Determinism, SameSeedSameBytesOtherSeedOtherBytes) {
   const RunOutput c = run_scenario(other, options);
   EXPECT_NE(a.hash, c.hash);
   EXPECT_NE(a.results["summary"].dump(), c.results["summary"].dump());
+}
+
+TEST(Determinism, AStreamedTimelineWritesTheDocumentsBytes) {
+  // `drainsim run --timeline` keeps the timeline out of the document and writes it
+  // piecewise; the bytes and the hash must be those of the whole document dumped. The
+  // oom-kill scenario has every table: attempts of every outcome, signals, pod states,
+  // heartbeats, reports, drain remaining counts and series.
+  const Scenario s =
+      load_scenario_file(std::string(DRAINSIM_SOURCE_DIR) + "/scenarios/oom-kill.json");
+  RunOptions options;
+  options.timeline = true;
+  const RunOutput whole = run_scenario(s, options);
+  options.stream_timeline = true;
+  const RunOutput streamed = run_scenario(s, options);
+  ASSERT_NE(streamed.timeline, nullptr);
+  EXPECT_FALSE(streamed.results.contains("timeline"));
+  EXPECT_FALSE(streamed.timeline->attempts.empty());
+  EXPECT_FALSE(streamed.timeline->heartbeats.empty());
+  EXPECT_EQ(streamed.hash, whole.hash);
+  std::string text;
+  std::size_t pieces = 0;
+  write_results(streamed.results, streamed.timeline.get(), [&](std::string_view piece) {
+    text += piece;
+    ++pieces;
+  });
+  EXPECT_EQ(text, whole.results.dump());
+  EXPECT_GT(pieces, streamed.timeline->attempts.size());  // written row by row
+  EXPECT_EQ(timeline_json(*streamed.timeline), whole.results["timeline"]);
 }
 
 TEST(Audit, DroppedAckedJobFailsTheAuditNamingIt) {
