@@ -304,7 +304,41 @@ TEST_F(SweepRun, StoppedBeforeItStartsNothingRuns) {
   EXPECT_FALSE(out.complete);
 }
 
-class SweepCli : public drainsim::test::CliTest {};
+// Starts `drainsim ARGS` in the scratch directory, stderr to err.txt (removed first, so
+// that what is read there is this run's); returns its pid.
+pid_t spawn(const std::filesystem::path& dir, const std::string& args) {
+  std::filesystem::remove(dir / "err.txt");
+  const std::string cmd = "cd '" + dir.string() + "' && exec '" + DRAINSIM_BINARY + "' " + args +
+                          " > out.txt 2> err.txt";
+  const pid_t pid = fork();
+  if (pid == 0) {
+    execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  return pid;
+}
+
+class SweepCli : public drainsim::test::CliTest {
+ protected:
+  // Starts `drainsim ARGS` in the scratch directory, waits for `line` on its stderr (the
+  // first progress line comes once its SIGINT handler is in place), lets it run `after`
+  // more, interrupts it and returns its wait status.
+  int interrupt_after(const std::string& args, std::string_view line,
+                      std::chrono::milliseconds after) {
+    const pid_t pid = spawn(dir_, args);
+    EXPECT_GT(pid, 0);
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (slurp(dir_ / "err.txt").find(line) == std::string::npos &&
+           std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    std::this_thread::sleep_for(after);
+    EXPECT_EQ(kill(pid, SIGINT), 0);
+    int status = 0;
+    EXPECT_EQ(waitpid(pid, &status, 0), pid);
+    return status;
+  }
+};
 
 TEST_F(SweepCli, SameBytesWithOneThreadOrTwo) {
   write("three.json", kThreeLongJobs);
@@ -502,38 +536,15 @@ TEST_F(SweepCli, AFailedAuditExits3NamingThePointSeedAndJobAlsoAfterAMerge) {
   EXPECT_EQ(m.err, tail);
 }
 
-// Starts `drainsim ARGS` in the scratch directory, stderr to err.txt (removed first, so
-// that what is read there is this run's); returns its pid.
-pid_t spawn(const std::filesystem::path& dir, const std::string& args) {
-  std::filesystem::remove(dir / "err.txt");
-  const std::string cmd = "cd '" + dir.string() + "' && exec '" + DRAINSIM_BINARY + "' " + args +
-                          " > out.txt 2> err.txt";
-  const pid_t pid = fork();
-  if (pid == 0) {
-    execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
-    _exit(127);
-  }
-  return pid;
-}
-
 TEST_F(SweepCli, CtrlCWritesTheFinishedPointsMarkedIncompleteAndExits130) {
   write("busy.json", kBusy);
   const std::string args = "sweep busy.json --grid worker.grace_period=1s..20s/1s --seeds 4";
   const auto full = drainsim(args + " --threads 2 --out full.json");
   ASSERT_EQ(full.code, 0) << full.err;
 
-  const pid_t pid = spawn(dir_, args + " --threads 1 --out out.json");
-  ASSERT_GT(pid, 0);
-  // The first progress line comes once the SIGINT handler is in place.
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (slurp(dir_ / "err.txt").find("sweep: 0/80 runs") == std::string::npos &&
-         std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // let a few points finish
-  ASSERT_EQ(kill(pid, SIGINT), 0);
-  int status = 0;
-  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  // Interrupted once a few points have finished.
+  const int status = interrupt_after(args + " --threads 1 --out out.json", "sweep: 0/80 runs",
+                                     std::chrono::milliseconds(300));
   ASSERT_TRUE(WIFEXITED(status)) << "killed by a signal";
   EXPECT_EQ(WEXITSTATUS(status), 130);
 
@@ -558,16 +569,8 @@ TEST_F(SweepCli, AShardStoppedByCtrlCWritesAnIncompletePartThatMergeRefuses) {
   write("busy.json", kBusy);
   const std::string args = "sweep busy.json --grid worker.grace_period=1s..20s/1s --seeds 4";
   ASSERT_EQ(drainsim(args + " --shard 1/2 --out p1.json").code, 0);
-  const pid_t pid = spawn(dir_, args + " --threads 1 --shard 0/2 --out p0.json");
-  ASSERT_GT(pid, 0);
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (slurp(dir_ / "err.txt").find("sweep: 0/40 runs") == std::string::npos &&
-         std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  ASSERT_EQ(kill(pid, SIGINT), 0);
-  int status = 0;
-  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  const int status = interrupt_after(args + " --threads 1 --shard 0/2 --out p0.json",
+                                     "sweep: 0/40 runs", std::chrono::milliseconds(0));
   ASSERT_TRUE(WIFEXITED(status)) << "killed by a signal";
   EXPECT_EQ(WEXITSTATUS(status), 130);
   const json part = json::parse(slurp(dir_ / "p0.json"));
