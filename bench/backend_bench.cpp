@@ -15,10 +15,10 @@
 #include <utility>
 #include <vector>
 
-#include "backend.h"
 #include "bench_main.h"
-#include "recorder.h"
-#include "virtual_runtime.h"
+#include "engine/virtual_runtime.h"
+#include "model/backend.h"
+#include "model/recorder.h"
 
 namespace drainsim::bench {
 namespace {

@@ -25,9 +25,9 @@
 #include <string>
 
 #include "bench_main.h"
-#include "results.h"
-#include "scenario_loader.h"
-#include "simulation.h"
+#include "io/results.h"
+#include "io/scenario_loader.h"
+#include "run/simulation.h"
 
 namespace {
 

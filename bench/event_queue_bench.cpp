@@ -12,9 +12,9 @@
 #include <cstdint>
 #include <vector>
 
+#include "base/rng.h"
 #include "bench_main.h"
-#include "rng.h"
-#include "virtual_runtime.h"
+#include "engine/virtual_runtime.h"
 
 namespace drainsim::bench {
 namespace {

@@ -24,13 +24,13 @@
 #include <thread>
 #include <vector>
 
-#include "asio_runtime.h"
-#include "backend.h"
 #include "bench_main.h"
-#include "recorder.h"
-#include "scenario_loader.h"
-#include "simulation.h"
-#include "virtual_runtime.h"
+#include "engine/asio_runtime.h"
+#include "engine/virtual_runtime.h"
+#include "io/scenario_loader.h"
+#include "model/backend.h"
+#include "model/recorder.h"
+#include "run/simulation.h"
 
 namespace drainsim::bench {
 namespace {

@@ -9,8 +9,8 @@
 // --smoke: 2 points x 2 seeds of a 2-minute run.
 #include <string>
 
+#include "analysis/sweep.h"
 #include "bench_main.h"
-#include "sweep.h"
 
 namespace drainsim::bench {
 namespace {

@@ -139,6 +139,11 @@ def cases(c, source):
                               "drop-acked-job=3", "--out", "fault.json"],
           files=["fault.json"], mask_wall=True)
 
+    c.run("help", ["--help"])
+    for sub in ("run", "fidelity", "compare", "sweep", "merge", "tune", "validate", "profiles",
+                "conformance", "export"):
+        c.run(f"help/{sub}", [sub, "--help"])
+    c.run("version", ["--version"])
     c.run("validate/shipped", ["validate"] + [f"scenarios/{n}.json" for n in scenarios])
     c.run("profiles/table", ["profiles"])
     c.run("profiles/json", ["profiles", "--format", "json"])

@@ -18,7 +18,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "duration.h"
+#include "base/duration.h"
 
 namespace drainsim::viewer {
 

@@ -174,7 +174,7 @@ struct NamedInterval {
   Interval value;
 };
 
-// `drainsim sweep` output (sim/sweep.h): one point per grid value.
+// `drainsim sweep` output (sim/analysis/sweep.h): one point per grid value.
 struct SweepPointData {
   std::vector<double> x;            // per axis: seconds for durations, the number, or the index
   std::vector<std::string> labels;  // per axis, as written ("5s", "10", "true")
@@ -193,7 +193,7 @@ struct Sweep {
   int points_total = 0;
 };
 
-// `drainsim compare --format json` output (sim/compare.h): one row per profile.
+// `drainsim compare --format json` output (sim/analysis/compare.h): one row per profile.
 struct ProfileRow {
   std::string profile;
   std::vector<NamedInterval> metrics;

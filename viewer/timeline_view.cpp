@@ -9,7 +9,7 @@
 #include <QToolTip>
 #include <QWheelEvent>
 
-#include "duration.h"
+#include "base/duration.h"
 #include "palette.h"
 
 namespace drainsim::viewer {

@@ -1,6 +1,6 @@
 // BullMQ (Node, Redis) with the docs' wiring of TERM/INT to worker.close() (PROFILES.md;
 // moveStalledJobsToWait, worker.ts).
-#include "profiles.h"
+#include "profiles/profiles.h"
 
 namespace drainsim::profiles {
 

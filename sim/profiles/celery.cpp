@@ -1,5 +1,5 @@
 // Celery with the Redis broker (PROFILES.md): TERM warm shutdown, a second TERM/INT cold.
-#include "profiles.h"
+#include "profiles/profiles.h"
 
 namespace drainsim::profiles {
 

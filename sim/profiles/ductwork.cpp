@@ -1,6 +1,6 @@
 // Ductwork's job worker (seed: its signal-handling page): INT/TERM forwarded by the
 // supervisor; threads get job_worker.shutdown_timeout (20 s), then are killed.
-#include "profiles.h"
+#include "profiles/profiles.h"
 
 namespace drainsim::profiles {
 

@@ -1,6 +1,6 @@
 // Faktory with its Ruby worker (PROFILES.md): BEAT replies quiet/terminate, TSTP quiets,
 // TERM terminates.
-#include "profiles.h"
+#include "profiles/profiles.h"
 
 namespace drainsim::profiles {
 

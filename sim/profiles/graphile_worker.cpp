@@ -1,6 +1,6 @@
 // graphile-worker 0.17 (PROFILES.md): a first signal is graceful (aborts job signals after
 // 5 s, waits on), a second is forceful (unlocks the jobs as failed).
-#include "profiles.h"
+#include "profiles/profiles.h"
 
 namespace drainsim::profiles {
 

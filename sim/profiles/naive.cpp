@@ -1,6 +1,6 @@
 // A worker with no signal handlers, against an OJS backend: TERM's default action kills
 // it at once.
-#include "profiles.h"
+#include "profiles/profiles.h"
 
 namespace drainsim::profiles {
 

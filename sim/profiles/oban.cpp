@@ -1,5 +1,5 @@
 // Oban (Elixir, Postgres) (PROFILES.md; lifeline.ex, config.ex).
-#include "profiles.h"
+#include "profiles/profiles.h"
 
 namespace drainsim::profiles {
 

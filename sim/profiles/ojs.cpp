@@ -1,5 +1,5 @@
 // Open Job Spec graceful shutdown (the seed spec; PROFILES.md, "Open Job Spec").
-#include "profiles.h"
+#include "profiles/profiles.h"
 
 namespace drainsim::profiles {
 

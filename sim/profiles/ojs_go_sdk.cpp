@@ -1,7 +1,7 @@
 // The OJS Go SDK as wired in the spec's §12.1 example: signal.NotifyContext(TERM, INT)
 // cancels the context worker.Start runs under (PROFILES.md, "What the public OJS SDKs
 // actually do"), against an OJS reference backend.
-#include "profiles.h"
+#include "profiles/profiles.h"
 
 namespace drainsim::profiles {
 

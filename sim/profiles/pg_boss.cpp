@@ -1,5 +1,5 @@
 // pg-boss 12 with the app calling stop() on TERM (PROFILES.md).
-#include "profiles.h"
+#include "profiles/profiles.h"
 
 namespace drainsim::profiles {
 

@@ -1,7 +1,7 @@
 // The profiles in the registry (profile.cpp), one file each, and what they share.
 #pragma once
 
-#include "profile.h"
+#include "profiles/profile.h"
 
 namespace drainsim::profiles {
 

@@ -1,6 +1,6 @@
 // River (Go, Postgres) with the seed's signal wiring: a first signal → Stop (soft), a
 // second → StopAndCancel, a third → exit (PROFILES.md; client.go, job_rescuer.go).
-#include "profiles.h"
+#include "profiles/profiles.h"
 
 namespace drainsim::profiles {
 

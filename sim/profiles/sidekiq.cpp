@@ -1,6 +1,6 @@
 // Sidekiq OSS with BasicFetch (PROFILES.md; Sidekiq wiki "Deployment", manager.rb,
 // fetch.rb).
-#include "profiles.h"
+#include "profiles/profiles.h"
 
 namespace drainsim::profiles {
 

@@ -1,5 +1,5 @@
 // Sidekiq Pro with super_fetch (PROFILES.md; Sidekiq wiki "Reliability").
-#include "profiles.h"
+#include "profiles/profiles.h"
 
 namespace drainsim::profiles {
 

@@ -1,5 +1,5 @@
 // Temporal Go SDK activity workers, with InterruptCh passed (PROFILES.md).
-#include "profiles.h"
+#include "profiles/profiles.h"
 
 #include <climits>
 

@@ -1,0 +1,242 @@
+#include "analysis/compare.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+#include <boost/algorithm/string/trim.hpp>
+
+#include "analysis/text_table.h"
+#include "io/results.h"
+#include "io/scenario_loader.h"
+#include "profiles/profile.h"
+#include "run/simulation.h"
+
+namespace drainsim {
+
+namespace {
+
+using nlohmann::json;
+
+constexpr CompareMetric kMetrics[] = {
+    {"job_loss", 1},      {"duplicate_executions", 1},   {"shutdown_retries", 1},
+    {"wasted_work_s", 2}, {"drain_latency_s.p99", 2},    {"orphan_recovery_delay_s.p99", 2},
+    {"stuck_at_end", 1},  {"deploy_duration_s.mean", 2},
+};
+
+std::string known_profiles() {
+  std::string names;
+  for (const Profile& p : all_profiles()) {
+    names += fmt::format("{}{}", names.empty() ? "" : ", ", p.name);
+  }
+  return names;
+}
+
+// The header row and a row per profile, cells as the text formats show them.
+std::vector<std::vector<std::string>> text_rows(const Comparison& c) {
+  std::vector<std::vector<std::string>> rows;
+  rows.emplace_back(1, "profile");
+  for (const CompareMetric& m : kMetrics) rows.back().emplace_back(m.key);
+  for (const ProfileComparison& p : c.profiles) {
+    rows.emplace_back(1, p.profile);
+    for (std::size_t i = 0; i < std::size(kMetrics); ++i) {
+      rows.back().push_back(interval_cell(p.metrics[i], kMetrics[i].decimals, c.seeds.size()));
+    }
+  }
+  return rows;
+}
+
+std::string seeds_text(const Comparison& c) {
+  if (c.seeds.size() == 1) return fmt::format("seed {}", c.seeds.front());
+  return fmt::format("{} seeds ({}..{})", c.seeds.size(), c.seeds.front(), c.seeds.back());
+}
+
+std::string overrides_text(const Comparison& c) {
+  std::string s;
+  for (const std::string& o : c.overrides) s += fmt::format(" --set {}", o);
+  return s;
+}
+
+std::string table(const Comparison& c) {
+  std::string out = fmt::format("compare: scenario {}{}, {}, virtual engine\n", c.scenario,
+                                overrides_text(c), seeds_text(c));
+  out += fmt::format(
+      "mean ±half-width of the Student-t 95 % interval over the seeds; (n=k): only k runs had "
+      "the metric; {}: none did\n\n",
+      kNoValue);
+  return out + aligned_table(text_rows(c));
+}
+
+std::string markdown(const Comparison& c) {
+  const auto rows = text_rows(c);
+  std::string out = fmt::format(
+      "Scenario `{}`{}, {}, virtual engine: mean ±half-width of the Student-t 95 % "
+      "interval over the seeds.\n\n",
+      c.scenario, overrides_text(c), seeds_text(c));
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    out += '|';
+    for (const std::string& v : rows[r]) out += fmt::format(" {} |", v);
+    out += '\n';
+    if (r == 0) {
+      out += "|---|";
+      for (std::size_t i = 1; i < rows[r].size(); ++i) out += "---:|";
+      out += '\n';
+    }
+  }
+  return out;
+}
+
+std::string csv_number(double v) { return fmt::format("{}", v); }
+
+std::string csv(const Comparison& c) {
+  std::string out = "profile,metric,n,mean,half_width,low,high\n";
+  for (const ProfileComparison& p : c.profiles) {
+    for (std::size_t i = 0; i < std::size(kMetrics); ++i) {
+      const Interval& v = p.metrics[i];
+      out += fmt::format("{},{},{}", p.profile, kMetrics[i].key, v.n);
+      if (v.n == 0) {
+        out += ",,,,\n";
+      } else {
+        out += fmt::format(",{},{},{},{}\n", csv_number(v.mean), csv_number(v.half_width),
+                           csv_number(v.low), csv_number(v.high));
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::span<const CompareMetric> compare_metrics() { return kMetrics; }
+
+ProfileSelection select_profiles(std::string_view spec) {
+  ProfileSelection out;
+  if (boost::algorithm::trim_copy(spec) == "all") {
+    for (const Profile& p : all_profiles()) out.names.emplace_back(p.name);
+    return out;
+  }
+  std::vector<std::string> names;
+  for (std::string_view rest = spec;;) {
+    const std::size_t comma = rest.find(',');
+    const std::string_view name = boost::algorithm::trim_copy(rest.substr(0, comma));
+    if (name.empty()) {
+      out.error = fmt::format("--profiles: an empty profile name in \"{}\"; known profiles: {}",
+                              spec, known_profiles());
+      return out;
+    }
+    if (find_profile(name) == nullptr) {
+      out.error = fmt::format("--profiles: unknown profile \"{}\"; known profiles: {} (or all)",
+                              name, known_profiles());
+      return out;
+    }
+    if (std::find(names.begin(), names.end(), name) != names.end()) {
+      out.error = fmt::format("--profiles: profile \"{}\" named twice", name);
+      return out;
+    }
+    names.emplace_back(name);
+    if (comma == std::string_view::npos) break;
+    rest.remove_prefix(comma + 1);
+  }
+  out.names = std::move(names);
+  return out;
+}
+
+CompareRun compare_run(std::uint64_t seed, const RunOutput& out) {
+  return {seed, out.hash, out.audit.ok, out.audit.error_count, out.audit.errors};
+}
+
+json audit_failure_json(const CompareRun& r) {
+  return {{"seed", r.seed}, {"error_count", r.audit_error_count}, {"errors", r.audit_errors}};
+}
+
+bool Comparison::audits_ok() const {
+  for (const ProfileComparison& p : profiles) {
+    for (const CompareRun& r : p.runs) {
+      if (!r.audit_ok) return false;
+    }
+  }
+  return true;
+}
+
+Comparison compare_profiles(const CompareSpec& spec) {
+  Comparison c;
+  c.overrides = spec.overrides;
+  RunOptions options;
+  options.faults = spec.faults;
+  for (const std::string& name : spec.profiles) {
+    std::vector<std::string> overrides = {"worker.profile=" + name};
+    overrides.insert(overrides.end(), spec.overrides.begin(), spec.overrides.end());
+    Scenario s = load_scenario_file(spec.scenario, overrides);
+    if (s.worker.profile != name) {
+      throw ScenarioError(fmt::format(
+          "{}: worker.profile: compare sets the profile, so --set may not replace it (it gave "
+          "\"{}\" instead of \"{}\"); choose profiles with --profiles",
+          spec.scenario, s.worker.profile, name));
+    }
+    if (c.seeds.empty()) {
+      c.scenario = s.name;
+      const std::uint64_t first = spec.first_seed.value_or(s.seed);
+      for (std::size_t i = 0; i < spec.seeds; ++i) c.seeds.push_back(first + i);
+    }
+    ProfileComparison p;
+    p.profile = name;
+    std::vector<std::vector<double>> samples(std::size(kMetrics));
+    for (const std::uint64_t seed : c.seeds) {
+      s.seed = seed;
+      const RunOutput out = run_scenario(s, options);
+      p.runs.push_back(compare_run(seed, out));
+      const json& summary = out.results["summary"];
+      for (std::size_t i = 0; i < std::size(kMetrics); ++i) {
+        if (const auto v = summary_value(summary, kMetrics[i].key)) samples[i].push_back(*v);
+      }
+    }
+    for (const std::vector<double>& values : samples) p.metrics.push_back(student_t_95(values));
+    c.profiles.push_back(std::move(p));
+  }
+  return c;
+}
+
+json compare_json(const Comparison& c) {
+  json profiles = json::array();
+  for (const ProfileComparison& p : c.profiles) {
+    json metrics = json::object();
+    for (std::size_t i = 0; i < std::size(kMetrics); ++i) {
+      metrics[std::string(kMetrics[i].key)] = interval_json(p.metrics[i]);
+    }
+    json hashes = json::array(), failures = json::array();
+    for (const CompareRun& r : p.runs) {
+      hashes.push_back(r.result_hash);
+      if (!r.audit_ok) {
+        failures.push_back(audit_failure_json(r));
+      }
+    }
+    profiles.push_back({{"profile", p.profile},
+                        {"metrics", metrics},
+                        {"result_hashes", hashes},
+                        {"audit_failures", failures}});
+  }
+  json metric_keys = json::array();
+  for (const CompareMetric& m : kMetrics) metric_keys.push_back(std::string(m.key));
+  return {{"drainsim_version", DRAINSIM_VERSION},
+          {"engine", "virtual"},
+          {"scenario", c.scenario},
+          {"overrides", c.overrides},
+          {"seeds", c.seeds},
+          {"metrics", metric_keys},
+          {"profiles", profiles}};
+}
+
+std::string format_comparison(const Comparison& c, CompareFormat format) {
+  switch (format) {
+    case CompareFormat::kTable:
+      return table(c);
+    case CompareFormat::kMarkdown:
+      return markdown(c);
+    case CompareFormat::kJson:
+      return compare_json(c).dump(2) + '\n';
+    case CompareFormat::kCsv:
+      return csv(c);
+  }
+  return {};
+}
+
+}  // namespace drainsim

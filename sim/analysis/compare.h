@@ -1,0 +1,111 @@
+// Compare: one scenario replayed against several worker profiles over several seeds on
+// the virtual engine, each summary metric reported per profile as its mean over the seeds
+// with a Student-t 95 % interval (DESIGN.md, Metrics), and formatters for the result as a
+// text table, a Markdown table, JSON or CSV. Same inputs, same bytes: every run is
+// deterministic and numbers are printed with fixed formats. Not thread-safe.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "base/stats.h"
+#include "model/backend.h"
+
+namespace drainsim {
+
+// A compared summary metric: its dotted path in the results' summary, and the decimals
+// the text formats show (counts 1, seconds 2).
+struct CompareMetric {
+  std::string_view key;  // e.g. "drain_latency_s.p99"
+  int decimals;
+};
+
+// job_loss, duplicate_executions, shutdown_retries, wasted_work_s, drain_latency_s.p99,
+// orphan_recovery_delay_s.p99, stuck_at_end, deploy_duration_s.mean — in that order.
+std::span<const CompareMetric> compare_metrics();
+
+// The profile names a `--profiles` value stands for: "all" is every registered profile in
+// registry order, anything else a comma-separated list of names (spaces around a name
+// ignored), in its order. On an empty, unknown or repeated name `names` is empty and
+// `error` says which name, listing the known profiles.
+struct ProfileSelection {
+  std::vector<std::string> names;
+  std::string error;
+};
+ProfileSelection select_profiles(std::string_view spec);
+
+struct CompareSpec {
+  std::string scenario;                     // the scenario file
+  std::vector<std::string> overrides;       // the user's "PATH=VALUE" overrides
+  std::vector<std::string> profiles;        // REQUIRES: registered names, at least one
+  std::size_t seeds = 10;                   // REQUIRES: >= 1
+  std::optional<std::uint64_t> first_seed;  // default: the scenario's seed
+  BackendFaults faults;                     // test-only
+};
+
+struct CompareRun {
+  std::uint64_t seed = 0;
+  std::string result_hash;
+  bool audit_ok = true;
+  std::int64_t audit_error_count = 0;
+  // The first few audit errors, each naming its job.
+  std::vector<std::string> audit_errors;
+};
+
+struct RunOutput;
+
+// The record of one seed's run, and its {"seed", "error_count", "errors"} when its audit
+// failed (shared with sweep).
+CompareRun compare_run(std::uint64_t seed, const RunOutput& out);
+nlohmann::json audit_failure_json(const CompareRun& r);
+
+struct ProfileComparison {
+  std::string profile;
+  std::vector<CompareRun> runs;  // one per seed, in seed order
+  // One per compare_metrics(), over the runs where the metric is not null: n counts them,
+  // and n == 0 (all fields 0) means null in every run.
+  std::vector<Interval> metrics;
+};
+
+struct Comparison {
+  std::string scenario;  // the scenario's name
+  std::vector<std::string> overrides;
+  std::vector<std::uint64_t> seeds;  // first, first + 1, ... (modulo 2^64)
+  std::vector<ProfileComparison> profiles;
+
+  bool audits_ok() const;
+};
+
+// Runs spec.scenario once per profile and seed on the virtual engine. Each profile's
+// scenario is loaded with the overrides "worker.profile=<name>" and then spec.overrides,
+// so a field the scenario file or the user sets keeps its value and the profile supplies
+// the defaults of the others; the seed is then set on the loaded scenario. Every run is
+// done even when an audit fails; the failures are in the runs.
+// Throws ScenarioError when the scenario does not load (the message names the file and
+// the JSON path), or when spec.overrides replace the profile (worker.profile, worker).
+Comparison compare_profiles(const CompareSpec& spec);
+
+enum class CompareFormat { kTable, kMarkdown, kJson, kCsv };
+
+// `table`: aligned text, a row per profile, each metric as "mean ±half" ("(n=k)" added
+// when only k runs had it, "–" when none did). `md`: the same as a GitHub Markdown table.
+// `json`: compare_json(c) indented by 2. `csv`: a header row
+// "profile,metric,n,mean,half_width,low,high" and a row per profile and metric, numbers
+// in shortest round-trip form, empty where null. Every format ends with a newline.
+std::string format_comparison(const Comparison& c, CompareFormat format);
+
+// {"drainsim_version", "engine": "virtual", "scenario", "overrides", "seeds", "metrics",
+//  "profiles": [{"profile", "metrics": {KEY: {"mean", "half_width", "low", "high", "n"}},
+//                "result_hashes": [one per seed], "audit_failures": [{"seed", "error_count",
+//                "errors"}]}]}
+// A metric null in every run has n 0 and null mean, half_width, low and high.
+nlohmann::json compare_json(const Comparison& c);
+
+}  // namespace drainsim

@@ -1,0 +1,28 @@
+// Plain-text tables for the command line's reports (compare, tune): cells are UTF-8 text
+// without wide characters. Pure functions, thread-safe.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/stats.h"
+
+namespace drainsim {
+
+// What a cell shows for a metric that no run had.
+inline constexpr std::string_view kNoValue = "–";
+
+// Display width: the number of code points.
+std::size_t display_width(std::string_view s);
+
+// Each column padded to its widest cell, two spaces apart; the first column left-aligned,
+// the others right-aligned; every line ends with '\n'. Rows may be shorter than others.
+std::string aligned_table(const std::vector<std::vector<std::string>>& rows);
+
+// "mean ±half" with `decimals` decimals, "(n=k)" added when only k of `runs` runs had the
+// metric, kNoValue when none did.
+std::string interval_cell(const Interval& v, int decimals, std::size_t runs);
+
+}  // namespace drainsim

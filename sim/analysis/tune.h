@@ -1,0 +1,142 @@
+// Tune: the cheapest shutdown settings that meet a user's targets for a scenario. For each
+// preStop asked for, it searches the worker grace period on a grid (START..END/STEP), each
+// setting run over several seeds on the virtual engine (through run_sweep), and pairs each
+// grace with the platform grace `preStop + grace + margin` (spec §6.3) unless told to keep
+// the scenario's; or, for workers whose grace is not theirs to set (or is "forever"), it
+// searches the platform grace with the worker's grace kept. A setting meets a target when the mean
+// over its seeds does. Job loss and interrupted jobs can only fall as the grace rises and deploys
+// can only lengthen, so the search looks for the smallest grace from which on every evaluated grace
+// meets the job-loss and interrupted targets: first every ~1/16 of the grid, then by bisection
+// between the last miss and the first hit; that grace is recommended when its deploys
+// also meet the deploy target. Among preStops, the least preStop + grace wins (the least
+// platform grace when that is what is searched).
+// run_tune uses threads of its own (run_sweep's); the formatters are pure.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "analysis/compare.h"
+#include "base/duration.h"
+#include "base/stats.h"
+#include "model/scenario.h"
+
+namespace drainsim {
+
+struct TuneTargets {
+  std::optional<double> max_job_loss;           // mean job_loss per run
+  std::optional<double> max_interrupted;        // mean interrupted_fraction, in [0, 1]
+  std::optional<Duration> max_deploy_duration;  // mean of each run's longest rollout
+  bool any() const { return max_job_loss || max_interrupted || max_deploy_duration; }
+};
+
+// "0.1%" is 0.001; "0.001" is 0.001. nullopt for anything else or outside [0, 1].
+std::optional<double> parse_fraction(std::string_view text);
+
+enum class PlatformGrace {
+  kPaired,    // preStop + worker grace + margin
+  kScenario,  // the scenario's, kept
+  kSearched,  // searched on the grid, the scenario's worker grace kept
+};
+
+struct TuneSpec {
+  std::string scenario;                // the scenario file
+  std::vector<std::string> overrides;  // the user's "PATH=VALUE" overrides
+  TuneTargets targets;                 // REQUIRES: any()
+  // REQUIRES: ascending, not empty: the worker graces searched, or the platform graces
+  // when platform_grace is kSearched.
+  std::vector<Duration> grid;
+  // The preStop durations to try (0: none; others keep the scenario's sleep kind or use
+  // quiet_then_sleep, the spec's `kill -TSTP 1 && sleep N`); empty: the scenario's own.
+  std::vector<Duration> pre_stops;
+  PlatformGrace platform_grace = PlatformGrace::kPaired;
+  Duration margin = 10 * kSecond;         // platform grace - preStop - worker grace
+  Duration safety_margin = 10 * kSecond;  // in the spec's §6.2 rule
+  std::size_t seeds = 30;                 // REQUIRES: >= 1
+  std::optional<std::uint64_t> first_seed;
+  unsigned threads = 0;  // 0: the cores
+  // Called on the calling thread before each setting is run; empty: no reports.
+  std::function<void(Duration pre_stop, Duration value, std::size_t evaluated)> progress;
+};
+
+// One setting, run over the seeds.
+struct TuneSetting {
+  Duration grace = 0;
+  Duration platform_grace = 0;
+  std::map<std::string, Interval> metrics;  // every summary metric, as in a sweep point
+  std::vector<CompareRun> runs;             // one per seed
+  std::vector<std::string> misses;          // the targets it misses, e.g. "job_loss 2.0 > 0"
+  bool meets_quality = false;               // the job-loss and interrupted targets
+  bool meets() const { return misses.empty(); }
+};
+
+// The search for one preStop.
+struct TuneSearch {
+  PreStop pre_stop;
+  std::vector<TuneSetting> evaluated;        // by grace, ascending
+  std::optional<std::size_t> recommended;    // into evaluated: meets every target
+  std::optional<std::size_t> least_quality;  // into evaluated: the smallest grace from which
+                                             // on the job-loss and interrupted targets hold
+};
+
+// The spec's rule of thumb (§6.2): max_job_duration + heartbeat_interval + safety_margin.
+// For an unbounded distribution max_job_duration is its 99.9th percentile.
+struct SpecRule {
+  Duration max_job_duration = 0;
+  std::string basis;  // e.g. "constant", "p99.9 of lognormal"
+  Duration heartbeat_interval = 0, safety_margin = 0;
+  Duration grace() const { return max_job_duration + heartbeat_interval + safety_margin; }
+};
+SpecRule spec_rule(const Scenario& s, Duration safety_margin);
+
+struct Tune {
+  std::string scenario;  // its name
+  std::vector<std::string> overrides;
+  std::vector<std::uint64_t> seeds;
+  TuneTargets targets;
+  Scenario base;  // the scenario as loaded with the overrides
+  PlatformGrace platform_grace = PlatformGrace::kPaired;
+  Duration margin = 0;
+  SpecRule rule;
+  TuneSetting current;               // the scenario's own grace, platform grace, preStop
+  std::vector<TuneSearch> searches;  // one per preStop, in the order asked
+  std::optional<std::size_t> best;   // into searches
+  std::vector<std::string> warnings;
+
+  const TuneSetting* recommended() const;
+  std::vector<const TuneSetting*> settings() const;  // current, then every search's
+  bool audits_ok() const;
+};
+
+// Throws ScenarioError when the scenario or an override does not load, or preStops are
+// asked for a quiet_then_wait preStop or a Docker platform.
+Tune run_tune(const TuneSpec& spec);
+
+// First line "recommended grace_period: <duration>" ("none" when no setting on the grid
+// meets the targets), then the paired platform grace, the targets, the trade-off table
+// around the recommendation, the spec's rule of thumb beside it, warnings and a snippet.
+std::string tune_text(const Tune& t);
+
+// {"drainsim_version", "engine": "virtual", "scenario", "overrides", "seeds", "targets",
+//  "recommended": {"grace_period", "grace_period_s", "termination_grace_period_s",
+//                  "pre_stop", "pre_stop_s", "metrics"} or null, "spec_rule", "warnings",
+//  "current": the scenario's own setting,
+//  "searches": [{"pre_stop", "pre_stop_s", "recommended_grace_period_s",
+//                "settings": [...]}], "snippet"}
+nlohmann::json tune_json(const Tune& t);
+
+// The recommendation as a ready-to-paste manifest fragment: a Kubernetes pod template
+// (terminationGracePeriodSeconds, the OJS_SHUTDOWN_GRACE_PERIOD variable, the preStop
+// hook) or a Docker Compose service (stop_grace_period). Empty when nothing is
+// recommended.
+std::string settings_snippet(const Tune& t);
+
+}  // namespace drainsim

@@ -1,0 +1,275 @@
+// drainsim tune: the grace period a hand-worked rollout needs, found by the search and
+// paired with a platform grace above it; preStops traded against grace; a deploy target
+// that no grace can meet; the spec's rule of thumb; the §6.3 warning; and, on the shipped
+// long-tailed scenario, interrupted jobs falling with the grace by more than the noise.
+#include "analysis/tune.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "analysis/sweep.h"
+#include "io/scenario_loader.h"
+#include "testing/test_cli.h"
+
+namespace drainsim {
+namespace {
+
+using nlohmann::json;
+
+// One pod of concurrency 4 (new pods ready 5 s after creation); a 40 s job arrives every
+// 10 s from t = 0 until 2m. Nothing here is random.
+// The rollout at 33 s creates pod-1 (ready at 38 s), then deletes pod-0 at 38 s: the
+// preStop quiets it at once (no more fetches: the job of 40 s goes to pod-1) and sleeps
+// PRE_STOP, then TERM. pod-0 then holds the jobs of 10 s, 20 s and 30 s, ending at 50 s,
+// 60 s and 70 s; the job of 0 s ends at 40 s. The last needs 70 - (38 + PRE_STOP) seconds
+// of grace after TERM; a job ending exactly at the deadline has completed (DESIGN.md), so
+// that is the least grace with no interrupted job: 32 s without a preStop, 29 s with 3 s,
+// 24 s with 8 s. One second less interrupts exactly that job: 1 of the 12 jobs.
+std::string const40(
+    const std::string& pre_stop = R"({"kind": "quiet_then_sleep", "duration": "3s"})",
+    const std::string& platform = "") {
+  return R"({"name": "const40", "duration": "2m", "settle": "10m",
+    "workload": {"arrival": {"kind": "constant", "rate_per_s": 0.1},
+                 "job_duration": {"kind": "constant", "value": "40s"}},
+    "backend": {"retry": {"jitter": false}},
+    "worker": {"profile": "ojs", "concurrency": 4, "grace_period": "25s", "poll_interval": "1s"},
+    "platform": {"replicas": 1, "pod_start_delay": "5s", "pre_stop": )" +
+         pre_stop + platform + R"(},
+    "events": [{"at": "33s", "kind": "rolling_restart", "max_surge": 1, "max_unavailable": 0}]})";
+}
+
+class TuneTest : public test::CliTest {
+ protected:
+  TuneSpec spec(const std::string& scenario_text) {
+    TuneSpec s;
+    s.scenario = write("scenario.json", scenario_text);
+    s.targets.max_interrupted = 0;
+    for (Duration g = 0; g <= 10 * kMinute; g += kSecond) s.grid.push_back(g);
+    s.seeds = 2;
+    return s;
+  }
+  static const TuneSetting& at(const TuneSearch& s, Duration grace) {
+    for (const TuneSetting& e : s.evaluated) {
+      if (e.grace == grace) return e;
+    }
+    ADD_FAILURE() << "grace " << format_duration(grace) << " was not evaluated";
+    return s.evaluated.front();
+  }
+};
+
+TEST_F(TuneTest, RecommendsTheLeastGraceTheLastJobNeedsAndPairsAPlatformGraceAboveIt) {
+  const Tune t = run_tune(spec(const40()));
+  ASSERT_TRUE(t.audits_ok());
+  ASSERT_NE(t.recommended(), nullptr);
+  EXPECT_EQ(t.recommended()->grace, 29 * kSecond);
+  // preStop 3 s + grace 29 s + margin 10 s, above the 32 s the pod's stop takes.
+  EXPECT_EQ(t.recommended()->platform_grace, 42 * kSecond);
+  const TuneSearch& s = t.searches.front();
+  const TuneSetting& miss = at(s, 28 * kSecond);
+  EXPECT_FALSE(miss.meets());
+  EXPECT_DOUBLE_EQ(miss.metrics.at("interrupted_fraction").mean, 1.0 / 12);
+  EXPECT_DOUBLE_EQ(miss.metrics.at("shutdown_retries").mean, 1);
+  EXPECT_EQ(miss.metrics.at("interrupted_jobs").mean, 1);
+  EXPECT_DOUBLE_EQ(t.recommended()->metrics.at("interrupted_fraction").mean, 0);
+  // pod-0's stop: preStop at 38 s, exit when the last job ends at 70 s.
+  EXPECT_DOUBLE_EQ(t.recommended()->metrics.at("drain_latency_s.p99").mean, 32);
+
+  const json j = tune_json(t);
+  EXPECT_EQ(j["recommended"]["grace_period"], "29s");
+  EXPECT_EQ(j["recommended"]["grace_period_s"], 29);
+  EXPECT_EQ(j["recommended"]["termination_grace_period_s"], 42);
+  EXPECT_EQ(j["recommended"]["pre_stop_s"], 3);
+  EXPECT_GT(j["recommended"]["termination_grace_period_s"].get<double>(),
+            j["recommended"]["grace_period_s"].get<double>() +
+                j["recommended"]["pre_stop_s"].get<double>());
+  // The scenario's own 25 s grace interrupts only that job: the one ending at 60 s has
+  // 19 s left at TERM (41 s).
+  EXPECT_DOUBLE_EQ(t.current.metrics.at("interrupted_fraction").mean, 1.0 / 12);
+
+  const std::string text = tune_text(t);
+  EXPECT_EQ(text.substr(0, text.find('\n')), "recommended grace_period: 29s");
+  EXPECT_NE(text.find("terminationGracePeriodSeconds: 42\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("value: \"29s\""), std::string::npos) << text;
+  EXPECT_NE(text.find("kill -TSTP 1 && sleep 3"), std::string::npos) << text;
+  // Spec §6.2: 40 s + heartbeat 5 s + safety margin 10 s = 55 s, 26 s more.
+  EXPECT_EQ(t.rule.grace(), 55 * kSecond);
+  EXPECT_NE(text.find("= 55s; drainsim's answer is 26s shorter"), std::string::npos) << text;
+}
+
+TEST_F(TuneTest, APreStopThatQuietsTheWorkerBuysExactlyItsOwnLengthOfGrace) {
+  TuneSpec s = spec(const40());
+  s.pre_stops = {0, 3 * kSecond, 8 * kSecond};
+  const Tune t = run_tune(s);
+  ASSERT_EQ(t.searches.size(), 3u);
+  const Duration need[] = {32 * kSecond, 29 * kSecond, 24 * kSecond};
+  for (std::size_t i = 0; i < 3; ++i) {
+    ASSERT_TRUE(t.searches[i].recommended) << i;
+    EXPECT_EQ(t.searches[i].evaluated[*t.searches[i].recommended].grace, need[i]) << i;
+  }
+  EXPECT_EQ(t.searches[0].pre_stop.kind, PreStop::Kind::kNone);
+  EXPECT_EQ(t.searches[2].pre_stop.kind, PreStop::Kind::kQuietThenSleep);
+  // preStop + grace is 32 s each time: the tie goes to the least preStop.
+  ASSERT_TRUE(t.best);
+  EXPECT_EQ(*t.best, 0u);
+  EXPECT_EQ(t.recommended()->platform_grace, 42 * kSecond);
+  EXPECT_EQ(settings_snippet(t).find("preStop"), std::string::npos);
+}
+
+TEST_F(TuneTest, KeepingTheScenariosPlatformGraceCapsWhatGraceCanDo) {
+  // terminationGracePeriodSeconds 30 s from the deletion at 38 s: SIGKILL at 68 s, before
+  // the job ending at 70 s, whatever the worker's grace.
+  TuneSpec s = spec(const40(R"({"kind": "none"})", R"(, "termination_grace_period": "30s")"));
+  s.platform_grace = PlatformGrace::kScenario;
+  const Tune t = run_tune(s);
+  EXPECT_EQ(t.recommended(), nullptr);
+  const std::string text = tune_text(t);
+  EXPECT_EQ(text.substr(0, text.find('\n')), "recommended grace_period: none");
+  EXPECT_NE(text.find("no grace on the grid meets the targets"), std::string::npos) << text;
+}
+
+TEST_F(TuneTest, SearchesThePlatformGraceForAWorkerThatWaitsForever) {
+  // No preStop, a worker that waits for its jobs however long: TERM at 38 s, the last job
+  // ends at 70 s, so the platform must wait 32 s; at 31 s SIGKILL (69 s) kills that job.
+  TuneSpec s = spec(const40(R"({"kind": "none"})"));
+  s.overrides = {"worker.grace_period=forever"};
+  s.platform_grace = PlatformGrace::kSearched;
+  const Tune t = run_tune(s);
+  ASSERT_NE(t.recommended(), nullptr);
+  EXPECT_EQ(t.recommended()->grace, kNever);
+  EXPECT_EQ(t.recommended()->platform_grace, 32 * kSecond);
+  const TuneSetting* miss = nullptr;
+  for (const TuneSetting& e : t.searches.front().evaluated) {
+    if (e.platform_grace == 31 * kSecond) miss = &e;
+  }
+  ASSERT_NE(miss, nullptr);
+  EXPECT_DOUBLE_EQ(miss->metrics.at("interrupted_fraction").mean, 1.0 / 12);
+  EXPECT_DOUBLE_EQ(miss->metrics.at("exits.killed_at_deadline").mean, 1);
+  const std::string text = tune_text(t);
+  EXPECT_EQ(text.substr(0, text.find('\n')), "recommended grace_period: forever");
+  EXPECT_NE(text.find("recommended terminationGracePeriodSeconds: 32s (searched"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(tune_json(t)["recommended"]["termination_grace_period_s"], 32);
+}
+
+TEST_F(TuneTest, ADeployTargetNoGraceCanMeetGivesNoRecommendation) {
+  // The rollout lasts from 33 s until pod-0 is gone: 41 s + grace (from 70 s at 29 s of
+  // grace, so 37 s); 30 s needs a grace of 22 s or less, which interrupts the last job.
+  TuneSpec s = spec(const40());
+  s.targets.max_deploy_duration = 30 * kSecond;
+  const Tune t = run_tune(s);
+  EXPECT_EQ(t.recommended(), nullptr);
+  const TuneSearch& search = t.searches.front();
+  ASSERT_TRUE(search.least_quality);
+  const TuneSetting& least = search.evaluated[*search.least_quality];
+  EXPECT_EQ(least.grace, 29 * kSecond);
+  EXPECT_DOUBLE_EQ(least.metrics.at("deploy_duration_s.max").mean, 37);
+  ASSERT_EQ(least.misses.size(), 1u);
+  EXPECT_EQ(least.misses.front(), "deploy 37.0s > 30s");
+  EXPECT_NE(tune_text(t).find("grace 29s meets the job-loss and interrupted targets, not the "
+                              "deploy target"),
+            std::string::npos);
+}
+
+TEST_F(TuneTest, WarnsWhenTheScenariosPlatformGraceIsAtOrBelowItsWorkerGrace) {
+  // Worker grace 25 s + preStop 3 s against terminationGracePeriodSeconds 28 s.
+  const Tune t = run_tune(spec(const40(R"({"kind": "quiet_then_sleep", "duration": "3s"})",
+                                       R"(, "termination_grace_period": "28s")")));
+  ASSERT_EQ(t.warnings.size(), 1u);
+  EXPECT_NE(t.warnings.front().find("terminationGracePeriodSeconds (28s) is at or below its "
+                                    "worker grace_period (25s) plus preStop (3s)"),
+            std::string::npos)
+      << t.warnings.front();
+  EXPECT_NE(t.warnings.front().find("§6.3"), std::string::npos);
+  // 29 s is enough here too: the search pairs its own platform grace.
+  EXPECT_EQ(t.recommended()->grace, 29 * kSecond);
+
+  const Tune fine =
+      run_tune(spec(const40(R"({"kind": "none"})", R"(, "termination_grace_period": "26s")")));
+  EXPECT_TRUE(fine.warnings.empty()) << fine.warnings.front();
+}
+
+TEST(SpecRule, UsesTheLongestJobOrTheP999OfAnUnboundedDistribution) {
+  Scenario s;
+  s.worker.heartbeat_interval = 10 * kSecond;
+  s.workload.job_duration.kind = DurationDistribution::Kind::kConstant;
+  s.workload.job_duration.value = 60 * kSecond;
+  EXPECT_EQ(spec_rule(s, 10 * kSecond).grace(), 80 * kSecond);  // the spec's own example
+  // Lognormal, median 4 s, p99 90 s: p99.9 = 4 s * 22.5^(3.0902 / 2.3263) = 250.2 s.
+  s.workload.job_duration.kind = DurationDistribution::Kind::kLognormal;
+  s.workload.job_duration.median = 4 * kSecond;
+  s.workload.job_duration.p99 = 90 * kSecond;
+  EXPECT_EQ(spec_rule(s, 10 * kSecond).max_job_duration, 251 * kSecond);
+  // Exponential of mean 10 s: p99.9 = 10 s * ln 1000 = 69.08 s.
+  s.workload.job_duration.kind = DurationDistribution::Kind::kExponential;
+  s.workload.job_duration.mean = 10 * kSecond;
+  EXPECT_EQ(spec_rule(s, 0).max_job_duration, 70 * kSecond);
+}
+
+TEST(ParseFraction, TakesFractionsAndPercentages) {
+  EXPECT_DOUBLE_EQ(*parse_fraction("0.1%"), 0.001);
+  EXPECT_DOUBLE_EQ(*parse_fraction("0.001"), 0.001);
+  EXPECT_DOUBLE_EQ(*parse_fraction("0"), 0);
+  EXPECT_DOUBLE_EQ(*parse_fraction("100%"), 1);
+  EXPECT_FALSE(parse_fraction("150%"));
+  EXPECT_FALSE(parse_fraction("-1"));
+  EXPECT_FALSE(parse_fraction("1.5"));
+  EXPECT_FALSE(parse_fraction("lots"));
+  EXPECT_FALSE(parse_fraction("%"));
+  EXPECT_FALSE(parse_fraction(""));
+}
+
+// The shipped rolling restart (lognormal durations, median 4 s, p99 90 s) over 30 seeds,
+// the platform grace well above both worker graces: raising the grace from 10 s to 60 s
+// cuts the interrupted fraction by more than three standard errors of the difference.
+TEST(TuneStatistics, InterruptedFractionFallsWithGraceBeyondTheNoise) {
+  SweepSpec s;
+  s.scenario = DRAINSIM_SOURCE_DIR "/scenarios/rolling-restart.json";
+  s.overrides = {"platform.termination_grace_period=2m"};
+  s.axes.push_back(*parse_axis("worker.grace_period=10s,60s").axis);
+  s.seeds = 30;
+  const Sweep sweep = run_sweep(s);
+  ASSERT_EQ(sweep.points.size(), 2u);
+  const Interval low = sweep.points[0].metrics.at("interrupted_fraction");
+  const Interval high = sweep.points[1].metrics.at("interrupted_fraction");
+  ASSERT_EQ(low.n, 30u);
+  ASSERT_EQ(high.n, 30u);
+  // Standard errors from the 95 % half-widths: t(0.975, 29) = 2.045.
+  const double se = std::hypot(low.half_width, high.half_width) / 2.045;
+  EXPECT_GT(se, 0);
+  EXPECT_GT(low.mean - high.mean, 3 * se) << low.mean << " vs " << high.mean << ", se " << se;
+}
+
+TEST_F(TuneTest, CommandLine) {
+  const std::string scenario = write("const40.json", const40());
+  test::CliResult r = drainsim("tune const40.json --max-interrupted 0 --seeds 2");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out.substr(0, r.out.find('\n')), "recommended grace_period: 29s");
+
+  r = drainsim("tune const40.json --max-interrupted 0% --seeds 2 --format json");
+  EXPECT_EQ(r.code, 0) << r.err;
+  const json j = json::parse(r.out);
+  EXPECT_EQ(j["recommended"]["grace_period_s"], 29);
+  EXPECT_EQ(j["recommended"]["termination_grace_period_s"], 42);
+  EXPECT_EQ(j["targets"]["max_interrupted"], 0);
+
+  // No grace meets a 30 s rollout: exit 1, the first line says so.
+  r = drainsim("tune const40.json --max-interrupted 0 --max-deploy-duration 30s --seeds 2");
+  EXPECT_EQ(r.code, 1) << r.err;
+  EXPECT_EQ(r.out.substr(0, r.out.find('\n')), "recommended grace_period: none");
+
+  for (const char* bad :
+       {"--max-interrupted 2", "--max-interrupted lots", "--max-job-loss -1",
+        "--max-deploy-duration soon", "--grace-range 5s..1s/5s", "--grace-range 1..10/1",
+        "--grace-range 0s..10s", "--pre-stop 5", "--margin x", "--set worker.nosuch=1"}) {
+    r = drainsim(std::string("tune const40.json --seeds 1 ") + bad);
+    EXPECT_EQ(r.code, 2) << bad << "\n" << r.out;
+    EXPECT_NE(r.err.find("error"), std::string::npos) << bad << "\n" << r.err;
+  }
+}
+
+}  // namespace
+}  // namespace drainsim

@@ -1,0 +1,193 @@
+#include "base/stats.h"
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cmath>
+
+namespace drainsim {
+
+namespace {
+
+constexpr double kLowest = 1e-6, kHighest = 1e9, kRatio = 1.02;
+constexpr std::size_t kLogBuckets = 1745;  // ceil(ln(kHighest / kLowest) / ln(kRatio))
+
+// Bucket edges by repeated IEEE multiplication (no libm), so histograms agree everywhere.
+const std::array<double, kLogBuckets + 1>& edges() {
+  static const auto table = [] {
+    std::array<double, kLogBuckets + 1> e{};
+    e[0] = kLowest;
+    for (std::size_t i = 1; i < e.size(); ++i) e[i] = e[i - 1] * kRatio;
+    return e;
+  }();
+  return table;
+}
+
+// The bucket search by table: positive doubles order like their bit patterns, and the top
+// 17 bits (exponent and 6 mantissa bits) cut each octave into 64 cells narrower than
+// kRatio, so a cell holds at most one edge. cell_start()[c] is the number of edges <= the
+// smallest double of cell c (c counted from the cell of kLowest); adding the edges in
+// (that double, v] gives upper_bound(edges, v) exactly, in a step or two.
+constexpr int kCellShift = 46;
+std::uint64_t cell_of(double v) { return std::bit_cast<std::uint64_t>(v) >> kCellShift; }
+
+const std::vector<std::uint16_t>& cell_start() {
+  static const auto table = [] {
+    const auto& e = edges();
+    const std::uint64_t first = cell_of(e.front()), last = cell_of(e.back());
+    std::vector<std::uint16_t> t(last - first + 1);
+    for (std::uint64_t c = first; c <= last; ++c) {
+      const double lowest = std::bit_cast<double>(c << kCellShift);
+      t[c - first] =
+          static_cast<std::uint16_t>(std::upper_bound(e.begin(), e.end(), lowest) - e.begin());
+    }
+    return t;
+  }();
+  return table;
+}
+
+// Nearest rank in 1..n; the slack absorbs rounding in q*n (0.99 * 100 must be 99).
+std::size_t rank(double q, std::size_t n) {
+  const double r = std::ceil(q * static_cast<double>(n) - 1e-9);
+  return r < 1 ? 1 : r > static_cast<double>(n) ? n : static_cast<std::size_t>(r);
+}
+
+}  // namespace
+
+void Percentiles::add(double v) {
+  min_ = n_ ? std::min(min_, v) : v;
+  max_ = n_ ? std::max(max_, v) : v;
+  sum_ += v;
+  ++n_;
+  if (!buckets_.empty()) {
+    add_to_bucket(v);
+  } else if (n_ <= kExactLimit) {
+    exact_.push_back(v);
+    sorted_ = false;
+  } else {
+    to_histogram();
+    add_to_bucket(v);
+  }
+}
+
+void Percentiles::merge(const Percentiles& other) {
+  if (&other == this) {
+    const Percentiles copy = other;
+    merge(copy);
+    return;
+  }
+  if (other.n_ == 0) return;
+  min_ = n_ ? std::min(min_, other.min_) : other.min_;
+  max_ = n_ ? std::max(max_, other.max_) : other.max_;
+  sum_ += other.sum_;
+  n_ += other.n_;
+  if (buckets_.empty() && other.buckets_.empty() && n_ <= kExactLimit) {
+    exact_.insert(exact_.end(), other.exact_.begin(), other.exact_.end());
+    sorted_ = false;
+    return;
+  }
+  if (buckets_.empty()) to_histogram();
+  if (other.buckets_.empty()) {
+    for (double v : other.exact_) add_to_bucket(v);
+  } else {
+    for (std::size_t i = 0; i < buckets_.size(); ++i) buckets_[i] += other.buckets_[i];
+  }
+}
+
+void Percentiles::add_to_bucket(double v) {
+  if (!(v > 0)) {
+    ++buckets_[0];
+    return;
+  }
+  // buckets_[i] for i >= 1 holds [e[i-1], e[i]); the end buckets also take what lies beyond.
+  const auto& e = edges();
+  std::size_t above;  // upper_bound(e, v): the number of edges <= v
+  if (v < e.front()) {
+    above = 0;
+  } else if (v >= e.back()) {
+    above = e.size();
+  } else {
+    above = cell_start()[cell_of(v) - cell_of(e.front())];
+    while (e[above] <= v) ++above;  // e.back() > v stops it
+  }
+  ++buckets_[std::clamp<std::size_t>(above, 1, kLogBuckets)];
+}
+
+void Percentiles::to_histogram() {
+  buckets_.assign(1 + kLogBuckets, 0);
+  for (double v : exact_) add_to_bucket(v);
+  std::vector<double>().swap(exact_);
+  sorted_ = true;
+}
+
+double Percentiles::quantile(double q) const {
+  if (n_ == 0) return 0;
+  const std::size_t k = rank(q, n_);
+  if (k == 1) return min_;
+  if (k == n_) return max_;
+  if (buckets_.empty()) {
+    if (!sorted_) std::sort(exact_.begin(), exact_.end());
+    sorted_ = true;
+    return exact_[k - 1];
+  }
+  std::uint64_t seen = 0;
+  std::size_t i = 0;
+  while (i + 1 < buckets_.size() && (seen += buckets_[i]) < k) ++i;
+  if (i == 0) return std::clamp(0.0, min_, max_);
+  const auto& e = edges();
+  return std::clamp(std::sqrt(e[i - 1] * e[i]), min_, max_);
+}
+
+nlohmann::json Percentiles::summary_json() const {
+  if (n_ == 0) return nullptr;
+  return {{"p50", quantile(0.5)}, {"p99", quantile(0.99)}, {"max", max()}, {"count", n_}};
+}
+
+double t_quantile_975(std::size_t df) {
+  static constexpr double kTable[] = {
+      12.70620473617, 4.302652729749, 3.182446305284, 2.776445105198, 2.570581835636,
+      2.446911851145, 2.364624251593, 2.306004135204, 2.262157162798, 2.228138851986,
+      2.200985160092, 2.178812829667, 2.160368656463, 2.144786687918, 2.131449545560,
+      2.119905299221, 2.109815577833, 2.100922040241, 2.093024054408, 2.085963447266,
+      2.079613844728, 2.073873067904, 2.068657610419, 2.063898561628, 2.059538552753,
+      2.055529438643, 2.051830516480, 2.048407141795, 2.045229642133, 2.042272456301};
+  if (df == 0) return 0;
+  if (df <= std::size(kTable)) return kTable[df - 1];
+  // Cornish-Fisher expansion around the normal quantile (Abramowitz & Stegun 26.7.5).
+  const double z = 1.959963984540054, v = static_cast<double>(df);
+  const double z2 = z * z, z3 = z2 * z, z5 = z3 * z2, z7 = z5 * z2, z9 = z7 * z2;
+  const double g1 = (z3 + z) / 4;
+  const double g2 = (5 * z5 + 16 * z3 + 3 * z) / 96;
+  const double g3 = (3 * z7 + 19 * z5 + 17 * z3 - 15 * z) / 384;
+  const double g4 = (79 * z9 + 776 * z7 + 1482 * z5 - 1920 * z3 - 945 * z) / 92160;
+  return z + (g1 + (g2 + (g3 + g4 / v) / v) / v) / v;
+}
+
+Interval student_t_95(const std::vector<double>& samples) {
+  Interval r;
+  r.n = samples.size();
+  if (r.n == 0) return r;
+  double sum = 0;
+  for (double x : samples) sum += x;
+  r.mean = sum / static_cast<double>(r.n);
+  if (r.n > 1) {
+    double squares = 0;
+    for (double x : samples) squares += (x - r.mean) * (x - r.mean);
+    const double s = std::sqrt(squares / static_cast<double>(r.n - 1));
+    r.half_width = t_quantile_975(r.n - 1) * s / std::sqrt(static_cast<double>(r.n));
+  }
+  r.low = r.mean - r.half_width;
+  r.high = r.mean + r.half_width;
+  return r;
+}
+
+nlohmann::json interval_json(const Interval& v) {
+  if (v.n == 0) {
+    return {
+        {"mean", nullptr}, {"half_width", nullptr}, {"low", nullptr}, {"high", nullptr}, {"n", 0}};
+  }
+  return {
+      {"mean", v.mean}, {"half_width", v.half_width}, {"low", v.low}, {"high", v.high}, {"n", v.n}};
+}
+
+}  // namespace drainsim

@@ -1,0 +1,221 @@
+// The drainsim command line as a user meets it: exit codes (0 ok, 2 bad input, 3 audit
+// failure), messages naming the file and JSON path, and where results go.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "testing/test_cli.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+class Cli : public drainsim::test::CliTest {};
+
+const char* kValid = R"({"name": "ok", "duration": "10s", "settle": "1m",
+  "workload": {"arrival": {"kind": "burst", "count": 4, "at": "0s"},
+               "job_duration": {"kind": "constant", "value": "20s"}},
+  "worker": {"concurrency": 4},
+  "platform": {"replicas": 1, "pod_start_delay": "5s"},
+  "events": [{"at": "10s", "kind": "rolling_restart", "max_surge": 1, "max_unavailable": 0}]})";
+
+std::string replaced(std::string text, const std::string& from, const std::string& to) {
+  const auto at = text.find(from);
+  if (at == std::string::npos) throw std::runtime_error("no " + from);
+  return text.replace(at, from.size(), to);
+}
+
+struct BadCase {
+  const char* name;
+  std::string text;
+  const char* path;  // the JSON path the message must name ("" for whole-file errors)
+};
+
+TEST_F(Cli, MalformedScenariosExit2NamingFileAndPath) {
+  const BadCase cases[] = {
+      {"not_json", "{\"name\": ", ""},
+      {"empty", "", ""},
+      {"missing_section", replaced(kValid, R"("worker": {"concurrency": 4},)", ""), "worker"},
+      {"wrong_type", replaced(kValid, R"("concurrency": 4)", R"("concurrency": "four")"),
+       "worker.concurrency"},
+      {"negative_duration", replaced(kValid, R"("value": "20s")", R"("value": "-3s")"),
+       "workload.job_duration.value"},
+      {"unparsable_duration", replaced(kValid, R"("settle": "1m")", R"("settle": "soon")"),
+       "settle"},
+      {"unknown_field", replaced(kValid, R"("concurrency": 4)", R"("concurency": 4)"),
+       "worker.concurency"},
+      {"unknown_profile", replaced(kValid, R"("concurrency": 4)", R"("profile": "nosuch")"),
+       "worker.profile"},
+      {"unknown_event_kind", replaced(kValid, "rolling_restart", "rolling_restrat"),
+       "events[0].kind"},
+      {"unknown_distribution", replaced(kValid, R"("kind": "constant")", R"("kind": "gaussian")"),
+       "workload.job_duration.kind"},
+      {"percent_over_100", replaced(kValid, R"("max_surge": 1)", R"("max_surge": "150%")"),
+       "events[0].max_surge"},
+      {"event_after_end", replaced(kValid, R"("at": "10s")", R"("at": "5m")"), "events[0].at"},
+      {"bad_pod_id",
+       replaced(kValid,
+                R"({"at": "10s", "kind": "rolling_restart", "max_surge": 1, "max_unavailable": 0})",
+                R"({"at": "1s", "kind": "signal", "pod": "web-1", "signal": "SIGTERM"})"),
+       "events[0].pod"},
+  };
+  for (const BadCase& c : cases) {
+    const std::string file = write(std::string(c.name) + ".json", c.text);
+    for (const char* cmd : {"run", "validate"}) {
+      const drainsim::test::CliResult r = drainsim(std::string(cmd) + " '" + file + "'");
+      EXPECT_EQ(r.code, 2) << c.name << " via " << cmd << ": " << r.err;
+      EXPECT_NE(r.err.find(file), std::string::npos) << c.name << " via " << cmd << ": " << r.err;
+      EXPECT_NE(r.err.find(std::string(c.path) + ":"), std::string::npos)
+          << c.name << " via " << cmd << ": " << r.err;
+    }
+  }
+}
+
+TEST_F(Cli, MissingFileAndBadOverrideExit2) {
+  drainsim::test::CliResult r = drainsim("run nosuch.json");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("nosuch.json"), std::string::npos) << r.err;
+  const std::string file = write("ok.json", kValid);
+  r = drainsim("run '" + file + "' --set worker.grace_perod=10s");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("grace_period"), std::string::npos) << r.err;  // the suggestion
+  r = drainsim("run '" + file + "' --set worker.grace_period=-1s");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("worker.grace_period:"), std::string::npos) << r.err;
+  r = drainsim("run '" + file + "' --no-such-flag");
+  EXPECT_EQ(r.code, 2);
+}
+
+TEST_F(Cli, RunWritesResultsNamedAfterScenarioAndSeed) {
+  const std::string scenario = std::string(DRAINSIM_SOURCE_DIR) + "/scenarios/oom-kill.json";
+  const drainsim::test::CliResult r =
+      drainsim("run '" + scenario + "' --seed 7 --set worker.grace_period=10s --timeline");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("audit: ok"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("result hash"), std::string::npos) << r.out;
+  const auto doc = nlohmann::json::parse(slurp(dir_ / "results" / "oom-kill-7.json"));
+  EXPECT_EQ(doc["seed"], 7);
+  EXPECT_EQ(doc["scenario"]["worker"]["grace_period"], "10s");
+  EXPECT_TRUE(doc.contains("timeline"));
+  EXPECT_EQ(doc["summary"]["exits"]["oom_killed"].get<int>(), 3);  // 1 pod at 2m, 2 at 5m
+}
+
+TEST_F(Cli, AuditFailureExits3NamingTheJob) {
+  const std::string file = write("ok.json", kValid);
+  const drainsim::test::CliResult r =
+      drainsim("run '" + file + "' --out res.json --inject-fault drop-acked-job=2");
+  EXPECT_EQ(r.code, 3) << r.out << r.err;
+  EXPECT_NE(r.err.find("job 2:"), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find("audit: FAILED"), std::string::npos) << r.out;
+}
+
+TEST_F(Cli, AMalformedFaultIsBadInputNotACrash) {
+  const std::string file = write("ok.json", kValid);
+  for (const char* fault : {"drop-acked-job=x", "drop-acked-job=", "drop-acked-job=2x", "drop",
+                            "drop-acked-job=99999999999999999999999"}) {
+    const drainsim::test::CliResult r =
+        drainsim("run '" + file + "' --out res.json --inject-fault '" + fault + "'");
+    EXPECT_EQ(r.code, 2) << fault << "\n" << r.err;
+    EXPECT_NE(r.err.find("expected drop-acked-job=JOB"), std::string::npos) << fault << r.err;
+  }
+}
+
+TEST_F(Cli, OutputFilesAreWrittenWholeOrNotAtAll) {
+  // Written beside the target and renamed over it: an existing file is replaced, nothing
+  // temporary is left, a directory that does not exist is an error, and a device such as
+  // /dev/stdout is written directly.
+  const std::string file = write("ok.json", kValid);
+  ASSERT_EQ(drainsim("run '" + file + "' --seed 1 --out res.json").code, 0);
+  const drainsim::test::CliResult again = drainsim("run '" + file + "' --seed 2 --out res.json");
+  ASSERT_EQ(again.code, 0) << again.err;
+  EXPECT_EQ(nlohmann::json::parse(slurp(dir_ / "res.json"))["seed"], 2);
+  const drainsim::test::CliResult missing =
+      drainsim("run '" + file + "' --out no-such-dir/res.json");
+  EXPECT_EQ(missing.code, 2);
+  EXPECT_NE(missing.err.find("no-such-dir/res.json: cannot write the results file"),
+            std::string::npos)
+      << missing.err;
+  const fs::file_type stdout_type = fs::symlink_status("/dev/stdout").type();
+  const drainsim::test::CliResult piped =
+      drainsim("compare '" + file + "' --profiles ojs --seeds 2 --format json --out /dev/stdout");
+  ASSERT_EQ(piped.code, 0) << piped.err;
+  EXPECT_EQ(fs::symlink_status("/dev/stdout").type(), stdout_type);  // not replaced
+  EXPECT_TRUE(nlohmann::json::parse(piped.out).is_object()) << piped.out;
+  // A symbolic link keeps pointing where it did; its target gets the results.
+  fs::create_symlink("kept.json", dir_ / "link.json");
+  ASSERT_EQ(drainsim("run '" + file + "' --seed 3 --out link.json").code, 0);
+  EXPECT_TRUE(fs::is_symlink(dir_ / "link.json"));
+  EXPECT_EQ(nlohmann::json::parse(slurp(dir_ / "kept.json"))["seed"], 3);
+  for (const auto& entry : fs::directory_iterator(dir_)) {
+    EXPECT_EQ(entry.path().filename().string().find(".tmp-"), std::string::npos) << entry.path();
+  }
+}
+
+TEST_F(Cli, FidelityComparesTheEnginesSideBySide) {
+  // Case a) of the core issue: four jobs complete on all three engines, none retried.
+  const std::string file = write("ok.json", kValid);
+  const drainsim::test::CliResult r = drainsim("fidelity '" + file + "' --time-scale 50");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("realtime - virtual"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("process - virtual"), std::string::npos) << r.out;
+  std::string row;
+  std::istringstream lines(r.out);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("jobs_completed", 0) == 0) row = line;
+  }
+  std::istringstream cells(row);
+  std::string metric, v, rt, process, rt_diff, rt_percent, process_diff;
+  cells >> metric >> v >> rt >> process >> rt_diff >> rt_percent >> process_diff;
+  EXPECT_EQ(v, "4") << row;
+  EXPECT_EQ(rt, "4") << row;
+  EXPECT_EQ(process, "4") << row;
+  EXPECT_EQ(rt_diff, "0") << row;
+  EXPECT_EQ(process_diff, "0") << row;
+  EXPECT_EQ(drainsim("fidelity '" + file + "' --set worker.concurrency=0").code, 2);
+}
+
+TEST_F(Cli, WorkerCmdPutsAnotherProgramInEveryPod) {
+  // Case a) of the core issue through the Python example worker: four 20 s jobs complete,
+  // the old pod drains and exits 0.
+  const std::string file = write("ok.json", kValid);
+  const std::string worker =
+      std::string(DRAINSIM_PYTHON) + " " + DRAINSIM_SOURCE_DIR + "/examples/ojs_worker.py";
+  const std::string out = (dir_ / "out.json").string();
+  const drainsim::test::CliResult r =
+      drainsim("run '" + file + "' --engine process --time-scale 50 --out '" + out +
+               "' --worker-cmd '" + worker + "'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("engine process"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("enqueued 4  completed 4"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("exits: clean 1"), std::string::npos) << r.out;
+
+  const drainsim::test::CliResult virtual_engine =
+      drainsim("run '" + file + "' --worker-cmd '" + worker + "'");
+  EXPECT_EQ(virtual_engine.code, 2);
+  EXPECT_NE(virtual_engine.err.find("--worker-cmd and --worker-log need --engine process"),
+            std::string::npos)
+      << virtual_engine.err;
+  // A command the shell cannot run stops the run at once (not a crash loop of pods).
+  const drainsim::test::CliResult missing =
+      drainsim("run '" + file + "' --engine process --worker-cmd " + "/nonexistent/worker --out '" +
+               (dir_ / "out.json").string() + "'");
+  EXPECT_EQ(missing.code, 2);
+  EXPECT_NE(missing.err.find("/nonexistent/worker"), std::string::npos) << missing.err;
+  EXPECT_NE(missing.err.find("exited with 127"), std::string::npos) << missing.err;
+}
+
+TEST_F(Cli, ValidateAcceptsEveryShippedScenario) {
+  const drainsim::test::CliResult r =
+      drainsim("validate " + std::string(DRAINSIM_SOURCE_DIR) + "/scenarios/*.json");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("rolling-restart.json: ok"), std::string::npos) << r.out;
+}
+
+}  // namespace

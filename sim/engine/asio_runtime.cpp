@@ -1,0 +1,158 @@
+#include "engine/asio_runtime.h"
+
+#include <future>
+
+#include <boost/asio/bind_executor.hpp>
+#include <boost/asio/post.hpp>
+
+namespace drainsim {
+
+namespace asio = boost::asio;
+using Clock = std::chrono::steady_clock;
+
+AsioRuntime::AsioRuntime(std::uint64_t seed, double time_scale, int threads)
+    : scale_(time_scale), thread_count_(threads), root_(seed) {}
+
+AsioRuntime::~AsioRuntime() { stop(); }
+
+std::unique_ptr<StrandRuntime> AsioRuntime::strand() {
+  return std::make_unique<StrandRuntime>(*this, root_, strands_++);
+}
+
+void AsioRuntime::start() {
+  guard_ = std::make_unique<Guard>(io_.get_executor());
+  std::promise<void> go;
+  const std::shared_future<void> started = go.get_future().share();
+  for (int i = 0; i < thread_count_; ++i) {
+    threads_.emplace_back([this, started] {
+      started.wait();  // start_ is written before any handler can read it
+      io_.run();
+    });
+  }
+  start_ = Clock::now();
+  go.set_value();
+}
+
+void AsioRuntime::stop() {
+  if (guard_) guard_->reset();
+  io_.stop();
+  for (std::thread& t : threads_) t.join();
+  threads_.clear();
+  guard_.reset();
+}
+
+Time AsioRuntime::now() const {
+  const double real_us = std::chrono::duration<double, std::micro>(Clock::now() - start_).count();
+  return static_cast<Time>(real_us * scale_);
+}
+
+Clock::time_point AsioRuntime::real_time(Time t) const {
+  return start_ + std::chrono::duration_cast<Clock::duration>(
+                      std::chrono::duration<double, std::micro>(static_cast<double>(t) / scale_));
+}
+
+StrandRuntime::StrandRuntime(AsioRuntime& owner, const Rng& root, std::uint64_t index)
+    : owner_(owner), strand_(asio::make_strand(owner.context())) {
+  // The first strand draws the same streams as the virtual engine (the same jobs arrive
+  // with the same durations, so engines can be compared); strand i > 0 the root's forks
+  // 1000 * i + stream.
+  for (std::uint64_t s = 0; s < 8; ++s) streams_.push_back(root.fork(1000 * index + s));
+}
+
+StrandRuntime::~StrandRuntime() = default;
+
+Rng& StrandRuntime::rng(Stream stream) {
+  return streams_[static_cast<std::size_t>(stream) % streams_.size()];
+}
+
+TimerId StrandRuntime::schedule(Time at, Priority /*priority*/, TimerTarget* target,
+                                std::uint32_t tag, std::uint64_t arg) {
+  std::lock_guard lock(mu_);
+  std::uint32_t index;
+  if (!free_.empty()) {
+    index = free_.back();
+    free_.pop_back();
+  } else {
+    index = static_cast<std::uint32_t>(slots_.size());
+    slots_.emplace_back();
+    slots_.back().timer = std::make_unique<asio::steady_timer>(owner_.context());
+  }
+  Slot& slot = slots_[index];
+  slot.target = target;
+  slot.tag = tag;
+  slot.arg = arg;
+  slot.at = at;
+  slot.seq = next_seq_++;
+  pending_.emplace(at, slot.seq, index);
+  slot.timer->expires_at(owner_.real_time(at));
+  slot.timer->async_wait(asio::bind_executor(strand_, [this](const boost::system::error_code& e) {
+    if (e != asio::error::operation_aborted) fire();
+  }));
+  return TimerId{index, slot.generation};
+}
+
+void StrandRuntime::cancel(TimerId& id) {
+  if (id.pending()) {
+    std::lock_guard lock(mu_);
+    if (id.slot < slots_.size() && slots_[id.slot].generation == id.generation &&
+        slots_[id.slot].target != nullptr) {
+      Slot& slot = slots_[id.slot];
+      slot.timer->cancel();
+      pending_.erase(Due{slot.at, slot.seq, id.slot});
+      slot.target = nullptr;
+      ++slot.generation;
+      free_.push_back(id.slot);
+    }
+  }
+  id = TimerId{};
+}
+
+// Every live timer's wake-up comes once, after its deadline, so each fires exactly one
+// timer: the earliest due (perhaps itself, perhaps one overdue longer), or none when an
+// earlier wake-up already fired every due timer (a timer cancelled after it expired).
+void StrandRuntime::fire() {
+  TimerTarget* target;
+  std::uint32_t tag;
+  std::uint64_t arg;
+  {
+    std::lock_guard lock(mu_);
+    if (halted_ || pending_.empty()) return;
+    const auto [at, seq, index] = *pending_.begin();
+    Slot& slot = slots_[index];
+    if (slot.timer->expiry() > Clock::now()) return;  // nothing due yet (asio's own test)
+    pending_.erase(pending_.begin());
+    if (record_lateness_) {
+      lateness_.push_back(
+          std::chrono::duration<double, std::micro>(Clock::now() - slot.timer->expiry()).count());
+    }
+    target = slot.target;
+    tag = slot.tag;
+    arg = slot.arg;
+    slot.target = nullptr;
+    ++slot.generation;
+    free_.push_back(index);
+  }
+  ++events_run_;
+  std::unique_lock<std::mutex> held;
+  if (lock_) held = std::unique_lock(*lock_);
+  target->on_timer(tag, arg);
+  if (after_each_) after_each_();
+}
+
+void StrandRuntime::post(std::function<void()> fn) {
+  if (lock_ == nullptr) {
+    asio::post(strand_, std::move(fn));
+    return;
+  }
+  asio::post(strand_, [lock = lock_, fn = std::move(fn)] {
+    std::lock_guard held(*lock);
+    fn();
+  });
+}
+
+std::vector<double> StrandRuntime::take_lateness() {
+  std::lock_guard lock(mu_);
+  return std::exchange(lateness_, {});
+}
+
+}  // namespace drainsim

@@ -1,0 +1,122 @@
+// AsioRuntime: the real-time Runtime. A Boost.Asio io_context run by a pool of threads
+// paces timers to the wall clock, scaled by time_scale: at 200, one simulated second
+// lasts 5 ms. Each actor (the models of a run, a worker, ...) gets a StrandRuntime of its
+// own: its timers' callbacks run on its strand, so one actor's callbacks never overlap
+// while different actors' may run in parallel on the pool. now() is the simulated time
+// since start(), the same for every strand. Real time has no ties, so the equal-time
+// priorities of the virtual engine are not honoured. Thread-safe, except that a
+// StrandRuntime must not be destroyed before stop() has joined the pool.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <thread>
+#include <tuple>
+#include <vector>
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
+
+#include "engine/runtime.h"
+
+namespace drainsim {
+
+class StrandRuntime;
+
+class AsioRuntime {
+ public:
+  // REQUIRES: time_scale > 0, threads >= 1.
+  AsioRuntime(std::uint64_t seed, double time_scale, int threads);
+  ~AsioRuntime();  // stop()s
+
+  // A new actor with its own strand and random streams.
+  std::unique_ptr<StrandRuntime> strand();
+
+  // Creates the threads, then starts the clock (simulated time 0) and lets them run, so
+  // creating threads does not make the first events late.
+  void start();
+  // Stops the pool and joins its threads; pending timers never fire. Idempotent.
+  void stop();
+
+  Time now() const;
+  double time_scale() const { return scale_; }
+  std::chrono::steady_clock::time_point real_time(Time t) const;
+  boost::asio::io_context& context() { return io_; }
+
+ private:
+  using Guard = boost::asio::executor_work_guard<boost::asio::io_context::executor_type>;
+  boost::asio::io_context io_;
+  std::unique_ptr<Guard> guard_;
+  std::vector<std::thread> threads_;
+  std::chrono::steady_clock::time_point start_;
+  double scale_;
+  int thread_count_;
+  Rng root_;
+  std::uint64_t strands_ = 0;
+};
+
+class StrandRuntime final : public Runtime {
+ public:
+  StrandRuntime(AsioRuntime& owner, const Rng& root, std::uint64_t index);
+  ~StrandRuntime() override;
+
+  Time now() const override { return owner_.now(); }
+  TimerId schedule(Time at, Priority priority, TimerTarget* target, std::uint32_t tag,
+                   std::uint64_t arg = 0) override;
+  void cancel(TimerId& id) override;
+  Rng& rng(Stream stream) override;
+
+  // Runs `fn` on this strand as soon as possible.
+  void post(std::function<void()> fn);
+  // From now on every callback on this strand (timers, posted functions, after_each) runs
+  // holding `lock`, so code on other strands may share this strand's state under it. Set
+  // it before start().
+  void set_lock(std::mutex* lock) { lock_ = lock; }
+  // Called on the strand after every timer callback (e.g. to see whether a run is over).
+  // Set it before start().
+  void set_after_each(std::function<void()> fn) { after_each_ = std::move(fn); }
+  std::uint64_t events_run() const { return events_run_.load(); }
+  // From now on timers fire no callbacks (the run is over; its state stays as it is).
+  void halt() { halted_ = true; }
+  // How late timers fired, in real microseconds, kept when asked (for benchmarks).
+  void record_lateness(bool on) { record_lateness_ = on; }
+  std::vector<double> take_lateness();
+
+ private:
+  struct Slot {
+    std::unique_ptr<boost::asio::steady_timer> timer;
+    TimerTarget* target = nullptr;
+    std::uint64_t arg = 0;
+    std::uint32_t tag = 0;
+    std::uint32_t generation = 0;
+    Time at = 0;
+    std::uint64_t seq = 0;  // schedule order, for ties
+  };
+  // Pending timers in (time, schedule order): a timer's wake-up fires the earliest one
+  // due, so timers that are overdue together (a late thread, a timer scheduled in the
+  // past) still fire in time order, whatever order asio completes them in.
+  using Due = std::tuple<Time, std::uint64_t, std::uint32_t>;
+  void fire();
+
+  AsioRuntime& owner_;
+  boost::asio::strand<boost::asio::io_context::executor_type> strand_;
+  std::mutex mu_;  // guards slots_, free_, pending_, next_seq_, lateness_
+  std::vector<Slot> slots_;
+  std::vector<std::uint32_t> free_;
+  std::set<Due> pending_;
+  std::uint64_t next_seq_ = 0;
+  std::vector<Rng> streams_;
+  std::function<void()> after_each_;
+  std::mutex* lock_ = nullptr;
+  std::atomic<std::uint64_t> events_run_{0};
+  std::atomic<bool> halted_{false};
+  bool record_lateness_ = false;
+  std::vector<double> lateness_;
+};
+
+}  // namespace drainsim

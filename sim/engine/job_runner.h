@@ -1,0 +1,40 @@
+// JobRunner: how a worker process's job bodies run. A body ends by itself after its
+// run time, or, once cancelled, after its cancel latency if that comes first; either way
+// the runner calls owner->on_timer(kBodyEnded or kBodyCancelled, body_arg(slot,
+// generation)) on the owner's Runtime (so on its strand). abort() stops a body with no
+// callback (its process died, or the worker gave up on it).
+//   kTimer: a timer in the Runtime's time (the virtual engine; exact).
+//   kSleep, kSpin: a real thread per running body that sleeps, or burns CPU, until its
+//   (scaled) deadline, checking a cancellation token (the real-time engine).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "engine/runtime.h"
+
+namespace drainsim {
+
+enum class JobBody : std::uint8_t { kTimer, kSleep, kSpin };
+const char* to_string(JobBody b);
+
+class JobRunner {
+ public:
+  enum Tag : std::uint32_t { kBodyEnded = 100, kBodyCancelled = 101 };
+  static std::uint64_t body_arg(int slot, std::uint32_t generation) {
+    return static_cast<std::uint32_t>(slot) | std::uint64_t{generation} << 32;
+  }
+
+  virtual ~JobRunner() = default;
+  // REQUIRES: no body runs in `slot`.
+  virtual void start(int slot, std::uint32_t generation, Duration run_for) = 0;
+  // The body stops `latency` from now unless it ends by itself first. Once per body.
+  virtual void cancel(int slot, Duration latency) = 0;
+  virtual void abort(int slot) = 0;
+};
+
+// `time_scale` (simulated seconds per real second) matters to the real kinds only.
+std::unique_ptr<JobRunner> make_job_runner(JobBody kind, Runtime& runtime, TimerTarget* owner,
+                                           int slots, double time_scale);
+
+}  // namespace drainsim

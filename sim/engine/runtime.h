@@ -1,0 +1,58 @@
+// The Runtime is the only way the models (backend, worker, platform, workload) see time,
+// set timers or draw random numbers. VirtualRuntime runs them in discrete virtual time;
+// a real-time implementation paces the same models to the wall clock.
+#pragma once
+
+#include <cstdint>
+
+#include "base/duration.h"
+#include "base/rng.h"
+
+namespace drainsim {
+
+// At equal virtual times, events run in this order (DESIGN.md, Semantics), then in
+// scheduling order within a class.
+enum class Priority : std::uint8_t {
+  kScripted = 0,    // scenario events and job arrivals
+  kCompletion = 1,  // job bodies finishing
+  kTimer = 2,       // platform and worker timers: deadlines, polls, heartbeats, preStop
+  kBackend = 3,     // lease expiry, dead-worker deadlines, retry promotion
+};
+
+// Something a timer calls back. `tag` and `arg` are the target's own: they tell it which
+// of its timers fired, so timers need no allocation.
+class TimerTarget {
+ public:
+  virtual void on_timer(std::uint32_t tag, std::uint64_t arg) = 0;
+
+ protected:
+  ~TimerTarget() = default;
+};
+
+// Handle of a pending timer. Default-constructed handles refer to no timer.
+struct TimerId {
+  std::uint32_t slot = UINT32_MAX;
+  std::uint32_t generation = 0;
+  bool pending() const { return slot != UINT32_MAX; }
+};
+
+class Runtime {
+ public:
+  virtual ~Runtime() = default;
+
+  virtual Time now() const = 0;
+
+  // Calls target->on_timer(tag, arg) at time `at`. REQUIRES: at >= now(); target outlives
+  // the timer or cancels it.
+  virtual TimerId schedule(Time at, Priority priority, TimerTarget* target, std::uint32_t tag,
+                           std::uint64_t arg = 0) = 0;
+
+  // Cancels a pending timer and resets `id`. A no-op for a timer that already fired or
+  // was cancelled (the handle's generation no longer matches).
+  virtual void cancel(TimerId& id) = 0;
+
+  // The run's generator for one stream.
+  virtual Rng& rng(Stream stream) = 0;
+};
+
+}  // namespace drainsim

@@ -1,0 +1,474 @@
+#include "model/backend.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+namespace drainsim {
+
+namespace {
+constexpr std::uint32_t kNil = UINT32_MAX;
+}
+
+Backend::Backend(Runtime& runtime, const BackendConfig& config, BackendMechanisms mechanisms,
+                 Recorder& recorder, BackendFaults faults)
+    : rt_(runtime),
+      config_(config),
+      mechanisms_(mechanisms),
+      recorder_(recorder),
+      faults_(faults),
+      free_head_(kNil) {}
+
+int Backend::queue(const std::string& name) {
+  for (std::size_t i = 0; i < queues_.size(); ++i) {
+    if (queues_[i].name == name) return static_cast<int>(i);
+  }
+  queues_.push_back(Queue{name, {}, {}});
+  return static_cast<int>(queues_.size() - 1);
+}
+
+JobId Backend::enqueue(int queue, const JobSpec& spec) {
+  std::uint32_t handle;
+  if (free_head_ != kNil) {
+    handle = free_head_;
+    free_head_ = jobs_[handle].next;
+  } else {
+    handle = static_cast<std::uint32_t>(jobs_.size());
+    jobs_.emplace_back();
+  }
+  const JobId id = next_id_++;
+  Job& job = jobs_[handle];
+  job = Job{id,
+            spec,
+            0,
+            0,
+            0,
+            TimerId{},
+            0,
+            kNil,
+            kNil,
+            kNoWorker,
+            0,
+            0,
+            0,
+            static_cast<std::int16_t>(queue),
+            JobState::kAvailable,
+            true};
+  job.ledger = recorder_.job_enqueued(id, rt_.now(), handle);
+  ++live_;
+  make_available(handle, false);
+  return id;
+}
+
+WorkerId Backend::register_worker(std::span<const int> queues, WorkerListener* listener) {
+  const WorkerId id = static_cast<WorkerId>(workers_.size());
+  workers_.push_back(Worker{{queues.begin(), queues.end()},
+                            listener,
+                            rt_.now(),
+                            TimerId{},
+                            kNil,
+                            0,
+                            Directive::kRunning,
+                            Directive::kRunning,
+                            WorkerStatus::kAlive,
+                            false});
+  arm_deadline(id);
+  if (mechanisms_.fetch == FetchMode::kPrivateList &&
+      (last_cleanup_ < 0 || rt_.now() - last_cleanup_ >= mechanisms_.cleanup_interval)) {
+    last_cleanup_ = rt_.now();
+    clean_up_parked();
+  }
+  return id;
+}
+
+void Backend::clean_up_parked() {
+  const Time now = rt_.now();
+  for (Worker& w : workers_) {
+    if (w.active_head == kNil || w.last_heartbeat + mechanisms_.process_ttl > now) continue;
+    while (w.active_head != kNil) recover(w.active_head, ErrorKind::kWorkerDeath, false);
+  }
+}
+
+void Backend::arm_deadline(WorkerId worker) {
+  if (!mechanisms_.heartbeat_detection) return;
+  Worker& w = workers_[worker];
+  w.deadline = rt_.schedule(w.last_heartbeat + config_.heartbeat_timeout, Priority::kBackend, this,
+                            kWorkerDeadline, worker);
+}
+
+void Backend::deregister(WorkerId worker) {
+  Worker& w = workers_[worker];
+  if (w.status != WorkerStatus::kAlive) return;
+  w.status = WorkerStatus::kGone;
+  rt_.cancel(w.deadline);
+  switch (mechanisms_.fetch) {
+    case FetchMode::kReliable:
+      while (w.active_head != kNil) recover(w.active_head, ErrorKind::kWorkerDeath);
+      break;
+    case FetchMode::kPrivateList:
+      while (w.active_head != kNil) recover(w.active_head, ErrorKind::kWorkerDeath, false);
+      break;
+    case FetchMode::kAtMostOnce:
+      break;  // in the process's memory: lost at process_ended unless requeued
+  }
+}
+
+void Backend::process_ended(WorkerId worker) {
+  if (mechanisms_.fetch != FetchMode::kAtMostOnce) return;
+  Worker& w = workers_[worker];
+  const Time now = rt_.now();
+  while (w.active_head != kNil) {
+    const std::uint32_t handle = w.active_head;
+    take_back(handle);
+    recorder_.job_lost(
+        jobs_[handle].ledger, now,
+        fmt::format("held in memory by worker {} when its process ended (at-most-once fetch)",
+                    worker));
+    finish(handle);
+  }
+}
+
+void Backend::fetch(WorkerId worker, int count, std::vector<Lease>& out) {
+  Worker& w = workers_[worker];
+  w.waiting = false;  // a fetch ends a wait; a worker with free slots left waits again
+  if (!takes_jobs(w)) return;
+  const Time now = rt_.now();
+  for (int q : w.queues) {
+    auto& available = queues_[q].available;
+    while (count > 0 && !available.empty()) {
+      const std::uint32_t handle = available.front();
+      available.pop_front();
+      Job& job = jobs_[handle];
+      job.state = JobState::kActive;
+      job.holder = worker;
+      ++job.attempt;
+      ++job.claims;
+      job.fetched_at = now;
+      job.lease_deadline = now + config_.visibility_timeout;
+      if (reliable() && mechanisms_.lease.enabled && mechanisms_.lease.check_interval == 0) {
+        job.timer =
+            rt_.schedule(job.lease_deadline, Priority::kBackend, this, kLeaseExpiry, handle);
+      }
+      job.prev = kNil;
+      job.next = w.active_head;
+      if (w.active_head != kNil) jobs_[w.active_head].prev = handle;
+      w.active_head = handle;
+      ++active_;
+      recorder_.job_claimed(job.ledger, now);
+      out.push_back(
+          Lease{job.id, handle, job.ledger, job.attempt, job.progress, job.spec, job.claims});
+      --count;
+    }
+  }
+  arm_sweeps();
+}
+
+void Backend::arm_sweeps() {
+  if (active_ == 0 || !reliable()) return;
+  const LeaseExpiry& lease = mechanisms_.lease;
+  if (lease.enabled && lease.check_interval > 0 && !lease_sweep_.pending()) {
+    lease_sweep_ =
+        rt_.schedule(next_tick(lease.check_interval), Priority::kBackend, this, kLeaseSweep);
+  }
+  const Rescuer& rescuer = mechanisms_.rescuer;
+  if (rescuer.enabled && !rescue_sweep_.pending()) {
+    rescue_sweep_ =
+        rt_.schedule(next_tick(rescuer.interval), Priority::kBackend, this, kRescueSweep);
+  }
+}
+
+void Backend::wait_for_jobs(WorkerId worker) {
+  Worker& w = workers_[worker];
+  if (!takes_jobs(w)) return;
+  w.waiting = true;
+  for (std::uint32_t i = 0; i < w.queues.size(); ++i) {
+    if (w.listed >> i & 1) continue;
+    w.listed |= std::uint64_t{1} << i;
+    queues_[w.queues[i]].waiting.push_back(Waiter{worker, i});
+  }
+}
+
+bool Backend::has_jobs_for(WorkerId worker) const {
+  const Worker& w = workers_[worker];
+  if (!takes_jobs(w)) return false;
+  for (int q : w.queues) {
+    if (!queues_[q].available.empty()) return true;
+  }
+  return false;
+}
+
+void Backend::cancel_wait(WorkerId worker) { workers_[worker].waiting = false; }
+
+bool Backend::holds(WorkerId worker, const Lease& lease) const {
+  if (lease.handle >= jobs_.size()) return false;
+  const Job& job = jobs_[lease.handle];
+  return job.live && job.id == lease.id && job.claims == lease.claim &&
+         job.state == JobState::kActive && job.holder == worker &&
+         workers_[worker].status != WorkerStatus::kDead;
+}
+
+bool Backend::ack(WorkerId worker, const Lease& lease) {
+  if (!holds(worker, lease)) {
+    recorder_.report_rejected(lease.ledger, true);
+    return false;
+  }
+  Job& job = jobs_[lease.handle];
+  take_back(lease.handle);
+  if (faults_.drop_acked_job == job.id) {
+    finish(lease.handle);  // the injected fault: forget the job, tell no one
+    return true;
+  }
+  job.state = JobState::kCompleted;
+  recorder_.job_completed(job.ledger, rt_.now());
+  finish(lease.handle);
+  return true;
+}
+
+bool Backend::fail(WorkerId worker, const Lease& lease, ErrorKind error, bool retryable,
+                   Duration progress) {
+  if (!holds(worker, lease)) {
+    recorder_.report_rejected(lease.ledger, false);
+    return false;
+  }
+  Job& job = jobs_[lease.handle];
+  take_back(lease.handle);
+  job.progress = std::max(job.progress, progress);
+  retry_or_discard(lease.handle, error, retryable);
+  return true;
+}
+
+bool Backend::requeue(WorkerId worker, const Lease& lease, bool front) {
+  if (!holds(worker, lease)) {
+    recorder_.report_rejected(lease.ledger, false);
+    return false;
+  }
+  recover(lease.handle, ErrorKind::kShutdown, false, front);
+  return true;
+}
+
+void Backend::retry_or_discard(std::uint32_t handle, ErrorKind error, bool retryable) {
+  Job& job = jobs_[handle];
+  const RetryPolicy& retry = config_.retry;
+  if (!retryable || job.attempt >= retry.max_attempts) {
+    discard(handle, error);
+    return;
+  }
+  const Time now = rt_.now();
+  double delay = static_cast<double>(retry.initial_interval) *
+                 std::pow(retry.backoff_coefficient, job.attempt - 1);
+  if (retry.jitter) delay *= rt_.rng(Stream::kBackend).uniform(0.5, 1.5);
+  delay = std::min(delay, static_cast<double>(retry.max_interval));
+  job.state = JobState::kScheduled;
+  job.holder = kNoWorker;
+  recorder_.job_scheduled(job.ledger, now);
+  job.timer =
+      rt_.schedule(now + static_cast<Duration>(delay), Priority::kBackend, this, kRetryDue, handle);
+}
+
+void Backend::discard(std::uint32_t handle, ErrorKind why) {
+  Job& job = jobs_[handle];
+  job.state = JobState::kDiscarded;
+  recorder_.job_discarded(job.ledger, rt_.now(), why, job.progress);
+  finish(handle);
+}
+
+Directive Backend::heartbeat(WorkerId worker, Directive state, std::span<const Lease> active) {
+  Worker& w = workers_[worker];
+  if (w.status != WorkerStatus::kAlive) return Directive::kTerminate;
+  w.last_heartbeat = rt_.now();
+  w.reported = state;
+  if (!mechanisms_.lease.renewed_by_heartbeat) return w.directive;
+  for (const Lease& lease : active) {
+    if (holds(worker, lease)) {
+      jobs_[lease.handle].lease_deadline = rt_.now() + config_.visibility_timeout;
+    }
+  }
+  return w.directive;
+}
+
+void Backend::set_directive(WorkerId worker, Directive directive) {
+  Worker& w = workers_[worker];
+  w.directive = std::max(w.directive, directive);
+}
+
+void Backend::checkpoint(const Lease& lease, Duration progress) {
+  if (lease.handle >= jobs_.size()) return;
+  Job& job = jobs_[lease.handle];
+  if (job.live && job.id == lease.id) job.progress = std::max(job.progress, progress);
+}
+
+std::optional<JobState> Backend::job_state(std::uint32_t handle, JobId id) const {
+  if (handle >= jobs_.size() || !jobs_[handle].live || jobs_[handle].id != id) return std::nullopt;
+  return jobs_[handle].state;
+}
+
+std::size_t Backend::wait_list_size() const {
+  std::size_t n = 0;
+  for (const Queue& q : queues_) n += q.waiting.size();
+  return n;
+}
+
+void Backend::make_available(std::uint32_t handle, bool front) {
+  Job& job = jobs_[handle];
+  job.state = JobState::kAvailable;
+  job.holder = kNoWorker;
+  Queue& q = queues_[job.queue];
+  if (front) {
+    q.available.push_front(handle);
+  } else {
+    q.available.push_back(handle);
+  }
+  recorder_.job_available(job.ledger, rt_.now());
+  while (!q.waiting.empty()) {
+    const Waiter waiter = q.waiting.front();
+    q.waiting.pop_front();
+    Worker& w = workers_[waiter.worker];
+    w.listed &= ~(std::uint64_t{1} << waiter.index);
+    if (!w.waiting || !takes_jobs(w)) continue;
+    w.waiting = false;
+    w.listener->on_jobs_available();
+    break;
+  }
+}
+
+void Backend::detach(std::uint32_t handle) {
+  Job& job = jobs_[handle];
+  if (job.holder == kNoWorker) return;
+  Worker& w = workers_[job.holder];
+  if (job.prev != kNil) {
+    jobs_[job.prev].next = job.next;
+  } else {
+    w.active_head = job.next;
+  }
+  if (job.next != kNil) jobs_[job.next].prev = job.prev;
+  job.prev = job.next = kNil;
+  job.holder = kNoWorker;
+  if (--active_ == 0) {  // nothing left to sweep: no timer keeps an idle run going
+    rt_.cancel(lease_sweep_);
+    rt_.cancel(rescue_sweep_);
+  }
+}
+
+void Backend::take_back(std::uint32_t handle) {
+  detach(handle);
+  rt_.cancel(jobs_[handle].timer);
+}
+
+void Backend::finish(std::uint32_t handle) {
+  Job& job = jobs_[handle];
+  job.live = false;
+  job.next = free_head_;
+  free_head_ = handle;
+  --live_;
+}
+
+void Backend::recover(std::uint32_t handle, ErrorKind why, bool counts_attempt, bool front) {
+  Job& job = jobs_[handle];
+  take_back(handle);
+  recorder_.job_recovered(job.ledger, rt_.now());
+  if (!counts_attempt) {
+    --job.attempt;
+  } else if (job.attempt >= config_.retry.max_attempts) {
+    discard(handle, why);
+    return;
+  }
+  make_available(handle, front);
+}
+
+void Backend::expire_lease(std::uint32_t handle) {
+  const LeaseExpiry& lease = mechanisms_.lease;
+  Job& job = jobs_[handle];
+  switch (lease.fate) {
+    case LeaseExpiry::Fate::kRequeue:
+      recover(handle, ErrorKind::kVisibilityTimeout, lease.counts_attempt);
+      break;
+    case LeaseExpiry::Fate::kRetry:
+      take_back(handle);
+      recorder_.job_recovered(job.ledger, rt_.now());
+      retry_or_discard(handle, ErrorKind::kVisibilityTimeout, true);
+      break;
+    case LeaseExpiry::Fate::kStall:
+      if (++job.stalls > lease.max_stalls) {
+        take_back(handle);
+        discard(handle, ErrorKind::kStalled);
+      } else {
+        recover(handle, ErrorKind::kStalled, false, true);  // BullMQ: RPUSH, picked up next
+      }
+      break;
+  }
+}
+
+void Backend::rescue(std::uint32_t handle) {
+  if (!mechanisms_.rescuer.backoff) {
+    recover(handle, ErrorKind::kRescued);
+    return;
+  }
+  take_back(handle);
+  recorder_.job_recovered(jobs_[handle].ledger, rt_.now());
+  retry_or_discard(handle, ErrorKind::kRescued, true);
+}
+
+void Backend::worker_died(WorkerId worker) {
+  Worker& w = workers_[worker];
+  w.status = WorkerStatus::kDead;
+  w.waiting = false;
+  if (!reliable()) return;  // its jobs are not in the shared store
+  while (w.active_head != kNil) recover(w.active_head, ErrorKind::kWorkerDeath);
+}
+
+void Backend::on_timer(std::uint32_t tag, std::uint64_t arg) {
+  const Time now = rt_.now();
+  switch (static_cast<Tag>(tag)) {
+    case kLeaseExpiry: {
+      const auto handle = static_cast<std::uint32_t>(arg);
+      Job& job = jobs_[handle];
+      job.timer = TimerId{};
+      if (job.lease_deadline > now) {
+        job.timer =
+            rt_.schedule(job.lease_deadline, Priority::kBackend, this, kLeaseExpiry, handle);
+      } else {
+        expire_lease(handle);
+      }
+      break;
+    }
+    case kLeaseSweep:
+    case kRescueSweep: {
+      const bool lease = tag == kLeaseSweep;
+      (lease ? lease_sweep_ : rescue_sweep_) = TimerId{};
+      // In slot order. Taking a job back frees its record at most in place, and nothing
+      // adds one meanwhile (listeners do not call back), so the scan sees every slot once.
+      for (std::uint32_t handle = 0; handle < jobs_.size(); ++handle) {
+        const Job& job = jobs_[handle];
+        if (!job.live || job.state != JobState::kActive) continue;
+        if (lease && job.lease_deadline <= now) {
+          expire_lease(handle);
+        } else if (!lease && job.fetched_at + mechanisms_.rescuer.after <= now) {
+          rescue(handle);
+        }
+      }
+      arm_sweeps();
+      break;
+    }
+    case kWorkerDeadline: {
+      const auto worker = static_cast<WorkerId>(arg);
+      Worker& w = workers_[worker];
+      w.deadline = TimerId{};
+      if (w.status != WorkerStatus::kAlive) break;
+      if (w.last_heartbeat + config_.heartbeat_timeout > now) {
+        arm_deadline(worker);
+      } else {
+        worker_died(worker);
+      }
+      break;
+    }
+    case kRetryDue: {
+      const auto handle = static_cast<std::uint32_t>(arg);
+      jobs_[handle].timer = TimerId{};
+      make_available(handle, false);
+      break;
+    }
+  }
+}
+
+}  // namespace drainsim

@@ -1,0 +1,207 @@
+// In-process job store with Open Job Spec semantics: named queues; enqueue; fetch with an
+// atomic claim and a lease (visibility timeout); ack; fail with an error kind and a
+// retryable flag through the retry policy (exponential backoff with jitter, cap, then
+// discarded); requeue at shutdown; heartbeats that renew the listed jobs' leases and answer
+// with a directive; a worker registry. Which recovery mechanisms run is the profile's choice
+// (BackendMechanisms, backend_mechanisms.h): dead-worker detection after heartbeat_timeout;
+// lease expiry at its deadline or found by a periodic check, with a requeue, retry or stall
+// fate; a rescuer sweep; at-most-once fetch; private reservation lists recovered when a
+// process starts.
+//
+// An ack, fail or requeue from a worker that no longer holds the job's lease is rejected
+// and recorded. Job records are freed as soon as a job completes, is discarded or is lost.
+// Periodic sweeps are timers that exist only while some job is active. Event-driven: time
+// and randomness come from the Runtime. Not thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "base/ids.h"
+#include "engine/runtime.h"
+#include "model/backend_mechanisms.h"
+#include "model/recorder.h"
+#include "model/scenario.h"
+
+namespace drainsim {
+
+// How a worker hears that jobs became available while it waits (a long-poll answering).
+// Implementations must not call back into the backend from inside this call.
+class WorkerListener {
+ public:
+  virtual void on_jobs_available() = 0;
+
+ protected:
+  ~WorkerListener() = default;
+};
+
+// Test-only faults, for proving the audit catches what it should.
+struct BackendFaults {
+  std::optional<JobId> drop_acked_job;  // accept this job's ack, then forget the job
+};
+
+class Backend final : public TimerTarget, public BackendView {
+ public:
+  Backend(Runtime& runtime, const BackendConfig& config, BackendMechanisms mechanisms,
+          Recorder& recorder, BackendFaults faults = {});
+
+  // The index of a named queue, created on first use.
+  int queue(const std::string& name);
+
+  JobId enqueue(int queue, const JobSpec& spec);
+
+  // A new worker id for a process start; its queues in priority order. Under
+  // FetchMode::kPrivateList the start also runs the dead-process cleanup when none ran in
+  // the last `cleanup_interval`: every job parked by a worker whose last heartbeat (or
+  // registration) is at least `process_ttl` old goes back to the end of its queue at once,
+  // its attempt given back.
+  WorkerId register_worker(std::span<const int> queues, WorkerListener* listener);
+  // A clean goodbye: the worker is no longer watched. Jobs it still holds: kReliable,
+  // requeued as if it had died (error worker_death, the attempt counts); kPrivateList,
+  // pushed back to the end of their queues with the attempt given back, so the worker
+  // holds nothing; kAtMostOnce, left with the process (lost at process_ended).
+  void deregister(WorkerId worker);
+  // The worker's process is gone (killed, or exited for any reason); call it after any
+  // deregister. kAtMostOnce: every job the worker still holds is lost (recorded with the
+  // worker named) and freed. kPrivateList: its jobs stay parked for a later cleanup.
+  // kReliable: nothing (dead-worker detection, lease expiry or a rescuer bring jobs back).
+  void process_ended(WorkerId worker);
+
+  // Claims up to `count` jobs, in queue priority order, appending their leases to `out`.
+  // A quiet, terminating, dead or deregistered worker gets none.
+  void fetch(WorkerId worker, int count, std::vector<Lease>& out);
+  // Asks to be told (once) when a job becomes available in the worker's queues: a
+  // long-poll. The wait ends when the worker is told, fetches, cancels it, stops running
+  // (quiet, terminating) or dies. Each worker holds at most one place per queue.
+  // REQUIRES: the worker has at most 64 queues.
+  void wait_for_jobs(WorkerId worker);
+  // Whether a fetch by the worker now would get a job.
+  bool has_jobs_for(WorkerId worker) const;
+  // The worker no longer waits (it went quiet, or its process died and its long-poll
+  // connection with it).
+  void cancel_wait(WorkerId worker);
+
+  // True when accepted; false when the worker no longer holds the lease.
+  bool ack(WorkerId worker, const Lease& lease);
+  // `progress` is the work checkpointed so far (kept for the next attempt).
+  bool fail(WorkerId worker, const Lease& lease, ErrorKind error, bool retryable,
+            Duration progress);
+  // The worker hands an unfinished job back at shutdown without it counting as an attempt
+  // (Sidekiq's requeue at the shutdown deadline; Celery acks_late restore): available at
+  // once, at the front of its queue when `front` (else the back); its next fetch carries
+  // the same attempt number, and its next execution counts as a shutdown retry. As with ack
+  // and fail, report the attempt's end to the recorder first. True when accepted; false
+  // (recorded as a rejected fail) when the worker no longer holds the lease.
+  bool requeue(WorkerId worker, const Lease& lease, bool front);
+
+  // Records a heartbeat in `state` ("running", "quiet", "terminate"), renews the leases
+  // of `active` that the worker holds (when lease.renewed_by_heartbeat), and answers with
+  // the directive for the worker.
+  Directive heartbeat(WorkerId worker, Directive state, std::span<const Lease> active);
+  // Answers the worker's following heartbeats with `directive` (directives only escalate).
+  void set_directive(WorkerId worker, Directive directive);
+
+  // Stores progress checkpointed by a running attempt.
+  void checkpoint(const Lease& lease, Duration progress);
+
+  // Jobs queued, waiting out a backoff, or active.
+  std::size_t unfinished() const { return live_; }
+  std::size_t live_jobs() const override { return live_; }
+  std::optional<JobState> job_state(std::uint32_t handle, JobId id) const override;
+  // Places held in all queues' wait lists (for tests: bounded by workers x queues).
+  std::size_t wait_list_size() const;
+
+  void on_timer(std::uint32_t tag, std::uint64_t arg) override;
+
+ private:
+  enum Tag : std::uint32_t { kLeaseExpiry, kWorkerDeadline, kRetryDue, kLeaseSweep, kRescueSweep };
+  enum class WorkerStatus : std::uint8_t { kAlive, kDead, kGone };
+
+  struct Job {
+    JobId id;
+    JobSpec spec;
+    Time lease_deadline;
+    Time fetched_at;
+    Duration progress;
+    TimerId timer;  // lease expiry while active, retry promotion while scheduled
+    std::uint32_t ledger;
+    std::uint32_t prev, next;  // the holder's list of active jobs, or the free list
+    WorkerId holder;
+    int attempt;
+    std::uint32_t claims;  // fetches so far (Lease::claim of the latest)
+    int stalls;            // LeaseExpiry::Fate::kStall
+    std::int16_t queue;
+    JobState state;
+    bool live;
+  };
+  struct Worker {
+    std::vector<int> queues;
+    WorkerListener* listener;
+    Time last_heartbeat;
+    TimerId deadline;
+    std::uint32_t active_head;
+    std::uint64_t listed;  // bit i: has a place in the wait list of queues[i]
+    Directive directive;
+    Directive reported;
+    WorkerStatus status;
+    bool waiting;
+  };
+  struct Waiter {
+    WorkerId worker;
+    std::uint32_t index;  // of the queue in the worker's queues
+  };
+  struct Queue {
+    std::string name;
+    std::deque<std::uint32_t> available;  // job handles, front first
+    std::deque<Waiter> waiting;
+  };
+
+  bool holds(WorkerId worker, const Lease& lease) const;
+  bool reliable() const { return mechanisms_.fetch == FetchMode::kReliable; }
+  void make_available(std::uint32_t handle, bool front);
+  void detach(std::uint32_t handle);     // from its holder's active list
+  void take_back(std::uint32_t handle);  // detach and cancel its lease timer
+  void finish(std::uint32_t handle);     // free the record
+  void discard(std::uint32_t handle, ErrorKind why);
+  // A FAIL's fate (the job already taken back): a retry after backoff, or discarded when
+  // not retryable or its attempts are used up.
+  void retry_or_discard(std::uint32_t handle, ErrorKind error, bool retryable);
+  // Takes the job from its holder for a recovery: back to available with no backoff, or
+  // discarded with `why` when the attempt counts and attempts are used up. When it does
+  // not count, the attempt is given back.
+  void recover(std::uint32_t handle, ErrorKind why, bool counts_attempt = true, bool front = false);
+  void expire_lease(std::uint32_t handle);  // LeaseExpiry::fate
+  void rescue(std::uint32_t handle);        // Rescuer
+  void worker_died(WorkerId worker);
+  void arm_deadline(WorkerId worker);
+  void clean_up_parked();  // FetchMode::kPrivateList, at a process start
+  // Arms the periodic sweeps the mechanisms have while a job is active.
+  void arm_sweeps();
+  Time next_tick(Duration interval) const { return (rt_.now() / interval + 1) * interval; }
+  bool takes_jobs(const Worker& w) const {
+    return w.status == WorkerStatus::kAlive && w.directive == Directive::kRunning &&
+           w.reported == Directive::kRunning;
+  }
+
+  Runtime& rt_;
+  BackendConfig config_;
+  BackendMechanisms mechanisms_;
+  Recorder& recorder_;
+  BackendFaults faults_;
+  std::vector<Job> jobs_;
+  std::uint32_t free_head_;
+  std::size_t live_ = 0;
+  JobId next_id_ = 0;
+  std::vector<Worker> workers_;
+  std::vector<Queue> queues_;
+  std::size_t active_ = 0;  // jobs held by workers
+  TimerId lease_sweep_;     // LeaseExpiry::check_interval > 0
+  TimerId rescue_sweep_;    // Rescuer
+  Time last_cleanup_ = -1;  // FetchMode::kPrivateList; -1: none yet
+};
+
+}  // namespace drainsim

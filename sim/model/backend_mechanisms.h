@@ -1,0 +1,84 @@
+// The recovery mechanisms a backend runs: how jobs come back from a worker that stopped
+// reporting, and where a fetched job lives until it is acknowledged (DESIGN.md,
+// Semantics/Backend; PROFILES.md). A profile chooses them; scenario fields such as
+// backend.visibility_timeout, backend.heartbeat_timeout and backend.retry only tune the
+// mechanisms it has. Plain data: the Backend implements each mechanism.
+//
+// Heartbeat detection, lease expiry and the rescuer act on jobs the backend keeps while
+// they run (FetchMode::kReliable). Under kAtMostOnce and kPrivateList a fetched job is out
+// of the shared store, and only the fetch mode's own rule brings it back (or loses it).
+#pragma once
+
+#include <cstdint>
+
+#include "base/duration.h"
+
+namespace drainsim {
+
+// Lease / visibility timeout / lock / reservation expiry. The lease runs for
+// backend.visibility_timeout from the fetch (and from each renewing heartbeat).
+struct LeaseExpiry {
+  bool enabled = true;
+  // A heartbeat listing the job renews it (OJS, BullMQ's lock renewal); false: it runs from
+  // the fetch (OJS reference backends, Celery, Faktory, pg-boss, graphile-worker).
+  bool renewed_by_heartbeat = true;
+  // 0: found at the exact deadline; else found by a periodic check at multiples of this from
+  // t=0 (Faktory reaper 15 s, pg-boss 60 s, BullMQ stalled checker 30 s): the first check at
+  // or after the deadline takes the job back.
+  Duration check_interval = 0;
+  enum class Fate : std::uint8_t {
+    // Back to available at once, no backoff; the attempt (counted at fetch) stands;
+    // discarded when attempts are used up (OJS, error visibility_timeout).
+    kRequeue,
+    // As a FAIL with a retryable error: through the retry policy with backoff, discarded
+    // when attempts are used up (Faktory, pg-boss; error visibility_timeout).
+    kRetry,
+    // BullMQ: stalled counter +1; back to the front of the wait list without using an
+    // attempt; the stall that makes the counter exceed max_stalls discards the job for good
+    // (error "stalled"), whatever attempts are left.
+    kStall,
+  };
+  Fate fate = Fate::kRequeue;
+  // kRequeue only: false = the requeue gives the attempt back and never discards (reference
+  // backends, Celery redelivery: a job that keeps killing workers loops forever).
+  bool counts_attempt = true;
+  int max_stalls = 1;  // kStall
+};
+
+// A periodic sweep that takes back jobs held too long, whatever their holder (River's
+// JobRescuer, Oban's Lifeline): a holder still running the job makes it a duplicate.
+struct Rescuer {
+  bool enabled = false;
+  Duration interval = 30 * kSecond;  // sweeps at multiples of this from t=0; REQUIRES: > 0
+  Duration after = kHour;            // rescues active jobs fetched at least this long ago
+  // true: through the retry policy (River: retryable, the attempt counts); false: available
+  // at once (Oban Lifeline). Either way discarded when attempts are used up (error "rescued").
+  bool backoff = false;
+};
+
+// Where a fetched job lives until its holder acknowledges it.
+enum class FetchMode : std::uint8_t {
+  // The backend keeps the job until ack/fail; recovery is by the mechanisms above (OJS).
+  kReliable,
+  // The job leaves the store when fetched and lives only in the process: when the holding
+  // process ends (killed or exits) with it, it is lost (Sidekiq BasicFetch, Celery early
+  // ack). A clean deregister leaves held jobs with the process: the worker must requeue
+  // them first.
+  kAtMostOnce,
+  // Sidekiq Pro super_fetch: fetched jobs are parked in a per-process list; they come back
+  // only when some process starts (register_worker), at most once per `cleanup_interval`,
+  // and only from processes whose last heartbeat is at least `process_ttl` old. A clean
+  // deregister pushes the worker's parked jobs back to the queue.
+  kPrivateList,
+};
+
+struct BackendMechanisms {
+  bool heartbeat_detection = true;  // dead worker after heartbeat_timeout (OJS)
+  LeaseExpiry lease;
+  Rescuer rescuer;
+  FetchMode fetch = FetchMode::kReliable;
+  Duration cleanup_interval = kMinute;  // kPrivateList
+  Duration process_ttl = 60 * kSecond;  // kPrivateList
+};
+
+}  // namespace drainsim

@@ -1,0 +1,1072 @@
+#include "model/backend.h"
+
+#include <algorithm>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "engine/virtual_runtime.h"
+#include "model/recorder.h"
+
+namespace drainsim {
+namespace {
+
+// Counts wakeups, and appends its name to a shared log so tests can check the order.
+struct Wakeups final : WorkerListener {
+  void on_jobs_available() override {
+    ++count;
+    if (order != nullptr) order->push_back(name);
+  }
+  int count = 0;
+  char name = '?';
+  std::vector<char>* order = nullptr;
+};
+
+// OJS's mechanisms with dead-worker detection and lease expiry switched on or off.
+BackendMechanisms detection_and_lease(bool heartbeat_detection, bool lease_expiry) {
+  BackendMechanisms m;
+  m.heartbeat_detection = heartbeat_detection;
+  m.lease.enabled = lease_expiry;
+  return m;
+}
+
+class BackendTest : public ::testing::Test {
+ protected:
+  BackendTest() { config.retry.jitter = false; }
+
+  Backend& make(BackendMechanisms mechanisms = {}) {
+    backend = std::make_unique<Backend>(rt, config, mechanisms, recorder);
+    queue = backend->queue("default");
+    return *backend;
+  }
+  WorkerId add_worker(Wakeups* listener = nullptr) {
+    const int queues[] = {queue};
+    return backend->register_worker(queues, listener != nullptr ? listener : &unused);
+  }
+  JobId enqueue(Duration work = kSecond) { return backend->enqueue(queue, JobSpec{work, 0, true}); }
+  std::vector<Lease> fetch(WorkerId worker, int count) {
+    std::vector<Lease> out;
+    backend->fetch(worker, count, out);
+    return out;
+  }
+  std::optional<JobState> state(const Lease& lease) const {
+    return backend->job_state(lease.handle, lease.id);
+  }
+  // What a worker process reports around an attempt, so the ledger stays consistent with
+  // the backend.
+  void start_attempt(const Lease& lease) { recorder.attempt_started(lease, rt.now()); }
+  void end_attempt(const Lease& lease, WorkerId worker, Outcome outcome) {
+    AttemptRecord record;
+    record.job = lease.id;
+    record.attempt = lease.attempt;
+    record.worker = worker;
+    record.start = record.end = rt.now();
+    record.outcome = outcome;
+    recorder.attempt_ended(lease, record, 0);
+  }
+  void complete_attempt(const Lease& lease, WorkerId worker) {
+    start_attempt(lease);
+    end_attempt(lease, worker, Outcome::kCompleted);
+  }
+  // Fetches one job, runs it to completion and acks it.
+  void fetch_and_complete(WorkerId worker) {
+    const auto l = fetch(worker, 1);
+    ASSERT_EQ(l.size(), 1u);
+    complete_attempt(l[0], worker);
+    ASSERT_TRUE(backend->ack(worker, l[0]));
+  }
+  void expect_audit_ok() {
+    const AuditResult audit = recorder.finish(*backend);
+    EXPECT_TRUE(audit.ok) << (audit.errors.empty() ? "" : audit.errors[0]);
+  }
+
+  VirtualRuntime rt{1};
+  Recorder recorder{true};
+  BackendConfig config;
+  std::unique_ptr<Backend> backend;
+  int queue = 0;
+  Wakeups unused;
+};
+
+TEST_F(BackendTest, FetchClaimsAtMostCountInFifoOrder) {
+  make();
+  for (int i = 1; i <= 5; ++i) enqueue(i * kSecond);
+  const WorkerId w = add_worker();
+  const auto first = fetch(w, 3);
+  ASSERT_EQ(first.size(), 3u);
+  for (int i = 0; i < 3; ++i) {
+    const Lease& l = first[static_cast<std::size_t>(i)];
+    EXPECT_EQ(l.id, static_cast<JobId>(i));  // enqueue order
+    EXPECT_EQ(l.attempt, 1);
+    EXPECT_EQ(l.progress, 0);
+    EXPECT_EQ(l.spec.work, (i + 1) * kSecond);  // the args travel with the lease
+    EXPECT_EQ(state(l), JobState::kActive);
+  }
+  EXPECT_EQ(backend->live_jobs(), 5u);  // claimed jobs are still live
+  // A second fetch only sees the two unclaimed jobs, even when asking for more.
+  const auto second = fetch(w, 5);
+  ASSERT_EQ(second.size(), 2u);
+  EXPECT_EQ(second[0].id, 3u);
+  EXPECT_EQ(second[1].id, 4u);
+  EXPECT_TRUE(fetch(w, 5).empty());
+  EXPECT_TRUE(fetch(add_worker(), 5).empty());
+  EXPECT_TRUE(fetch(w, 0).empty());
+}
+
+TEST_F(BackendTest, AckAcceptedFinishesTheJob) {
+  make();
+  enqueue();
+  enqueue();
+  const WorkerId w = add_worker();
+  const auto leases = fetch(w, 1);
+  ASSERT_EQ(leases.size(), 1u);
+  EXPECT_EQ(backend->live_jobs(), 2u);
+  complete_attempt(leases[0], w);
+  EXPECT_TRUE(backend->ack(w, leases[0]));
+  EXPECT_EQ(backend->live_jobs(), 1u);
+  EXPECT_EQ(state(leases[0]), std::nullopt);  // the record is freed
+  EXPECT_EQ(recorder.totals().rejected_acks, 0);
+  // Acking it again: the worker no longer holds it.
+  EXPECT_FALSE(backend->ack(w, leases[0]));
+  EXPECT_EQ(recorder.totals().rejected_acks, 1);
+  // The freed record is reused by a new job, and the stale lease still does not match it.
+  enqueue();
+  const auto rest = fetch(w, 2);
+  ASSERT_EQ(rest.size(), 2u);
+  EXPECT_FALSE(backend->ack(w, leases[0]));
+  EXPECT_EQ(recorder.totals().rejected_acks, 2);
+  for (const Lease& l : rest) {
+    complete_attempt(l, w);
+    EXPECT_TRUE(backend->ack(w, l));
+  }
+  const AuditResult audit = recorder.finish(*backend);
+  EXPECT_TRUE(audit.ok) << (audit.errors.empty() ? "" : audit.errors[0]);
+  EXPECT_EQ(recorder.totals().enqueued, 3);
+  EXPECT_EQ(recorder.totals().completed, 3);
+}
+
+TEST_F(BackendTest, AckOrFailFromAnotherWorkerIsRejected) {
+  make();
+  enqueue();
+  const WorkerId w1 = add_worker();
+  const WorkerId w2 = add_worker();
+  const auto leases = fetch(w1, 1);
+  ASSERT_EQ(leases.size(), 1u);
+  EXPECT_FALSE(backend->ack(w2, leases[0]));
+  EXPECT_EQ(recorder.totals().rejected_acks, 1);
+  EXPECT_FALSE(backend->fail(w2, leases[0], ErrorKind::kHandler, true, 0));
+  EXPECT_EQ(recorder.totals().rejected_fails, 1);
+  EXPECT_EQ(state(leases[0]), JobState::kActive);  // untouched
+  EXPECT_TRUE(backend->ack(w1, leases[0]));
+  EXPECT_EQ(backend->live_jobs(), 0u);
+}
+
+TEST_F(BackendTest, RetryableFailBacksOffExponentially) {
+  // initial 1 s, coefficient 2, no jitter: after attempt n fails, the wait is 1 s * 2^(n-1).
+  config.retry = RetryPolicy{3, kSecond, 2.0, 5 * kMinute, false};
+  make(detection_and_lease(false, false));  // no other timers in the queue
+  enqueue();
+  const WorkerId w = add_worker();
+  auto l = fetch(w, 1);
+  ASSERT_EQ(l.size(), 1u);
+  EXPECT_TRUE(backend->fail(w, l[0], ErrorKind::kHandler, true, 0));
+  EXPECT_EQ(state(l[0]), JobState::kScheduled);
+  EXPECT_TRUE(fetch(w, 1).empty());  // waiting out the backoff
+  rt.run_until(kSecond - 1);
+  EXPECT_EQ(state(l[0]), JobState::kScheduled);
+  rt.run_until(kSecond);  // first wait: 1 s
+  EXPECT_EQ(state(l[0]), JobState::kAvailable);
+  l = fetch(w, 1);
+  ASSERT_EQ(l.size(), 1u);
+  EXPECT_EQ(l[0].attempt, 2);
+  EXPECT_TRUE(backend->fail(w, l[0], ErrorKind::kHandler, true, 0));
+  rt.run_until(3 * kSecond - 1);  // second wait: 2 s, from t = 1 s to 3 s
+  EXPECT_EQ(state(l[0]), JobState::kScheduled);
+  rt.run_until(3 * kSecond);
+  EXPECT_EQ(state(l[0]), JobState::kAvailable);
+  l = fetch(w, 1);
+  ASSERT_EQ(l.size(), 1u);
+  EXPECT_EQ(l[0].attempt, 3);
+  // The third failure uses up max_attempts = 3: discarded at once.
+  EXPECT_TRUE(backend->fail(w, l[0], ErrorKind::kHandler, true, 0));
+  EXPECT_EQ(state(l[0]), std::nullopt);
+  EXPECT_EQ(backend->live_jobs(), 0u);
+  EXPECT_EQ(rt.pending(), 0u);  // no retry scheduled
+  recorder.finish(*backend);
+  EXPECT_EQ(recorder.totals().discarded, 1);
+  EXPECT_EQ(recorder.totals().discarded_by_shutdown, 0);  // the job's own error
+  EXPECT_EQ(recorder.totals().pending, 0);
+}
+
+TEST_F(BackendTest, RetryWaitIsCappedByMaxInterval) {
+  // initial 2 s, coefficient 10, cap 5 s: waits 2 s, then min(20 s, 5 s) = 5 s.
+  config.retry = RetryPolicy{5, 2 * kSecond, 10.0, 5 * kSecond, false};
+  make(detection_and_lease(false, false));
+  enqueue();
+  const WorkerId w = add_worker();
+  auto l = fetch(w, 1);
+  backend->fail(w, l[0], ErrorKind::kHandler, true, 0);
+  EXPECT_EQ(rt.next_time(), 2 * kSecond);
+  rt.run_until(2 * kSecond);
+  l = fetch(w, 1);
+  ASSERT_EQ(l.size(), 1u);
+  backend->fail(w, l[0], ErrorKind::kHandler, true, 0);
+  EXPECT_EQ(rt.next_time(), 7 * kSecond);
+}
+
+TEST_F(BackendTest, RetryJitterStaysWithinHalfToOneAndAHalf) {
+  // jitter multiplies the 10 s wait by U[0.5, 1.5): every wait is in [5 s, 15 s). With 200
+  // waits, all above 7 s has probability 0.8^200 ~ 1e-19, so the spread is checked too.
+  config.retry = RetryPolicy{3, 10 * kSecond, 2.0, 5 * kMinute, true};
+  make(detection_and_lease(false, false));
+  const WorkerId w = add_worker();
+  Duration lo = kNever, hi = 0;
+  for (int i = 0; i < 200; ++i) {
+    enqueue();
+    auto l = fetch(w, 1);
+    ASSERT_EQ(l.size(), 1u);
+    ASSERT_EQ(l[0].attempt, 1);
+    backend->fail(w, l[0], ErrorKind::kHandler, true, 0);
+    const Duration wait = rt.next_time() - rt.now();
+    lo = std::min(lo, wait);
+    hi = std::max(hi, wait);
+    rt.run_until(rt.next_time());
+    l = fetch(w, 1);
+    ASSERT_EQ(l.size(), 1u);
+    backend->ack(w, l[0]);
+  }
+  EXPECT_GE(lo, 5 * kSecond);
+  EXPECT_LT(hi, 15 * kSecond);
+  EXPECT_LT(lo, 7 * kSecond);
+  EXPECT_GT(hi, 13 * kSecond);
+}
+
+TEST_F(BackendTest, NonRetryableFailDiscardsAtOnce) {
+  make(detection_and_lease(false, false));
+  enqueue();
+  const WorkerId w = add_worker();
+  const auto l = fetch(w, 1);
+  ASSERT_EQ(l.size(), 1u);
+  EXPECT_TRUE(backend->fail(w, l[0], ErrorKind::kHandler, false, 0));
+  EXPECT_EQ(state(l[0]), std::nullopt);
+  EXPECT_EQ(backend->live_jobs(), 0u);
+  EXPECT_EQ(rt.pending(), 0u);
+  recorder.finish(*backend);
+  EXPECT_EQ(recorder.totals().discarded, 1);
+  EXPECT_EQ(recorder.totals().discarded_by_shutdown, 0);
+}
+
+TEST_F(BackendTest, ShutdownFailOnTheLastAttemptIsDiscardedByShutdown) {
+  config.retry.max_attempts = 1;
+  make(detection_and_lease(false, false));
+  enqueue();
+  const WorkerId w = add_worker();
+  const auto l = fetch(w, 1);
+  EXPECT_TRUE(backend->fail(w, l[0], ErrorKind::kShutdown, true, 0));
+  EXPECT_EQ(state(l[0]), std::nullopt);
+  recorder.finish(*backend);
+  EXPECT_EQ(recorder.totals().discarded, 1);
+  EXPECT_EQ(recorder.totals().discarded_by_shutdown, 1);
+}
+
+TEST_F(BackendTest, FailKeepsCheckpointedProgressForTheNextAttempt) {
+  make(detection_and_lease(false, false));
+  enqueue(10 * kSecond);
+  const WorkerId w = add_worker();
+  auto l = fetch(w, 1);
+  backend->fail(w, l[0], ErrorKind::kShutdown, true, 4 * kSecond);
+  rt.run_until(kSecond);  // 1 s backoff
+  l = fetch(w, 1);
+  ASSERT_EQ(l.size(), 1u);
+  EXPECT_EQ(l[0].progress, 4 * kSecond);
+}
+
+TEST_F(BackendTest, LeaseExpiresExactlyOneVisibilityTimeoutAfterFetch) {
+  config.visibility_timeout = 10 * kSecond;
+  config.heartbeat_timeout = kHour;  // the worker stays alive throughout
+  make();
+  enqueue();
+  const WorkerId w1 = add_worker();
+  rt.run_until(2 * kSecond);
+  const auto l = fetch(w1, 1);  // at 2 s: the lease runs to 12 s
+  ASSERT_EQ(l.size(), 1u);
+  rt.run_until(12 * kSecond - 1);
+  EXPECT_EQ(state(l[0]), JobState::kActive);
+  rt.run_until(12 * kSecond);
+  EXPECT_EQ(state(l[0]), JobState::kAvailable);
+  // The old holder's ack comes too late.
+  EXPECT_FALSE(backend->ack(w1, l[0]));
+  EXPECT_EQ(recorder.totals().rejected_acks, 1);
+  const WorkerId w2 = add_worker();
+  const auto again = fetch(w2, 1);
+  ASSERT_EQ(again.size(), 1u);
+  EXPECT_EQ(again[0].id, l[0].id);
+  EXPECT_EQ(again[0].attempt, 2);
+  EXPECT_TRUE(backend->ack(w2, again[0]));
+}
+
+TEST_F(BackendTest, HeartbeatsRenewLeases) {
+  config.visibility_timeout = 10 * kSecond;
+  config.heartbeat_timeout = 30 * kSecond;
+  make();
+  enqueue();
+  const WorkerId w = add_worker();
+  const auto l = fetch(w, 1);
+  ASSERT_EQ(l.size(), 1u);
+  // Heartbeats every 5 s: each pushes the lease to heartbeat + 10 s.
+  for (Time t = 5 * kSecond; t <= 40 * kSecond; t += 5 * kSecond) {
+    rt.run_until(t);
+    ASSERT_EQ(state(l[0]), JobState::kActive) << "t=" << t;
+    EXPECT_EQ(backend->heartbeat(w, Directive::kRunning, l), Directive::kRunning);
+  }
+  EXPECT_TRUE(fetch(add_worker(), 1).empty());  // still leased at 40 s, past 30 s
+  // The last heartbeat was at 40 s: the lease ends at exactly 50 s.
+  rt.run_until(50 * kSecond - 1);
+  EXPECT_EQ(state(l[0]), JobState::kActive);
+  rt.run_until(50 * kSecond);
+  EXPECT_EQ(state(l[0]), JobState::kAvailable);
+  EXPECT_FALSE(backend->ack(w, l[0]));
+}
+
+TEST_F(BackendTest, HeartbeatRenewsOnlyTheListedLeases) {
+  config.visibility_timeout = 10 * kSecond;
+  make();
+  enqueue();
+  enqueue();
+  const WorkerId w = add_worker();
+  const auto l = fetch(w, 2);
+  ASSERT_EQ(l.size(), 2u);
+  const WorkerId other = add_worker();
+  rt.run_until(5 * kSecond);
+  backend->heartbeat(w, Directive::kRunning, std::span<const Lease>(l.data(), 1));
+  // Another worker listing job 1 does not renew a lease it does not hold.
+  backend->heartbeat(other, Directive::kRunning, std::span<const Lease>(l.data() + 1, 1));
+  rt.run_until(10 * kSecond);  // job 1 was not renewed: its lease ends at 0 + 10 s
+  EXPECT_EQ(state(l[0]), JobState::kActive);
+  EXPECT_EQ(state(l[1]), JobState::kAvailable);
+  rt.run_until(15 * kSecond);  // job 0's lease was renewed to 5 + 10 s
+  EXPECT_EQ(state(l[0]), JobState::kAvailable);
+}
+
+TEST_F(BackendTest, DeadWorkerJobsAreAvailableAtLastHeartbeatPlusTimeout) {
+  config.heartbeat_timeout = 30 * kSecond;
+  make();
+  enqueue();
+  enqueue();
+  const WorkerId w1 = add_worker();
+  const auto l = fetch(w1, 2);
+  ASSERT_EQ(l.size(), 2u);
+  rt.run_until(5 * kSecond);
+  backend->heartbeat(w1, Directive::kRunning, l);  // last heartbeat: 5 s -> dead at 35 s
+  rt.run_until(35 * kSecond - 1);
+  EXPECT_EQ(state(l[0]), JobState::kActive);
+  EXPECT_EQ(state(l[1]), JobState::kActive);
+  rt.run_until(35 * kSecond);
+  EXPECT_EQ(state(l[0]), JobState::kAvailable);
+  EXPECT_EQ(state(l[1]), JobState::kAvailable);
+  const WorkerId w2 = add_worker();
+  const auto again = fetch(w2, 2);
+  ASSERT_EQ(again.size(), 2u);
+  for (const Lease& a : again) EXPECT_EQ(a.attempt, 2);
+  // The dead worker is told to terminate and gets nothing more.
+  EXPECT_FALSE(backend->ack(w1, l[0]));
+  EXPECT_EQ(backend->heartbeat(w1, Directive::kRunning, {}), Directive::kTerminate);
+  enqueue();
+  EXPECT_TRUE(fetch(w1, 1).empty());
+}
+
+TEST_F(BackendTest, DeadWorkerJobIsDiscardedWhenAttemptsAreUsedUp) {
+  config.heartbeat_timeout = 30 * kSecond;
+  config.retry.max_attempts = 1;
+  make();
+  enqueue();
+  const WorkerId w = add_worker();  // registered at 0, never heartbeats: dead at 30 s
+  const auto l = fetch(w, 1);
+  rt.run_until(30 * kSecond);
+  EXPECT_EQ(state(l[0]), std::nullopt);
+  EXPECT_EQ(backend->live_jobs(), 0u);
+  recorder.finish(*backend);
+  EXPECT_EQ(recorder.totals().discarded, 1);
+  EXPECT_EQ(recorder.totals().discarded_by_shutdown, 1);
+}
+
+TEST_F(BackendTest, NoDeadWorkerRecoveryWithoutHeartbeatDetection) {
+  config.heartbeat_timeout = 30 * kSecond;
+  make(detection_and_lease(false,
+                           true));  // lease expiry only, with the default 30 min visibility timeout
+  enqueue();
+  const WorkerId w = add_worker();
+  const auto l = fetch(w, 1);
+  rt.run_until(10 * kMinute);  // 20 heartbeat timeouts without a heartbeat
+  EXPECT_EQ(state(l[0]), JobState::kActive);
+  EXPECT_EQ(backend->heartbeat(w, Directive::kRunning, {}), Directive::kRunning);
+  EXPECT_TRUE(backend->ack(w, l[0]));
+}
+
+TEST_F(BackendTest, NoLeaseExpiryWithoutTheMechanism) {
+  config.visibility_timeout = 10 * kSecond;
+  make(detection_and_lease(false, false));
+  enqueue();
+  const WorkerId w = add_worker();
+  const auto l = fetch(w, 1);
+  rt.run_until(kMinute);
+  EXPECT_EQ(state(l[0]), JobState::kActive);
+  EXPECT_TRUE(backend->ack(w, l[0]));
+}
+
+TEST_F(BackendTest, QuietOrTerminateHeartbeatStateFetchesNothing) {
+  make();
+  enqueue();
+  const WorkerId w = add_worker();
+  EXPECT_EQ(backend->heartbeat(w, Directive::kQuiet, {}), Directive::kRunning);
+  EXPECT_TRUE(fetch(w, 1).empty());
+  EXPECT_EQ(backend->heartbeat(w, Directive::kTerminate, {}), Directive::kRunning);
+  EXPECT_TRUE(fetch(w, 1).empty());
+  // Reporting running again (SIGCONT) lets it fetch.
+  backend->heartbeat(w, Directive::kRunning, {});
+  EXPECT_EQ(fetch(w, 1).size(), 1u);
+}
+
+TEST_F(BackendTest, DirectivesOnlyEscalate) {
+  make();
+  enqueue();
+  const WorkerId w = add_worker();
+  const WorkerId other = add_worker();
+  EXPECT_EQ(backend->heartbeat(w, Directive::kRunning, {}), Directive::kRunning);
+  backend->set_directive(w, Directive::kQuiet);
+  EXPECT_EQ(backend->heartbeat(w, Directive::kRunning, {}), Directive::kQuiet);
+  EXPECT_TRUE(fetch(w, 1).empty());  // told to be quiet: no jobs
+  backend->set_directive(w, Directive::kRunning);
+  EXPECT_EQ(backend->heartbeat(w, Directive::kRunning, {}), Directive::kQuiet);
+  backend->set_directive(w, Directive::kTerminate);
+  EXPECT_EQ(backend->heartbeat(w, Directive::kQuiet, {}), Directive::kTerminate);
+  backend->set_directive(w, Directive::kQuiet);
+  EXPECT_EQ(backend->heartbeat(w, Directive::kQuiet, {}), Directive::kTerminate);
+  backend->set_directive(w, Directive::kRunning);
+  EXPECT_EQ(backend->heartbeat(w, Directive::kQuiet, {}), Directive::kTerminate);
+  // Directives are per worker.
+  EXPECT_EQ(backend->heartbeat(other, Directive::kRunning, {}), Directive::kRunning);
+  EXPECT_EQ(fetch(other, 1).size(), 1u);
+}
+
+TEST_F(BackendTest, DeregisterRequeuesHeldJobs) {
+  make();
+  enqueue();
+  enqueue();
+  enqueue();
+  const WorkerId w1 = add_worker();
+  const auto l = fetch(w1, 2);
+  ASSERT_EQ(l.size(), 2u);
+  backend->deregister(w1);
+  EXPECT_EQ(state(l[0]), JobState::kAvailable);
+  EXPECT_EQ(state(l[1]), JobState::kAvailable);
+  EXPECT_EQ(backend->live_jobs(), 3u);
+  const WorkerId w2 = add_worker();
+  auto again = fetch(w2, 3);
+  ASSERT_EQ(again.size(), 3u);
+  // Job 2 was never fetched; jobs 0 and 1 run their second attempt (in either order).
+  std::sort(again.begin(), again.end(), [](const Lease& a, const Lease& b) { return a.id < b.id; });
+  EXPECT_EQ(again[0].attempt, 2);
+  EXPECT_EQ(again[1].attempt, 2);
+  EXPECT_EQ(again[2].attempt, 1);
+  // The deregistered worker holds nothing and gets nothing.
+  EXPECT_FALSE(backend->ack(w1, l[0]));
+  EXPECT_EQ(backend->heartbeat(w1, Directive::kRunning, {}), Directive::kTerminate);
+  enqueue();
+  EXPECT_TRUE(fetch(w1, 1).empty());
+}
+
+TEST_F(BackendTest, WaitForJobsWakesOneWaiterPerJobInFifoOrder) {
+  make(detection_and_lease(false, false));
+  std::vector<char> order;
+  Wakeups a, b, c;
+  a.name = 'A';
+  b.name = 'B';
+  c.name = 'C';
+  a.order = b.order = c.order = &order;
+  const WorkerId wa = add_worker(&a);
+  const WorkerId wb = add_worker(&b);
+  const WorkerId wc = add_worker(&c);
+  // Waiting order B, A, C (not registration order); A asks twice but waits once.
+  backend->wait_for_jobs(wb);
+  backend->wait_for_jobs(wa);
+  backend->wait_for_jobs(wa);
+  backend->wait_for_jobs(wc);
+  EXPECT_TRUE(order.empty());
+  enqueue();
+  EXPECT_EQ(order, (std::vector<char>{'B'}));
+  enqueue();
+  EXPECT_EQ(order, (std::vector<char>{'B', 'A'}));
+  enqueue();
+  EXPECT_EQ(order, (std::vector<char>{'B', 'A', 'C'}));
+  enqueue();  // nobody is waiting any more
+  EXPECT_EQ(order.size(), 3u);
+  EXPECT_EQ(a.count, 1);
+  EXPECT_EQ(b.count, 1);
+  EXPECT_EQ(c.count, 1);
+  // A job that becomes available again after a retry backoff wakes a waiter too.
+  const auto l = fetch(wc, 1);
+  ASSERT_EQ(l.size(), 1u);
+  backend->fail(wc, l[0], ErrorKind::kHandler, true, 0);
+  backend->wait_for_jobs(wa);
+  EXPECT_EQ(a.count, 1);  // not yet: the job is waiting out its 1 s backoff
+  rt.run_until(kSecond);
+  EXPECT_EQ(a.count, 2);
+  EXPECT_EQ(order.back(), 'A');
+}
+
+TEST_F(BackendTest, AFetchEndsTheWaitSoTheNextJobWakesAnIdleWorker) {
+  // A waits, then gets a job by polling (its slots are now full); B waits. The next job
+  // must wake B, not A.
+  make(detection_and_lease(false, false));
+  Wakeups a, b;
+  const WorkerId wa = add_worker(&a);
+  const WorkerId wb = add_worker(&b);
+  backend->wait_for_jobs(wa);
+  backend->wait_for_jobs(wb);
+  enqueue();  // wakes A (first in line)
+  ASSERT_EQ(a.count, 1);
+  backend->wait_for_jobs(wa);  // A fetched nothing in time and waits again, behind B
+  enqueue();                   // wakes B
+  ASSERT_EQ(b.count, 1);
+  backend->wait_for_jobs(wb);
+  ASSERT_EQ(fetch(wa, 1).size(), 1u);  // A's poll takes a job: its wait is over
+  enqueue();
+  EXPECT_EQ(a.count, 1);
+  EXPECT_EQ(b.count, 2);
+}
+
+TEST_F(BackendTest, AnIdleWorkerPollingForAnHourHoldsOnePlaceInTheWaitList) {
+  make(detection_and_lease(false, false));
+  Wakeups a;
+  const WorkerId wa = add_worker(&a);
+  for (int poll = 0; poll < 3600; ++poll) {
+    EXPECT_TRUE(fetch(wa, 1).empty());
+    backend->wait_for_jobs(wa);
+  }
+  EXPECT_EQ(backend->wait_list_size(), 1u);
+  enqueue();
+  EXPECT_EQ(a.count, 1);
+  EXPECT_EQ(backend->wait_list_size(), 0u);
+}
+
+TEST_F(BackendTest, QuietOrCancelledWaitersAreSkipped) {
+  // A waits first but goes quiet; B waits, then cancels (its process died); C waits.
+  // The job wakes C at once.
+  make(detection_and_lease(false, false));
+  Wakeups a, b, c;
+  const WorkerId wa = add_worker(&a);
+  const WorkerId wb = add_worker(&b);
+  const WorkerId wc = add_worker(&c);
+  backend->wait_for_jobs(wa);
+  backend->wait_for_jobs(wb);
+  backend->wait_for_jobs(wc);
+  backend->heartbeat(wa, Directive::kQuiet, {});
+  backend->cancel_wait(wb);
+  enqueue();
+  EXPECT_EQ(a.count, 0);
+  EXPECT_EQ(b.count, 0);
+  EXPECT_EQ(c.count, 1);
+}
+
+TEST_F(BackendTest, DeadOrDeregisteredWorkersAreNotWoken) {
+  config.heartbeat_timeout = 30 * kSecond;
+  make();
+  Wakeups a, b, c;
+  const WorkerId wa = add_worker(&a);  // registered at 0: dead at 30 s
+  backend->wait_for_jobs(wa);
+  const WorkerId wc = add_worker(&c);
+  backend->wait_for_jobs(wc);
+  backend->deregister(wc);
+  rt.run_until(20 * kSecond);
+  const WorkerId wb = add_worker(&b);  // registered at 20 s: alive until 50 s
+  backend->wait_for_jobs(wb);
+  rt.run_until(31 * kSecond);
+  enqueue();
+  EXPECT_EQ(a.count, 0);
+  EXPECT_EQ(c.count, 0);
+  EXPECT_EQ(b.count, 1);
+}
+
+// --- requeue at shutdown
+
+TEST_F(BackendTest, RequeueToTheFrontGivesTheAttemptBackAndCountsAShutdownRetry) {
+  make(detection_and_lease(false, true));
+  enqueue();
+  enqueue();
+  enqueue();
+  const WorkerId w = add_worker();
+  const auto l = fetch(w, 1);  // job 0; jobs 1 and 2 wait
+  ASSERT_EQ(l.size(), 1u);
+  start_attempt(l[0]);
+  rt.run_until(5 * kSecond);
+  // Another worker cannot hand it back.
+  EXPECT_FALSE(backend->requeue(add_worker(), l[0], true));
+  EXPECT_EQ(recorder.totals().rejected_fails, 1);
+  // The shutdown deadline at 5 s: the attempt ends interrupted, then the job goes back.
+  end_attempt(l[0], w, Outcome::kInterrupted);
+  EXPECT_TRUE(backend->requeue(w, l[0], true));
+  EXPECT_EQ(state(l[0]), JobState::kAvailable);
+  EXPECT_EQ(rt.pending(), 0u);  // no backoff, and its lease timer is gone
+  // It runs next, ahead of jobs 1 and 2, with the same attempt number.
+  const WorkerId w2 = add_worker();
+  const auto again = fetch(w2, 1);
+  ASSERT_EQ(again.size(), 1u);
+  EXPECT_EQ(again[0].id, l[0].id);
+  EXPECT_EQ(again[0].attempt, 1);
+  start_attempt(again[0]);
+  EXPECT_EQ(recorder.totals().shutdown_retries, 1);
+  EXPECT_EQ(recorder.orphan_recovery().count(), 1u);  // requeued at once: 0 s
+  EXPECT_EQ(recorder.orphan_recovery().max(), 0.0);
+  // The first claim's lease is stale although its attempt number matches.
+  EXPECT_FALSE(backend->ack(w, l[0]));
+  end_attempt(again[0], w2, Outcome::kCompleted);
+  EXPECT_TRUE(backend->ack(w2, again[0]));
+  fetch_and_complete(w2);
+  fetch_and_complete(w2);
+  expect_audit_ok();
+  EXPECT_EQ(recorder.totals().completed, 3);
+  EXPECT_EQ(recorder.totals().interrupted, 1);
+}
+
+TEST_F(BackendTest, RequeueToTheBackQueuesBehindTheOthers) {
+  config.retry.max_attempts = 1;  // a requeue never uses one up
+  make(detection_and_lease(false, false));
+  enqueue();
+  enqueue();
+  const WorkerId w = add_worker();
+  auto l = fetch(w, 1);
+  ASSERT_EQ(l.size(), 1u);
+  const Lease first = l[0];
+  EXPECT_TRUE(backend->requeue(w, l[0], false));
+  l = fetch(w, 2);
+  ASSERT_EQ(l.size(), 2u);
+  EXPECT_EQ(l[0].id, 1u);
+  EXPECT_EQ(l[1].id, 0u);
+  EXPECT_EQ(l[1].attempt, 1);
+  // Same job, worker and attempt number, but another claim: the old lease is stale.
+  EXPECT_FALSE(backend->ack(w, first));
+  EXPECT_FALSE(backend->requeue(w, first, false));
+  EXPECT_TRUE(backend->requeue(w, l[1], false));  // and again: still attempt 1
+  l = fetch(w, 1);
+  ASSERT_EQ(l.size(), 1u);
+  EXPECT_EQ(l[0].attempt, 1);
+}
+
+// --- FetchMode::kAtMostOnce
+
+BackendMechanisms at_most_once() {
+  BackendMechanisms m;
+  m.fetch = FetchMode::kAtMostOnce;
+  return m;
+}
+
+TEST_F(BackendTest, AtMostOnceFetchLosesHeldJobsWhenTheProcessEnds) {
+  make(at_most_once());
+  enqueue();
+  enqueue();
+  const WorkerId w = add_worker();
+  const auto l = fetch(w, 2);
+  ASSERT_EQ(l.size(), 2u);
+  for (const Lease& lease : l) start_attempt(lease);
+  rt.run_until(5 * kSecond);  // SIGKILL
+  for (const Lease& lease : l) end_attempt(lease, w, Outcome::kKilled);
+  backend->process_ended(w);
+  EXPECT_EQ(state(l[0]), std::nullopt);
+  EXPECT_EQ(state(l[1]), std::nullopt);
+  EXPECT_EQ(backend->unfinished(), 0u);
+  EXPECT_FALSE(backend->ack(w, l[0]));
+  expect_audit_ok();
+  EXPECT_EQ(recorder.totals().enqueued, 2);
+  EXPECT_EQ(recorder.totals().lost, 2);
+  EXPECT_EQ(recorder.totals().pending, 0);
+  EXPECT_EQ(recorder.totals().stuck_at_end, 0);
+  EXPECT_EQ(recorder.totals().interrupted, 2);
+  EXPECT_EQ(recorder.orphan_recovery().count(), 0u);
+}
+
+TEST_F(BackendTest, AtMostOnceJobsAreOutOfReachOfTheStoreMechanisms) {
+  // Dead-worker detection, lease expiry and a rescuer are all on, but the jobs are no
+  // longer in the store: the worker is dead at 30 s, its lease ends at 10 s, a rescue would
+  // come at 60 s; the job stays with the process until it ends.
+  config.visibility_timeout = 10 * kSecond;
+  config.heartbeat_timeout = 30 * kSecond;
+  BackendMechanisms m = at_most_once();
+  m.lease.check_interval = 5 * kSecond;
+  m.rescuer.enabled = true;
+  m.rescuer.after = kMinute;
+  make(m);
+  enqueue();
+  const WorkerId w = add_worker();
+  const auto l = fetch(w, 1);
+  ASSERT_EQ(l.size(), 1u);
+  EXPECT_EQ(rt.pending(), 1u);  // the dead-worker deadline; no sweeps
+  rt.run_until(10 * kMinute);
+  EXPECT_EQ(state(l[0]), JobState::kActive);
+  EXPECT_EQ(rt.pending(), 0u);
+  backend->process_ended(w);
+  EXPECT_EQ(state(l[0]), std::nullopt);
+  expect_audit_ok();
+  EXPECT_EQ(recorder.totals().lost, 1);
+}
+
+TEST_F(BackendTest, AtMostOnceDeregisterLeavesJobsWithTheProcessUnlessRequeued) {
+  // Sidekiq's shutdown: the job it requeued survives, the one it did not is lost.
+  make(at_most_once());
+  enqueue();
+  enqueue();
+  const WorkerId w = add_worker();
+  const auto l = fetch(w, 2);
+  ASSERT_EQ(l.size(), 2u);
+  EXPECT_TRUE(backend->requeue(w, l[0], true));
+  backend->deregister(w);
+  EXPECT_EQ(state(l[1]), JobState::kActive);  // still in the process's memory
+  backend->process_ended(w);
+  EXPECT_EQ(state(l[1]), std::nullopt);
+  EXPECT_EQ(state(l[0]), JobState::kAvailable);
+  const WorkerId w2 = add_worker();
+  const auto again = fetch(w2, 2);
+  ASSERT_EQ(again.size(), 1u);
+  EXPECT_EQ(again[0].id, l[0].id);
+  EXPECT_EQ(again[0].attempt, 1);
+  complete_attempt(again[0], w2);
+  EXPECT_TRUE(backend->ack(w2, again[0]));
+  expect_audit_ok();
+  EXPECT_EQ(recorder.totals().completed, 1);
+  EXPECT_EQ(recorder.totals().lost, 1);
+}
+
+// --- FetchMode::kPrivateList
+
+TEST_F(BackendTest, PrivateListJobsComeBackOnlyAtAProcessStartAfterTheTtl) {
+  // Sidekiq Pro super_fetch: cleanup at most once a minute, process TTL 60 s.
+  BackendMechanisms m;
+  m.heartbeat_detection = false;
+  m.lease.enabled = false;
+  m.fetch = FetchMode::kPrivateList;
+  m.cleanup_interval = kMinute;
+  m.process_ttl = 60 * kSecond;
+  make(m);
+  for (int i = 0; i < 4; ++i) enqueue();
+  const WorkerId a = add_worker();  // the first start cleans up (nothing parked): at 0 s
+  const auto la = fetch(a, 2);      // jobs 0 and 1
+  const WorkerId b = add_worker();  // 0 s since the last cleanup: none
+  const auto lb = fetch(b, 1);      // job 2
+  ASSERT_EQ(la.size(), 2u);
+  ASSERT_EQ(lb.size(), 1u);
+  for (const Lease& l : la) start_attempt(l);
+  start_attempt(lb[0]);
+  rt.run_until(50 * kSecond);
+  backend->heartbeat(b, Directive::kRunning, lb);
+  rt.run_until(70 * kSecond);
+  backend->heartbeat(a, Directive::kRunning, la);  // A's last heartbeat
+  rt.run_until(75 * kSecond);                      // A is SIGKILLed
+  for (const Lease& l : la) end_attempt(l, a, Outcome::kKilled);
+  backend->process_ended(a);  // its jobs stay parked
+  EXPECT_EQ(state(la[0]), JobState::kActive);
+  rt.run_until(100 * kSecond);
+  add_worker();  // cleanup at 100 s: A's heartbeat is only 30 s old, B's 50 s
+  EXPECT_EQ(state(la[0]), JobState::kActive);
+  EXPECT_EQ(state(la[1]), JobState::kActive);
+  rt.run_until(105 * kSecond);
+  backend->heartbeat(b, Directive::kRunning, lb);  // B's last heartbeat
+  end_attempt(lb[0], b, Outcome::kKilled);         // B is SIGKILLed
+  backend->process_ended(b);
+  rt.run_until(135 * kSecond);
+  add_worker();  // A's heartbeat is 65 s old, but the last cleanup was 35 s ago
+  EXPECT_EQ(state(la[0]), JobState::kActive);
+  rt.run_until(160 * kSecond);
+  const WorkerId e = add_worker();  // cleanup: A (90 s) is recovered; B (55 s) is not
+  EXPECT_EQ(state(la[0]), JobState::kAvailable);
+  EXPECT_EQ(state(la[1]), JobState::kAvailable);
+  EXPECT_EQ(state(lb[0]), JobState::kActive);
+  EXPECT_EQ(recorder.orphan_recovery().count(), 2u);
+  EXPECT_EQ(recorder.orphan_recovery().max(), 85.0);  // killed at 75 s, back at 160 s
+  // At the end of the queue, behind job 3, with the same attempt number.
+  auto again = fetch(e, 3);
+  ASSERT_EQ(again.size(), 3u);
+  EXPECT_EQ(again[0].id, 3u);
+  for (const Lease& l : again) {
+    EXPECT_EQ(l.attempt, 1);
+    complete_attempt(l, e);
+    EXPECT_TRUE(backend->ack(e, l));
+  }
+  EXPECT_EQ(recorder.totals().shutdown_retries, 2);
+  rt.run_until(170 * kSecond);
+  add_worker();  // B's heartbeat is 65 s old, but the last cleanup was 10 s ago
+  EXPECT_EQ(state(lb[0]), JobState::kActive);
+  rt.run_until(220 * kSecond);
+  const WorkerId g = add_worker();  // cleanup: B is recovered
+  EXPECT_EQ(state(lb[0]), JobState::kAvailable);
+  again = fetch(g, 1);
+  ASSERT_EQ(again.size(), 1u);
+  EXPECT_EQ(again[0].attempt, 1);
+  complete_attempt(again[0], g);
+  EXPECT_TRUE(backend->ack(g, again[0]));
+  expect_audit_ok();
+  EXPECT_EQ(recorder.totals().completed, 4);
+  EXPECT_EQ(recorder.totals().shutdown_retries, 3);
+  EXPECT_EQ(recorder.totals().duplicate_executions, 0);
+}
+
+TEST_F(BackendTest, PrivateListDeregisterPushesParkedJobsBack) {
+  BackendMechanisms m;
+  m.fetch = FetchMode::kPrivateList;
+  config.retry.max_attempts = 1;
+  make(m);
+  enqueue();
+  enqueue();
+  const WorkerId a = add_worker();
+  const auto l = fetch(a, 2);
+  ASSERT_EQ(l.size(), 2u);
+  backend->deregister(a);  // holds nothing now: no later cleanup finds anything of it
+  backend->process_ended(a);
+  EXPECT_EQ(state(l[0]), JobState::kAvailable);
+  EXPECT_EQ(state(l[1]), JobState::kAvailable);
+  const WorkerId b = add_worker();
+  const auto again = fetch(b, 2);
+  ASSERT_EQ(again.size(), 2u);
+  for (const Lease& lease : again) EXPECT_EQ(lease.attempt, 1);
+}
+
+// --- LeaseExpiry variants
+
+TEST_F(BackendTest, StalledJobGoesBackWithoutAnAttemptThenIsDiscardedAtTheSecondStall) {
+  // BullMQ: lock 30 s renewed by heartbeats, stalled checker every 30 s, maxStalledCount 1.
+  config.visibility_timeout = 30 * kSecond;
+  config.retry.max_attempts = 1;  // stalls use no attempt
+  BackendMechanisms m;
+  m.heartbeat_detection = false;
+  m.lease.check_interval = 30 * kSecond;
+  m.lease.fate = LeaseExpiry::Fate::kStall;
+  m.lease.max_stalls = 1;
+  make(m);
+  enqueue();
+  const WorkerId w1 = add_worker();
+  const auto l = fetch(w1, 1);  // at 0: the lock runs to 30 s
+  ASSERT_EQ(l.size(), 1u);
+  start_attempt(l[0]);
+  rt.run_until(15 * kSecond);
+  backend->heartbeat(w1, Directive::kRunning, l);  // renewed to 45 s; then w1 dies
+  end_attempt(l[0], w1, Outcome::kKilled);
+  rt.run_until(20 * kSecond);
+  enqueue();                       // job 1 waits
+  rt.run_until(60 * kSecond - 1);  // the check at 30 s found the lock alive
+  EXPECT_EQ(state(l[0]), JobState::kActive);
+  rt.run_until(60 * kSecond);  // expired at 45 s, found at 60 s
+  EXPECT_EQ(state(l[0]), JobState::kAvailable);
+  EXPECT_FALSE(backend->ack(w1, l[0]));
+  const WorkerId w2 = add_worker();
+  const auto again = fetch(w2, 1);  // at the front, ahead of job 1
+  ASSERT_EQ(again.size(), 1u);
+  EXPECT_EQ(again[0].id, l[0].id);
+  EXPECT_EQ(again[0].attempt, 1);
+  start_attempt(again[0]);
+  EXPECT_EQ(recorder.totals().shutdown_retries, 1);
+  EXPECT_EQ(recorder.orphan_recovery().max(), 45.0);  // killed at 15 s, back at 60 s
+  end_attempt(again[0], w2, Outcome::kKilled);        // w2 dies at once: lock ends at 90 s
+  rt.run_until(90 * kSecond - 1);
+  EXPECT_EQ(state(again[0]), JobState::kActive);
+  rt.run_until(90 * kSecond);  // the second stall: discarded for good
+  EXPECT_EQ(state(again[0]), std::nullopt);
+  fetch_and_complete(w2);
+  expect_audit_ok();
+  EXPECT_EQ(recorder.totals().discarded, 1);
+  EXPECT_EQ(recorder.totals().discarded_by_shutdown, 1);
+  EXPECT_EQ(recorder.totals().completed, 1);
+}
+
+TEST_F(BackendTest, ExpiryFoundByAPeriodicCheckIsRetriedThroughTheRetryPolicy) {
+  // pg-boss: expiry 15 min from the fetch, not renewed, checked every 60 s; a retry.
+  config.visibility_timeout = 15 * kMinute;
+  config.retry = RetryPolicy{2, 10 * kSecond, 2.0, 5 * kMinute, false};
+  BackendMechanisms m;
+  m.heartbeat_detection = false;
+  m.lease.renewed_by_heartbeat = false;
+  m.lease.check_interval = 60 * kSecond;
+  m.lease.fate = LeaseExpiry::Fate::kRetry;
+  make(m);
+  enqueue();
+  const WorkerId w = add_worker();
+  rt.run_until(30 * kSecond);
+  auto l = fetch(w, 1);  // expires at 930 s
+  ASSERT_EQ(l.size(), 1u);
+  rt.run_until(10 * kMinute);
+  backend->heartbeat(w, Directive::kRunning, l);  // renews nothing
+  rt.run_until(960 * kSecond - 1);                // the check at 900 s was too early
+  EXPECT_EQ(state(l[0]), JobState::kActive);
+  rt.run_until(960 * kSecond);  // found at 960 s: a retry after 10 s (attempt 1)
+  EXPECT_EQ(state(l[0]), JobState::kScheduled);
+  EXPECT_FALSE(backend->ack(w, l[0]));
+  rt.run_until(970 * kSecond - 1);
+  EXPECT_EQ(state(l[0]), JobState::kScheduled);
+  rt.run_until(970 * kSecond);
+  EXPECT_EQ(state(l[0]), JobState::kAvailable);
+  l = fetch(w, 1);  // expires at 1870 s
+  ASSERT_EQ(l.size(), 1u);
+  EXPECT_EQ(l[0].attempt, 2);
+  rt.run_until(1920 * kSecond - 1);  // checks at 1860 s (too early), then 1920 s
+  EXPECT_EQ(state(l[0]), JobState::kActive);
+  rt.run_until(1920 * kSecond);  // attempts used up
+  EXPECT_EQ(state(l[0]), std::nullopt);
+  EXPECT_EQ(rt.pending(), 0u);
+  expect_audit_ok();
+  EXPECT_EQ(recorder.totals().discarded_by_shutdown, 1);
+}
+
+TEST_F(BackendTest, ExpiryThatDoesNotCountAnAttemptLoopsForever) {
+  // The OJS reference backends: a visibility deadline from the fetch; expiry requeues
+  // without counting an attempt or checking max attempts.
+  config.visibility_timeout = 10 * kSecond;
+  config.retry.max_attempts = 2;
+  BackendMechanisms m;
+  m.heartbeat_detection = false;
+  m.lease.renewed_by_heartbeat = false;
+  m.lease.counts_attempt = false;
+  make(m);
+  enqueue();
+  const WorkerId w = add_worker();
+  for (int round = 0; round < 5; ++round) {
+    const Time fetched = rt.now();
+    const auto l = fetch(w, 1);
+    ASSERT_EQ(l.size(), 1u);
+    EXPECT_EQ(l[0].attempt, 1) << "round " << round;
+    rt.run_until(fetched + 5 * kSecond);
+    backend->heartbeat(w, Directive::kRunning, l);  // does not renew
+    rt.run_until(fetched + 10 * kSecond - 1);
+    EXPECT_EQ(state(l[0]), JobState::kActive);
+    rt.run_until(fetched + 10 * kSecond);
+    EXPECT_EQ(state(l[0]), JobState::kAvailable);
+  }
+  expect_audit_ok();
+  EXPECT_EQ(recorder.totals().discarded, 0);
+  EXPECT_EQ(recorder.totals().pending, 1);
+}
+
+TEST_F(BackendTest, AStaleAttemptEndingLateLeavesNoOrphanBehind) {
+  // With the attempt given back, two claims share attempt number 1: the late end of the
+  // first (its lease long expired) must not pass for the end of the second.
+  config.visibility_timeout = 10 * kSecond;
+  BackendMechanisms m;
+  m.heartbeat_detection = false;
+  m.lease.renewed_by_heartbeat = false;
+  m.lease.counts_attempt = false;
+  make(m);
+  enqueue();
+  const WorkerId w1 = add_worker();
+  const auto first = fetch(w1, 1);
+  ASSERT_EQ(first.size(), 1u);
+  start_attempt(first[0]);
+  rt.run_until(10 * kSecond);  // w1's lease expires while its attempt runs on
+  const WorkerId w2 = add_worker();
+  const auto second = fetch(w2, 1);
+  ASSERT_EQ(second.size(), 1u);
+  ASSERT_EQ(second[0].attempt, first[0].attempt);
+  start_attempt(second[0]);
+  rt.run_until(12 * kSecond);
+  end_attempt(first[0], w1, Outcome::kKilled);  // w1 is killed: it held nothing any more
+  rt.run_until(20 * kSecond);                   // w2's lease expires; w2 still runs it
+  EXPECT_EQ(state(second[0]), JobState::kAvailable);
+  EXPECT_EQ(recorder.orphan_recovery().count(), 0u);
+}
+
+// --- Rescuer
+
+BackendMechanisms rescuer_only(Duration interval, bool backoff) {
+  BackendMechanisms m;
+  m.heartbeat_detection = false;
+  m.lease.enabled = false;
+  m.rescuer.enabled = true;
+  m.rescuer.interval = interval;
+  m.rescuer.after = kHour;
+  m.rescuer.backoff = backoff;
+  return m;
+}
+
+TEST_F(BackendTest, RescuerWithBackoffRetriesJobsHeldTooLong) {
+  // River: JobRescuer every 30 s, RescueStuckJobsAfter 1 h, rescued jobs are retryable.
+  config.retry = RetryPolicy{2, 5 * kSecond, 2.0, 5 * kMinute, false};
+  make(rescuer_only(30 * kSecond, true));
+  enqueue();
+  const WorkerId w = add_worker();
+  rt.run_until(10 * kSecond);
+  auto l = fetch(w, 1);  // its worker dies without a word
+  ASSERT_EQ(l.size(), 1u);
+  start_attempt(l[0]);
+  end_attempt(l[0], w, Outcome::kKilled);
+  rt.run_until(3630 * kSecond - 1);  // 3610 s > 3600 s at the sweep before
+  EXPECT_EQ(state(l[0]), JobState::kActive);
+  rt.run_until(3630 * kSecond);  // 3610 s <= 3630 s: rescued, retry in 5 s
+  EXPECT_EQ(state(l[0]), JobState::kScheduled);
+  rt.run_until(3635 * kSecond);
+  EXPECT_EQ(state(l[0]), JobState::kAvailable);
+  EXPECT_EQ(recorder.orphan_recovery().max(), 3625.0);  // backoff included
+  l = fetch(w, 1);
+  ASSERT_EQ(l.size(), 1u);
+  EXPECT_EQ(l[0].attempt, 2);
+  // Held by a live worker all the same: rescued at the first sweep 1 h after 3635 s, and
+  // discarded, its attempts used up.
+  rt.run_until(7260 * kSecond - 1);
+  EXPECT_EQ(state(l[0]), JobState::kActive);
+  rt.run_until(7260 * kSecond);
+  EXPECT_EQ(state(l[0]), std::nullopt);
+  EXPECT_FALSE(backend->ack(w, l[0]));
+  EXPECT_EQ(rt.pending(), 0u);
+  expect_audit_ok();
+  EXPECT_EQ(recorder.totals().discarded_by_shutdown, 1);
+}
+
+TEST_F(BackendTest, RescuerWithoutBackoffMakesJobsAvailableAtOnce) {
+  // Oban's Lifeline: every minute, executing jobs attempted over an hour ago go back.
+  make(rescuer_only(kMinute, false));
+  enqueue();
+  enqueue();
+  const WorkerId w = add_worker();
+  rt.run_until(10 * kSecond);
+  const auto l = fetch(w, 1);
+  ASSERT_EQ(l.size(), 1u);
+  rt.run_until(3660 * kSecond - 1);
+  EXPECT_EQ(state(l[0]), JobState::kActive);
+  rt.run_until(3660 * kSecond);  // 3610 s <= 3660 s
+  EXPECT_EQ(state(l[0]), JobState::kAvailable);
+  const auto again = fetch(add_worker(), 2);
+  ASSERT_EQ(again.size(), 2u);
+  EXPECT_EQ(again[1].id, l[0].id);  // behind the job that was waiting
+  EXPECT_EQ(again[1].attempt, 2);
+}
+
+TEST_F(BackendTest, SweepsRunOnlyWhileAJobIsActive) {
+  config.visibility_timeout = kMinute;
+  BackendMechanisms m;
+  m.heartbeat_detection = false;
+  m.lease.check_interval = 30 * kSecond;
+  m.rescuer.enabled = true;
+  make(m);
+  enqueue();
+  enqueue();
+  EXPECT_EQ(rt.pending(), 0u);
+  const WorkerId w = add_worker();
+  rt.run_until(10 * kSecond);
+  auto l = fetch(w, 1);
+  EXPECT_EQ(rt.pending(), 2u);  // one lease check and one rescuer sweep
+  EXPECT_EQ(rt.next_time(), 30 * kSecond);
+  rt.run_until(65 * kSecond);  // sweeps at 30 s and 60 s; each arms the next
+  EXPECT_EQ(rt.pending(), 2u);
+  EXPECT_EQ(rt.next_time(), 90 * kSecond);
+  complete_attempt(l[0], w);
+  EXPECT_TRUE(backend->ack(w, l[0]));
+  EXPECT_EQ(rt.pending(), 0u);  // nothing to sweep: an idle run ends
+  EXPECT_FALSE(rt.step());
+  // The next active job brings them back, at the same multiples of the interval.
+  rt.run_until(100 * kSecond);
+  l = fetch(w, 1);  // lease to 160 s
+  EXPECT_EQ(rt.next_time(), 120 * kSecond);
+  rt.run_until(180 * kSecond);  // found by the check at 180 s
+  EXPECT_EQ(state(l[0]), JobState::kAvailable);
+  EXPECT_EQ(rt.pending(), 0u);
+}
+
+}  // namespace
+}  // namespace drainsim

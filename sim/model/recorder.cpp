@@ -1,0 +1,302 @@
+#include "model/recorder.h"
+
+#include <fmt/format.h>
+
+namespace drainsim {
+
+namespace {
+constexpr std::uint32_t kNoSlot = UINT32_MAX;
+constexpr std::size_t kMaxAuditMessages = 20;
+
+bool is_terminal(JobState s) { return s == JobState::kCompleted || s == JobState::kDiscarded; }
+bool is_shutdown_outcome(Outcome o) {
+  return o == Outcome::kInterrupted || o == Outcome::kKilled || o == Outcome::kAbandoned;
+}
+}  // namespace
+
+const char* to_string(PodState s) {
+  switch (s) {
+    case PodState::kStarting:
+      return "starting";
+    case PodState::kReady:
+      return "ready";
+    case PodState::kQuiet:
+      return "quiet";
+    case PodState::kDraining:
+      return "draining";
+    case PodState::kTerminating:
+      return "terminating";
+    case PodState::kCrashed:
+      return "crashed";
+    case PodState::kGone:
+      return "gone";
+  }
+  return "?";
+}
+
+Recorder::Recorder(bool timeline) : timeline_(timeline) {}
+
+std::uint32_t Recorder::job_enqueued(JobId id, Time now, std::uint32_t backend_handle) {
+  std::uint32_t slot;
+  if (free_head_ != kNoSlot) {
+    slot = free_head_;
+    free_head_ = entries_[slot].next_free;
+  } else {
+    slot = static_cast<std::uint32_t>(entries_.size());
+    entries_.emplace_back();
+  }
+  entries_[slot] =
+      Entry{id,   now,   -1,    -1,    0,    backend_handle, kNoSlot, 0, 0, 0, JobState::kScheduled,
+            true, false, false, false, false};
+  ++totals_.enqueued;
+  ++scheduled_;  // counted as not yet available until job_available moves it
+  return slot;
+}
+
+void Recorder::set_state(Entry& e, JobState s, Time now) {
+  auto adjust = [&](JobState st, int d) {
+    if (st == JobState::kAvailable) queued_ += d;
+    if (st == JobState::kScheduled) scheduled_ += d;
+  };
+  adjust(e.state, -1);
+  e.state = s;
+  adjust(s, +1);
+  sample_series(now);
+}
+
+void Recorder::job_available(std::uint32_t ledger, Time now) {
+  Entry& e = entry(ledger);
+  if (e.orphaned_at >= 0) {
+    orphan_recovery_.add(to_seconds(now - e.orphaned_at));
+    e.orphaned_at = -1;
+  }
+  set_state(e, JobState::kAvailable, now);
+}
+
+void Recorder::job_scheduled(std::uint32_t ledger, Time now) {
+  set_state(entry(ledger), JobState::kScheduled, now);
+}
+
+void Recorder::job_claimed(std::uint32_t ledger, Time now) {
+  set_state(entry(ledger), JobState::kActive, now);
+}
+
+void Recorder::job_completed(std::uint32_t ledger, Time now) {
+  Entry& e = entry(ledger);
+  set_state(e, JobState::kCompleted, now);
+  if (e.completed_attempts == 0) {
+    audit_error(
+        fmt::format("job {}: the backend marked it completed at {}s without a completed "
+                    "attempt",
+                    e.id, to_seconds(now)));
+  }
+  maybe_finalize(ledger);
+}
+
+void Recorder::job_discarded(std::uint32_t ledger, Time now, ErrorKind cause, Duration progress) {
+  Entry& e = entry(ledger);
+  set_state(e, JobState::kDiscarded, now);
+  e.discarded_by_shutdown = cause != ErrorKind::kHandler;
+  e.orphaned_at = -1;  // never recovered: not an orphan-recovery sample
+  totals_.wasted_work += progress;
+  maybe_finalize(ledger);
+}
+
+void Recorder::job_recovered(std::uint32_t ledger, Time /*now*/) {
+  entry(ledger).shutdown_retry_due = true;
+}
+
+void Recorder::job_lost(std::uint32_t ledger, Time now, std::string why) {
+  Entry& e = entry(ledger);
+  e.lost = true;
+  lost_reasons_[ledger] = fmt::format("{} at {}s", why, to_seconds(now));
+  maybe_finalize(ledger);
+}
+
+void Recorder::report_rejected(std::uint32_t /*ledger*/, bool ack) {
+  ++(ack ? totals_.rejected_acks : totals_.rejected_fails);
+}
+
+void Recorder::attempt_started(const Lease& lease, Time now) {
+  Entry& e = entry(lease.ledger);
+  ++e.open_attempts;
+  e.current_claim = lease.claim;
+  ++in_flight_;
+  if (e.shutdown_retry_due) {
+    ++totals_.shutdown_retries;
+    e.shutdown_retry_due = false;
+  }
+  sample_series(now);
+}
+
+void Recorder::attempt_ended(const Lease& lease, const AttemptRecord& record, Duration saved) {
+  Entry& e = entry(lease.ledger);
+  --e.open_attempts;
+  --in_flight_;
+  ++totals_.attempts[static_cast<int>(record.outcome)];
+  bool duplicate = false;
+  if (record.outcome == Outcome::kCompleted) {
+    duplicate = e.completed_attempts > 0;
+    if (e.completed_attempts == 0) {
+      e.first_completed = record.end;
+      job_latency_.add(to_seconds(record.end - e.enqueued));
+    }
+    ++e.completed_attempts;
+  } else {
+    totals_.wasted_work += (record.end - record.start) - saved;
+    e.saved += saved;
+  }
+  if (is_shutdown_outcome(record.outcome)) {
+    e.interrupted = true;
+    e.shutdown_retry_due = true;
+    // An orphan only if this attempt still held the job: a stale one (its lease already
+    // recovered, the job requeued or running elsewhere) leaves nothing to recover.
+    if (e.state == JobState::kActive && lease.claim == e.current_claim) {
+      e.orphaned_at = record.end;
+    }
+  }
+  if (timeline_) {
+    attempts_.push_back(record);
+    attempts_.back().duplicate = duplicate;
+  }
+  sample_series(record.end);
+  maybe_finalize(lease.ledger);
+}
+
+void Recorder::pod_state(Time now, int pod, PodState state) {
+  if (timeline_) pod_states_.push_back({now, pod, state});
+}
+
+void Recorder::signal(Time now, int pod, Signal sig, bool delivered, const char* source) {
+  if (timeline_) signals_.push_back({now, pod, sig, delivered, source});
+}
+
+void Recorder::remaining(Time now, int pod, WorkerId worker, int count) {
+  if (timeline_) remaining_.push_back({now, pod, worker, count});
+}
+
+void Recorder::sample_series(Time now) {
+  if (!timeline_) return;
+  const SeriesPoint p{now, queued_, scheduled_, in_flight_};
+  if (!series_.empty() && series_.back().at == now) {
+    series_.back() = p;  // one point per instant: the state after it
+  } else if (series_.empty() || series_.back().queued != p.queued ||
+             series_.back().scheduled != p.scheduled || series_.back().in_flight != p.in_flight) {
+    series_.push_back(p);
+  }
+}
+
+void Recorder::maybe_finalize(std::uint32_t ledger) {
+  Entry& e = entry(ledger);
+  if (e.open_attempts != 0 || !(is_terminal(e.state) || e.lost)) return;
+  count_job(e);
+  release(ledger);
+}
+
+void Recorder::count_job(const Entry& e) {
+  if (e.completed_attempts > 0) {
+    ++totals_.completed;
+    totals_.duplicate_executions += e.completed_attempts - 1;
+  } else if (e.state == JobState::kDiscarded) {
+    ++totals_.discarded;
+    if (e.discarded_by_shutdown) ++totals_.discarded_by_shutdown;
+  } else if (e.lost) {
+    ++totals_.lost;
+  } else {
+    ++totals_.pending;
+  }
+  if (e.interrupted) ++totals_.interrupted;
+}
+
+void Recorder::release(std::uint32_t ledger) {
+  Entry& e = entries_[ledger];
+  if (e.state == JobState::kAvailable) --queued_;
+  if (e.state == JobState::kScheduled) --scheduled_;
+  e.live = false;
+  e.next_free = free_head_;
+  free_head_ = ledger;
+  lost_reasons_.erase(ledger);
+}
+
+void Recorder::audit_error(std::string text) {
+  audit_.ok = false;
+  ++audit_.error_count;
+  if (audit_.errors.size() < kMaxAuditMessages) audit_.errors.push_back(std::move(text));
+}
+
+AuditResult Recorder::finish(const BackendView& backend) {
+  std::int64_t held_by_backend = 0;
+  for (std::uint32_t i = 0; i < entries_.size(); ++i) {
+    Entry& e = entries_[i];
+    if (!e.live) continue;
+    const std::optional<JobState> actual = backend.job_state(e.backend_handle, e.id);
+    if (actual) ++held_by_backend;
+    if (e.lost) {
+      // Lost by design but an attempt was still open at the end: count it as lost.
+      if (actual) {
+        audit_error(fmt::format("job {}: recorded as lost ({}) but the backend still holds it",
+                                e.id, lost_reasons_[i]));
+      }
+      count_job(e);
+      continue;
+    }
+    if (!actual && !is_terminal(e.state)) {
+      audit_error(
+          fmt::format("job {}: vanished from the backend (last {} state: {}, {} "
+                      "completed attempts) and no event explains it",
+                      e.id, "reported", to_string(e.state), e.completed_attempts));
+      e.lost = true;
+      count_job(e);
+      continue;
+    }
+    if (actual && *actual != e.state) {
+      audit_error(fmt::format("job {}: the backend says {} but its reports said {}", e.id,
+                              to_string(*actual), to_string(e.state)));
+    }
+    if (!is_terminal(e.state) && e.state == JobState::kActive && e.orphaned_at >= 0 &&
+        e.open_attempts == 0) {
+      ++totals_.stuck_at_end;
+    }
+    count_job(e);
+  }
+  if (static_cast<std::size_t>(held_by_backend) != backend.live_jobs()) {
+    audit_error(fmt::format("the backend holds {} jobs but the ledger accounts for {}",
+                            backend.live_jobs(), held_by_backend));
+  }
+  const JobTotals& t = totals_;
+  if (t.enqueued != t.completed + t.lost + t.discarded + t.pending) {
+    audit_error(fmt::format("enqueued {} != completed {} + lost {} + discarded {} + pending {}",
+                            t.enqueued, t.completed, t.lost, t.discarded, t.pending));
+  }
+  return audit_;
+}
+
+// --- heartbeats and job reports (timeline only)
+
+const char* to_string(ReportKind k) {
+  switch (k) {
+    case ReportKind::kAck:
+      return "ack";
+    case ReportKind::kFail:
+      return "fail";
+    case ReportKind::kRequeue:
+      return "requeue";
+  }
+  return "?";
+}
+
+void Recorder::heartbeat(Time now, int pod, WorkerId worker, Directive state) {
+  if (timeline_) heartbeats_.push_back({now, pod, worker, state});
+}
+
+void Recorder::report(const ReportRecord& record) {
+  if (timeline_) reports_.push_back(record);
+}
+
+Timeline Recorder::take_timeline() {
+  return Timeline{std::move(attempts_),  std::move(pod_states_), std::move(signals_),
+                  std::move(remaining_), std::move(series_),     std::move(heartbeats_),
+                  std::move(reports_)};
+}
+
+}  // namespace drainsim

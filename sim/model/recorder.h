@@ -1,0 +1,229 @@
+// The Recorder sees every observable event of a run: job state changes from the backend,
+// attempts from worker processes, pod changes and signals from the platform. It keeps a
+// ledger entry per live job (freed once the job is done, so memory follows the jobs in
+// flight, not the jobs finished), folds finished jobs into the metrics, keeps the
+// timeline when asked, and runs the conservation audit. Not thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "base/ids.h"
+#include "base/stats.h"
+#include "model/scenario.h"
+
+namespace drainsim {
+
+// What the audit asks of the backend at the end of a run.
+class BackendView {
+ public:
+  // The state of the job the backend keeps in `handle`, nullopt if it has no such job.
+  virtual std::optional<JobState> job_state(std::uint32_t handle, JobId id) const = 0;
+  virtual std::size_t live_jobs() const = 0;
+
+ protected:
+  ~BackendView() = default;
+};
+
+struct AttemptRecord {
+  JobId job = 0;
+  int attempt = 0;
+  int pod = -1;
+  WorkerId worker = kNoWorker;
+  int slot = -1;
+  Time start = 0;
+  Time end = 0;
+  Outcome outcome = Outcome::kCompleted;
+  bool duplicate = false;  // a completed attempt of a job that had completed before
+};
+
+// Pod states as drawn on a timeline.
+enum class PodState : std::uint8_t {
+  kStarting,     // created or restarting, no worker yet
+  kReady,        // worker running
+  kQuiet,        // worker quiet (TSTP, directive, preStop)
+  kDraining,     // worker draining after TERM/INT
+  kTerminating,  // deleted, worker not yet draining (preStop running, TERM swallowed)
+  kCrashed,      // process died outside a deletion; container restart pending
+  kGone,
+};
+const char* to_string(PodState s);
+
+struct PodStateRecord {
+  Time at;
+  int pod;
+  PodState state;
+};
+struct SignalRecord {
+  Time at;
+  int pod;
+  Signal signal;
+  bool delivered;      // false when a shell as PID 1 swallowed it
+  std::string source;  // "deletion", "prestop", "deadline", "oom", "event", ...
+};
+struct RemainingRecord {
+  Time at;
+  int pod;
+  WorkerId worker;
+  int remaining;
+};
+struct SeriesPoint {
+  Time at;
+  std::int64_t queued;     // available to fetch
+  std::int64_t scheduled;  // waiting out a retry backoff
+  std::int64_t in_flight;  // attempts running
+};
+
+// What a worker told the backend about a job (timeline only).
+enum class ReportKind : std::uint8_t { kAck, kFail, kRequeue };
+const char* to_string(ReportKind k);  // "ack", "fail", "requeue"
+
+struct HeartbeatRecord {
+  Time at;
+  int pod;
+  WorkerId worker;
+  Directive state;  // the state the worker reported: running, quiet or terminate
+};
+struct ReportRecord {
+  Time at;
+  int pod;
+  WorkerId worker;
+  JobId job;
+  int attempt;
+  ReportKind kind;
+  ErrorKind error;  // kFail only
+  bool accepted;    // the backend took it (the worker still held the job)
+};
+
+struct JobTotals {
+  std::int64_t enqueued = 0, completed = 0, discarded = 0, discarded_by_shutdown = 0, pending = 0,
+               lost = 0, stuck_at_end = 0, interrupted = 0, duplicate_executions = 0,
+               shutdown_retries = 0, rejected_acks = 0, rejected_fails = 0;
+  std::int64_t attempts[6] = {};  // by Outcome
+  Duration wasted_work = 0;
+};
+
+struct AuditResult {
+  bool ok = true;
+  std::vector<std::string> errors;  // the first few, each naming its job
+  std::int64_t error_count = 0;
+};
+
+// The timeline's records, moved out of the recorder at the end of a run.
+struct Timeline {
+  std::vector<AttemptRecord> attempts;
+  std::vector<PodStateRecord> pod_states;
+  std::vector<SignalRecord> signals;
+  std::vector<RemainingRecord> remaining;
+  std::vector<SeriesPoint> series;
+  std::vector<HeartbeatRecord> heartbeats;
+  std::vector<ReportRecord> reports;
+};
+
+class Recorder {
+ public:
+  explicit Recorder(bool timeline);
+
+  // --- from the backend; `ledger` is what job_enqueued returned.
+  std::uint32_t job_enqueued(JobId id, Time now, std::uint32_t backend_handle);
+  void job_available(std::uint32_t ledger, Time now);
+  void job_scheduled(std::uint32_t ledger, Time now);
+  void job_claimed(std::uint32_t ledger, Time now);
+  void job_completed(std::uint32_t ledger, Time now);
+  // `progress` is work checkpointed and now never reused.
+  void job_discarded(std::uint32_t ledger, Time now, ErrorKind cause, Duration progress);
+  // A recovery mechanism (dead worker, lease expiry, stall check, rescuer, private-list
+  // cleanup) took the job from its holder, or the holder handed it back unfinished
+  // (requeue): its next execution counts as a shutdown retry.
+  void job_recovered(std::uint32_t ledger, Time now);
+  // A job gone from the backend by design (e.g. at-most-once fetch); `why` names the
+  // event that lost it.
+  void job_lost(std::uint32_t ledger, Time now, std::string why);
+  void report_rejected(std::uint32_t ledger, bool ack);
+
+  // --- from worker processes
+  void attempt_started(const Lease& lease, Time now);
+  // `saved` is the work this attempt checkpointed.
+  void attempt_ended(const Lease& lease, const AttemptRecord& record, Duration saved);
+
+  // --- from the platform (timeline only)
+  void pod_state(Time now, int pod, PodState state);
+  void signal(Time now, int pod, Signal signal, bool delivered, const char* source);
+  void remaining(Time now, int pod, WorkerId worker, int remaining);
+  void warning(std::string text) { warnings_.push_back(std::move(text)); }
+
+  // --- from worker processes (timeline only): heartbeats sent and job reports made
+  void heartbeat(Time now, int pod, WorkerId worker, Directive state);
+  void report(const ReportRecord& record);
+
+  // Ends the run: classifies the jobs still in the ledger against the backend and
+  // audits the whole run. Call once.
+  AuditResult finish(const BackendView& backend);
+
+  const JobTotals& totals() const { return totals_; }
+  const Percentiles& job_latency() const { return job_latency_; }
+  const Percentiles& orphan_recovery() const { return orphan_recovery_; }
+  bool timeline() const { return timeline_; }
+  const std::vector<AttemptRecord>& attempts() const { return attempts_; }
+  const std::vector<PodStateRecord>& pod_states() const { return pod_states_; }
+  const std::vector<SignalRecord>& signals() const { return signals_; }
+  const std::vector<RemainingRecord>& remaining_log() const { return remaining_; }
+  const std::vector<SeriesPoint>& series() const { return series_; }
+  const std::vector<HeartbeatRecord>& heartbeats() const { return heartbeats_; }
+  const std::vector<ReportRecord>& reports() const { return reports_; }
+  // Moves the timeline's records out; the accessors above are empty afterwards.
+  Timeline take_timeline();
+  const std::vector<std::string>& warnings() const { return warnings_; }
+  std::int64_t in_flight() const { return in_flight_; }
+
+ private:
+  struct Entry {
+    JobId id;
+    Time enqueued;
+    Time orphaned_at;      // end of the last killed/abandoned/interrupted attempt, or -1
+    Time first_completed;  // -1 until an attempt completes
+    Duration saved;        // progress checkpointed by its attempts so far
+    std::uint32_t backend_handle;
+    std::uint32_t next_free;
+    std::uint16_t completed_attempts;
+    std::uint16_t open_attempts;
+    std::uint32_t current_claim;  // Lease::claim of the latest execution
+    JobState state;
+    bool live;
+    bool interrupted;         // some attempt was interrupted, killed or abandoned
+    bool shutdown_retry_due;  // the next execution is caused by shutdown or recovery
+    bool discarded_by_shutdown;
+    bool lost;
+  };
+
+  Entry& entry(std::uint32_t ledger) { return entries_[ledger]; }
+  void set_state(Entry& e, JobState s, Time now);
+  void maybe_finalize(std::uint32_t ledger);
+  void count_job(const Entry& e);
+  void release(std::uint32_t ledger);
+  void sample_series(Time now);
+  void audit_error(std::string text);
+
+  bool timeline_;
+  std::vector<Entry> entries_;
+  std::uint32_t free_head_ = UINT32_MAX;
+  std::unordered_map<std::uint32_t, std::string> lost_reasons_;  // by ledger slot (rare)
+  JobTotals totals_;
+  Percentiles job_latency_;
+  Percentiles orphan_recovery_;
+  std::int64_t queued_ = 0, scheduled_ = 0, in_flight_ = 0;
+  std::vector<AttemptRecord> attempts_;
+  std::vector<PodStateRecord> pod_states_;
+  std::vector<SignalRecord> signals_;
+  std::vector<RemainingRecord> remaining_;
+  std::vector<SeriesPoint> series_;
+  std::vector<std::string> warnings_;
+  AuditResult audit_;
+  std::vector<HeartbeatRecord> heartbeats_;
+  std::vector<ReportRecord> reports_;
+};
+
+}  // namespace drainsim

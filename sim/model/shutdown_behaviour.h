@@ -1,0 +1,48 @@
+// ShutdownBehaviour: what a worker implementation does when it is told to stop — the
+// hooks WorkerCore consults, one set per profile (PROFILES.md). The defaults are the Open
+// Job Spec's graceful shutdown.
+#pragma once
+
+#include <cstdint>
+
+#include "base/duration.h"
+#include "base/ids.h"
+
+namespace drainsim {
+
+struct ShutdownBehaviour {
+  // What a TERM or INT does while the worker is already draining.
+  enum class SecondTerm : std::uint8_t {
+    kForceStop,  // exit 1 at once, active jobs abandoned (OJS)
+    kIgnore,     // already stopping (Sidekiq, the OJS SDKs' signal wiring)
+    kDeadline,   // do the deadline action now (graphile-worker's forceful stop, River's
+                 // StopAndCancel, Celery's cold shutdown); a third one forces a stop
+  };
+  // What happens to the jobs still running when the grace period ends.
+  enum class AtDeadline : std::uint8_t {
+    kFail,           // FAIL each with `deadline_error` (retryable), exit without waiting
+    kRequeue,        // hand each back to the front of its queue, no attempt counted, exit
+    kLeave,          // exit without a word: the jobs die with the process and are left to
+                     // the backend's recovery (Oban, the Go SDK, Ductwork)
+    kCancelAndWait,  // cancel the bodies and wait: a cooperative one FAILs (retryable) when
+                     // it returns, an uncooperative one runs on (River)
+  };
+
+  bool handles_term = true;  // TERM/INT start a drain; false: the default action kills the
+                             // process at once (no handler)
+  bool handles_tstp = true;  // TSTP quiets and CONT resumes; false: both are ignored
+  SecondTerm second_term = SecondTerm::kForceStop;
+  AtDeadline at_deadline = AtDeadline::kFail;
+  ErrorKind deadline_error = ErrorKind::kShutdown;  // kFail's error (the JS SDK: handler)
+  Duration cancel_after = kNever;         // from the drain's start: cancel the bodies and keep
+                                          // waiting (graphile-worker aborts after 5 s)
+  bool heartbeats_while_draining = true;  // false: they stop when the drain starts
+  bool acks_fail_while_draining = false;  // an ACK sent while draining never reaches the
+                                          // backend (the Go SDK's cancelled context)
+  bool logs_remaining = true;             // the worker logs its remaining job count every 5 s while
+                                          // draining (OJS GS-R003)
+  bool deregisters = true;  // says goodbye at a clean exit (OJS; a backend takes back what a
+                            // departed worker still holds)
+};
+
+}  // namespace drainsim

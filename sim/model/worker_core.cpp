@@ -1,0 +1,284 @@
+#include "model/worker_core.h"
+
+namespace drainsim {
+
+namespace {
+constexpr Duration kRemainingLogInterval = 5 * kSecond;
+}
+
+const char* to_string(WorkerState s) {
+  switch (s) {
+    case WorkerState::kRunning:
+      return "running";
+    case WorkerState::kQuiet:
+      return "quiet";
+    case WorkerState::kDraining:
+      return "draining";
+    case WorkerState::kStopped:
+      return "stopped";
+    case WorkerState::kStarting:
+      return "starting";
+  }
+  return "?";
+}
+
+WorkerCore::WorkerCore(Runtime& runtime, WorkerPort& port, const WorkerConfig& config)
+    : rt_(runtime),
+      port_(port),
+      config_(config),
+      slots_(static_cast<std::size_t>(config.concurrency)),
+      busy_(static_cast<std::size_t>(config.concurrency), false) {
+  scratch_.reserve(slots_.size());
+}
+
+const Lease* WorkerCore::lease(int slot) const { return busy_[slot] ? &slots_[slot] : nullptr; }
+
+void WorkerCore::start() {
+  heartbeat_ =
+      rt_.schedule(rt_.now() + config_.heartbeat_interval, Priority::kTimer, this, kHeartbeat);
+  fill_slots();
+}
+
+void WorkerCore::set_state(WorkerState s) {
+  if (s == state_) return;
+  state_ = s;
+  port_.state_changed(s);
+}
+
+Directive WorkerCore::reported_state() const {
+  return state_ == WorkerState::kRunning ? Directive::kRunning : Directive::kQuiet;
+}
+
+void WorkerCore::send_heartbeat(Directive state) {
+  scratch_.clear();
+  for (std::size_t i = 0; i < slots_.size(); ++i) {
+    if (busy_[i]) scratch_.push_back(slots_[i]);
+  }
+  port_.heartbeat(state, scratch_);
+}
+
+void WorkerCore::fill_slots() {
+  const int free = concurrency() - active_;
+  if (state_ != WorkerState::kRunning || free <= 0 || fetching_) return;
+  fetching_ = true;
+  port_.fetch(free);
+}
+
+void WorkerCore::on_fetched(std::span<const Lease> leases) {
+  fetching_ = false;
+  if (state_ == WorkerState::kStopped) return;  // a late reply: the process has exited
+  std::size_t slot = 0;
+  for (const Lease& lease : leases) {
+    while (busy_[slot]) ++slot;
+    slots_[slot] = lease;
+    busy_[slot] = true;
+    ++active_;
+    port_.start_job(static_cast<int>(slot), lease);
+  }
+  if (state_ == WorkerState::kRunning && active_ < concurrency()) {
+    port_.wait_for_jobs();
+    if (!poll_.pending()) {
+      poll_ = rt_.schedule(rt_.now() + config_.poll_interval, Priority::kTimer, this, kPoll);
+    }
+  }
+}
+
+void WorkerCore::on_jobs_available() { fill_slots(); }
+
+void WorkerCore::on_job_finished(int slot, JobResult result) {
+  if (!busy_[slot] || state_ == WorkerState::kStopped) return;
+  const Lease lease = slots_[slot];
+  busy_[slot] = false;
+  --active_;
+  switch (result) {
+    case JobResult::kSucceeded:
+      // The Go SDK's ACK during a drain uses the cancelled context and never arrives.
+      if (!(state_ == WorkerState::kDraining && config_.shutdown.acks_fail_while_draining)) {
+        port_.ack(slot, lease);
+      }
+      break;
+    case JobResult::kFailed:
+      port_.fail(slot, lease, ErrorKind::kHandler, true);
+      break;
+    case JobResult::kCancelled:
+      port_.fail(slot, lease, ErrorKind::kShutdown, true);
+      break;
+  }
+  if (state_ == WorkerState::kDraining) {
+    if (active_ == 0) finish_shutdown();
+    return;
+  }
+  fill_slots();
+}
+
+bool WorkerCore::on_signal(Signal signal) {
+  const ShutdownBehaviour& b = config_.shutdown;
+  switch (signal) {
+    case Signal::kTerm:
+    case Signal::kInt:
+      if (!b.handles_term) return false;
+      if (state_ == WorkerState::kStopped) return true;
+      // A drain begun by a directive does not count as a TERM.
+      if (++terms_ == 1) {
+        if (state_ != WorkerState::kDraining) begin_shutdown();
+      } else if (b.second_term == ShutdownBehaviour::SecondTerm::kForceStop ||
+                 (b.second_term == ShutdownBehaviour::SecondTerm::kDeadline && deadline_passed_)) {
+        force_stop();
+      } else if (b.second_term == ShutdownBehaviour::SecondTerm::kDeadline &&
+                 state_ == WorkerState::kDraining) {
+        on_deadline();
+      }
+      return true;
+    case Signal::kTstp:
+      if (!b.handles_tstp) return false;
+      if (state_ == WorkerState::kRunning) enter_quiet();
+      return true;
+    case Signal::kCont:
+      if (!b.handles_tstp) return false;
+      if (state_ == WorkerState::kQuiet) {
+        set_state(WorkerState::kRunning);
+        send_heartbeat(Directive::kRunning);
+        fill_slots();
+      }
+      return true;
+    case Signal::kKill:
+    case Signal::kQuit:
+      return false;
+  }
+  return false;
+}
+
+void WorkerCore::on_directive(Directive directive) {
+  if (directive == Directive::kQuiet && state_ == WorkerState::kRunning) {
+    enter_quiet();
+  } else if (directive == Directive::kTerminate &&
+             (state_ == WorkerState::kRunning || state_ == WorkerState::kQuiet)) {
+    begin_shutdown();
+  }
+}
+
+void WorkerCore::enter_quiet() {
+  rt_.cancel(poll_);
+  set_state(WorkerState::kQuiet);
+  send_heartbeat(Directive::kQuiet);
+}
+
+void WorkerCore::begin_shutdown() {
+  const ShutdownBehaviour& b = config_.shutdown;
+  rt_.cancel(poll_);
+  const bool was_running = state_ == WorkerState::kRunning;
+  set_state(WorkerState::kDraining);
+  if (config_.grace_period != kNever) {
+    grace_ = rt_.schedule(rt_.now() + config_.grace_period, Priority::kTimer, this, kGrace);
+  }
+  if (b.cancel_after != kNever) {
+    cancel_ = rt_.schedule(rt_.now() + b.cancel_after, Priority::kTimer, this, kCancel);
+  }
+  if (!b.heartbeats_while_draining) {
+    rt_.cancel(heartbeat_);
+  } else if (was_running) {
+    send_heartbeat(Directive::kQuiet);
+  }
+  if (state_ != WorkerState::kDraining) return;  // a reply may have ended us
+  if (b.logs_remaining) port_.log_remaining(active_);
+  if (active_ == 0) {
+    finish_shutdown();
+    return;
+  }
+  if (b.logs_remaining) {
+    remaining_ =
+        rt_.schedule(rt_.now() + kRemainingLogInterval, Priority::kTimer, this, kRemaining);
+  }
+}
+
+void WorkerCore::finish_shutdown() {
+  stop_timers();
+  if (config_.shutdown.heartbeats_while_draining) send_heartbeat(Directive::kTerminate);
+  if (config_.shutdown.deregisters) port_.deregister();
+  set_state(WorkerState::kStopped);
+  port_.exit(0, Outcome::kAbandoned);
+}
+
+void WorkerCore::force_stop() {
+  stop_timers();
+  set_state(WorkerState::kStopped);
+  port_.exit(1, Outcome::kAbandoned);
+}
+
+void WorkerCore::cancel_all() {
+  for (std::size_t i = 0; i < slots_.size(); ++i) {
+    if (busy_[i]) port_.cancel_job(static_cast<int>(i));
+  }
+}
+
+void WorkerCore::on_deadline() {
+  using AtDeadline = ShutdownBehaviour::AtDeadline;
+  rt_.cancel(grace_);
+  deadline_passed_ = true;
+  switch (config_.shutdown.at_deadline) {
+    case AtDeadline::kFail:
+    case AtDeadline::kRequeue:
+      for (std::size_t i = 0; i < slots_.size(); ++i) {
+        if (!busy_[i]) continue;
+        busy_[i] = false;
+        --active_;
+        if (config_.shutdown.at_deadline == AtDeadline::kFail) {
+          port_.fail(static_cast<int>(i), slots_[i], config_.shutdown.deadline_error, true);
+        } else {
+          port_.requeue(static_cast<int>(i), slots_[i]);
+        }
+      }
+      finish_shutdown();
+      break;
+    case AtDeadline::kLeave:
+      stop_timers();
+      set_state(WorkerState::kStopped);
+      port_.exit(0, Outcome::kKilled);
+      break;
+    case AtDeadline::kCancelAndWait:
+      cancel_all();  // cooperative bodies return and are FAILed; the last one ends the drain
+      break;
+  }
+}
+
+void WorkerCore::on_killed() {
+  stop_timers();
+  state_ = WorkerState::kStopped;
+}
+
+void WorkerCore::stop_timers() {
+  rt_.cancel(heartbeat_);
+  rt_.cancel(poll_);
+  rt_.cancel(grace_);
+  rt_.cancel(remaining_);
+  rt_.cancel(cancel_);
+}
+
+void WorkerCore::on_timer(std::uint32_t tag, std::uint64_t /*arg*/) {
+  switch (static_cast<Tag>(tag)) {
+    case kHeartbeat:
+      heartbeat_ =
+          rt_.schedule(rt_.now() + config_.heartbeat_interval, Priority::kTimer, this, kHeartbeat);
+      send_heartbeat(reported_state());
+      break;
+    case kPoll:
+      poll_ = TimerId{};
+      fill_slots();
+      break;
+    case kGrace:
+      grace_ = TimerId{};
+      on_deadline();
+      break;
+    case kCancel:
+      cancel_ = TimerId{};
+      cancel_all();
+      break;
+    case kRemaining:
+      remaining_ =
+          rt_.schedule(rt_.now() + kRemainingLogInterval, Priority::kTimer, this, kRemaining);
+      port_.log_remaining(active_);
+      break;
+  }
+}
+
+}  // namespace drainsim

@@ -1,0 +1,114 @@
+// WorkerCore: one worker process's shutdown state machine, sans I/O.
+// It is driven by events (signals, its timers, fetch replies, jobs finishing, heartbeat
+// replies) and acts only through a WorkerPort and the Runtime's timers, so the same core
+// runs in virtual time, on real threads, or inside a real process.
+//
+//   running ──TSTP/quiet directive──► quiet ──CONT──► running
+//   running/quiet ──TERM/INT/terminate directive──► draining ──all done or grace──► stopped
+//   draining ──second TERM/INT──► stopped (force stop: exit 1, jobs abandoned)
+//
+// With the OJS behaviour, at the grace deadline every active job is FAILed with
+// ShutdownError (retryable), a final heartbeat says "terminate", the worker deregisters
+// and exits 0, without waiting for job bodies to return. Heartbeats continue through
+// quiet and drain; while draining the remaining count is logged every 5 s. Other
+// implementations differ where WorkerConfig::shutdown says (shutdown_behaviour.h).
+// Not thread-safe: one strand per worker.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "base/ids.h"
+#include "engine/runtime.h"
+#include "model/scenario.h"
+
+namespace drainsim {
+
+// kStarting: the process runs but its worker has not registered yet (real processes).
+enum class WorkerState : std::uint8_t { kRunning, kQuiet, kDraining, kStopped, kStarting };
+const char* to_string(WorkerState s);
+
+// What a finished job body reports.
+enum class JobResult : std::uint8_t { kSucceeded, kFailed, kCancelled };
+
+// The effects a WorkerCore asks for. Replies come back through the core's on_* methods
+// and may arrive before the call returns (an in-process backend answers at once).
+class WorkerPort {
+ public:
+  virtual void fetch(int count) = 0;  // reply: on_fetched
+  virtual void wait_for_jobs() = 0;   // reply, later and at most once: on_jobs_available
+  virtual void ack(int slot, const Lease& lease) = 0;
+  virtual void fail(int slot, const Lease& lease, ErrorKind error, bool retryable) = 0;
+  // Hands an unfinished job back to the front of its queue, no attempt counted.
+  virtual void requeue(int slot, const Lease& lease) = 0;
+  virtual void heartbeat(Directive state, std::span<const Lease> active) = 0;  // on_directive
+  virtual void deregister() = 0;
+  virtual void start_job(int slot, const Lease& lease) = 0;  // reply: on_job_finished
+  // Asks the job's body to stop. A cooperative body stops after its cancel latency
+  // (reply: on_job_finished with kCancelled, unless it finishes first); an uncooperative
+  // one runs on.
+  virtual void cancel_job(int slot) = 0;
+  virtual void state_changed(WorkerState state) = 0;
+  virtual void log_remaining(int active) = 0;
+  // The process ends; nothing is called after this. Bodies still running end with it as
+  // `leftover` (abandoned, or killed when their threads are killed at exit).
+  virtual void exit(int code, Outcome leftover) = 0;
+
+ protected:
+  ~WorkerPort() = default;
+};
+
+class WorkerCore final : public TimerTarget {
+ public:
+  WorkerCore(Runtime& runtime, WorkerPort& port, const WorkerConfig& config);
+
+  void start();
+  // Returns false when the core has no handler for the signal (the process's default
+  // action applies). SIGKILL never reaches the core.
+  bool on_signal(Signal signal);
+  void on_fetched(std::span<const Lease> leases);
+  void on_jobs_available();
+  void on_job_finished(int slot, JobResult result);
+  void on_directive(Directive directive);
+  // The process died under the core (SIGKILL): drop all timers, say nothing.
+  void on_killed();
+
+  WorkerState state() const { return state_; }
+  int active() const { return active_; }
+  int concurrency() const { return static_cast<int>(slots_.size()); }
+  // The lease in a slot, nullptr when the slot is free.
+  const Lease* lease(int slot) const;
+
+  void on_timer(std::uint32_t tag, std::uint64_t arg) override;
+
+ private:
+  enum Tag : std::uint32_t { kHeartbeat, kPoll, kGrace, kRemaining, kCancel };
+
+  void set_state(WorkerState s);
+  void fill_slots();
+  void enter_quiet();
+  void begin_shutdown();
+  void force_stop();
+  void finish_shutdown();
+  void on_deadline();
+  void cancel_all();
+  void stop_timers();
+  void send_heartbeat(Directive state);
+  Directive reported_state() const;
+
+  Runtime& rt_;
+  WorkerPort& port_;
+  WorkerConfig config_;
+  WorkerState state_ = WorkerState::kRunning;
+  std::vector<Lease> slots_;
+  std::vector<bool> busy_;
+  std::vector<Lease> scratch_;
+  int active_ = 0;
+  bool fetching_ = false;
+  int terms_ = 0;                 // TERMs and INTs received
+  bool deadline_passed_ = false;  // the deadline action ran (kCancelAndWait waits on)
+  TimerId heartbeat_, poll_, grace_, remaining_, cancel_;
+};
+
+}  // namespace drainsim

@@ -1,0 +1,695 @@
+#include "model/worker_core.h"
+
+#include "profiles/profile.h"
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include "engine/virtual_runtime.h"
+
+namespace drainsim {
+namespace {
+
+using Calls = std::vector<std::string>;
+
+const char* kind(ErrorKind e) {
+  switch (e) {
+    case ErrorKind::kHandler:
+      return "handler";
+    case ErrorKind::kShutdown:
+      return "shutdown";
+    case ErrorKind::kWorkerDeath:
+      return "worker_death";
+    case ErrorKind::kVisibilityTimeout:
+      return "visibility_timeout";
+    case ErrorKind::kStalled:
+      return "stalled";
+    case ErrorKind::kRescued:
+      return "rescued";
+  }
+  return "?";
+}
+
+Lease job(JobId id) {
+  Lease l;
+  l.id = id;
+  l.handle = static_cast<std::uint32_t>(id);
+  l.ledger = static_cast<std::uint32_t>(id);
+  l.attempt = 1;
+  l.spec.work = kMinute;
+  return l;
+}
+
+// Records every call with the virtual time it was made at, as "<time> <call>". Fetches are
+// answered at once from `supply` (as the in-process backend does) unless `answer_fetches`
+// is off; heartbeats are answered with `reply`, delivered after the call is recorded and
+// not for a "terminate" heartbeat (as WorkerProcess does).
+class FakePort final : public WorkerPort {
+ public:
+  explicit FakePort(VirtualRuntime& runtime) : rt_(runtime) {}
+
+  void fetch(int count) override {
+    log(fmt::format("fetch {}", count));
+    if (answer_fetches) answer(count);
+  }
+  // Answers a fetch with up to `count` leases from the supply.
+  void answer(int count) {
+    std::vector<Lease> leases;
+    while (static_cast<int>(leases.size()) < count && !supply.empty()) {
+      leases.push_back(supply.front());
+      supply.pop_front();
+    }
+    core->on_fetched(leases);
+  }
+  void wait_for_jobs() override { log("wait"); }
+  void ack(int slot, const Lease& lease) override {
+    log(fmt::format("ack {} #{}", slot, lease.id));
+  }
+  void fail(int slot, const Lease& lease, ErrorKind error, bool retryable) override {
+    log(fmt::format("fail {} #{} {} {}", slot, lease.id, kind(error),
+                    retryable ? "retryable" : "final"));
+  }
+  void heartbeat(Directive state, std::span<const Lease> active) override {
+    std::string ids;
+    for (const Lease& l : active) {
+      if (!ids.empty()) ids += ',';
+      ids += std::to_string(l.id);
+    }
+    log(fmt::format("heartbeat {} [{}]", to_string(state), ids));
+    if (state != Directive::kTerminate) core->on_directive(reply);
+  }
+  void deregister() override { log("deregister"); }
+  void cancel_job(int slot) override { log(fmt::format("cancel {}", slot)); }
+  void start_job(int slot, const Lease& lease) override {
+    log(fmt::format("start {} #{}", slot, lease.id));
+  }
+  void state_changed(WorkerState state) override { log(fmt::format("state {}", to_string(state))); }
+  void log_remaining(int active) override { log(fmt::format("remaining {}", active)); }
+  void requeue(int slot, const Lease& lease) override {
+    log(fmt::format("requeue {} #{}", slot, lease.id));
+  }
+  void exit(int code, Outcome leftover) override {
+    log(fmt::format("exit {}{}", code, leftover == Outcome::kKilled ? " killing jobs" : ""));
+    exited = true;
+  }
+
+  // The calls since the last take().
+  Calls take() { return std::exchange(calls, {}); }
+
+  WorkerCore* core = nullptr;
+  std::deque<Lease> supply;
+  bool answer_fetches = true;
+  Directive reply = Directive::kRunning;
+  Calls calls;
+  bool exited = false;
+  int calls_after_exit = 0;
+
+ private:
+  void log(const std::string& what) {
+    if (exited) ++calls_after_exit;
+    calls.push_back(format_duration(rt_.now()) + " " + what);
+  }
+
+  VirtualRuntime& rt_;
+};
+
+// Runs test actions at given virtual times, in the runtime's priority classes: signals as
+// scripted events, job bodies finishing as completions, backend wake-ups as timers.
+class Script final : public TimerTarget {
+ public:
+  explicit Script(VirtualRuntime& runtime) : rt_(runtime) {}
+  void at(Time t, Priority priority, std::function<void()> action) {
+    actions_.push_back(std::move(action));
+    rt_.schedule(t, priority, this, static_cast<std::uint32_t>(actions_.size() - 1));
+  }
+  void on_timer(std::uint32_t tag, std::uint64_t /*arg*/) override { actions_[tag](); }
+
+ private:
+  VirtualRuntime& rt_;
+  std::vector<std::function<void()>> actions_;
+};
+
+WorkerConfig test_config() {
+  WorkerConfig c;
+  c.concurrency = 3;
+  c.grace_period = 10 * kSecond;
+  c.heartbeat_interval = 5 * kSecond;
+  c.poll_interval = kSecond;
+  return c;
+}
+
+// One worker under test: the core, its fake port and a script of events.
+struct Harness {
+  explicit Harness(WorkerConfig c = test_config()) : config(std::move(c)), core(rt, port, config) {
+    port.core = &core;
+  }
+  // Queues jobs #first..#last for the fake backend to hand out.
+  void supply(JobId first, JobId last) {
+    for (JobId id = first; id <= last; ++id) port.supply.push_back(job(id));
+  }
+  void signal_at(Time t, Signal s) {
+    script.at(t, Priority::kScripted, [this, s] { core.on_signal(s); });
+  }
+  void finish_at(Time t, int slot, JobResult result = JobResult::kSucceeded) {
+    script.at(t, Priority::kCompletion,
+              [this, slot, result] { core.on_job_finished(slot, result); });
+  }
+  // What the calls up to `t` were, and forget them.
+  Calls run_until(Time t) {
+    rt.run_until(t);
+    return port.take();
+  }
+
+  VirtualRuntime rt{1};
+  WorkerConfig config;
+  FakePort port{rt};
+  WorkerCore core;
+  Script script{rt};
+};
+
+constexpr Duration sec(double seconds) { return static_cast<Duration>(seconds * kSecond); }
+
+TEST(WorkerCore, StartFetchesEverySlotAtOnce) {
+  Harness h;
+  h.supply(0, 5);
+  h.core.start();
+  EXPECT_EQ(h.port.take(),
+            (Calls{"0s fetch 3", "0s start 0 #0", "0s start 1 #1", "0s start 2 #2"}));
+  EXPECT_EQ(h.core.state(), WorkerState::kRunning);
+  EXPECT_EQ(h.core.active(), 3);
+  ASSERT_NE(h.core.lease(2), nullptr);
+  EXPECT_EQ(h.core.lease(2)->id, 2u);
+  // Full: a job becoming available does not make it fetch, and it does not poll.
+  h.core.on_jobs_available();
+  EXPECT_EQ(h.port.take(), Calls{});
+  EXPECT_EQ(h.run_until(sec(10)),
+            (Calls{"5s heartbeat running [0,1,2]", "10s heartbeat running [0,1,2]"}));
+}
+
+TEST(WorkerCore, FinishedJobIsAckedAndItsSlotRefetchedAtOnce) {
+  Harness h;
+  h.supply(0, 4);
+  h.core.start();
+  h.port.take();
+  h.finish_at(sec(2), 1);
+  h.finish_at(sec(3), 0, JobResult::kFailed);
+  h.finish_at(sec(4), 2);
+  // Slot 1 frees at 2 s: ack, fetch 1, #3 lands in slot 1. Slot 0 fails at 3 s: the job's
+  // own error, retryable; #4 takes slot 0. Slot 2 frees at 4 s: the supply is empty, so the
+  // worker waits for jobs (and polls).
+  EXPECT_EQ(h.run_until(sec(4)),
+            (Calls{"2s ack 1 #1", "2s fetch 1", "2s start 1 #3", "3s fail 0 #0 handler retryable",
+                   "3s fetch 1", "3s start 0 #4", "4s ack 2 #2", "4s fetch 1", "4s wait"}));
+  EXPECT_EQ(h.core.active(), 2);
+  EXPECT_EQ(h.core.lease(0)->id, 4u);
+  EXPECT_EQ(h.core.lease(1)->id, 3u);
+  EXPECT_EQ(h.core.lease(2), nullptr);
+  // Heartbeats list the active jobs in slot order.
+  EXPECT_EQ(h.run_until(sec(5)), (Calls{"5s heartbeat running [4,3]", "5s fetch 1", "5s wait"}));
+}
+
+TEST(WorkerCore, CancelledJobIsFailedWithShutdownError) {
+  // A body that stopped because it was cancelled is an interruption, not the job's own
+  // error: FAIL with ShutdownError (retryable), then the slot is refetched (#3, the last
+  // of the four supplied).
+  Harness h;
+  h.supply(0, 3);
+  h.core.start();
+  h.port.take();
+  h.finish_at(sec(2), 1, JobResult::kCancelled);
+  EXPECT_EQ(h.run_until(sec(2)),
+            (Calls{"2s fail 1 #1 shutdown retryable", "2s fetch 1", "2s start 1 #3"}));
+}
+
+TEST(WorkerCore, EmptyFetchWaitsAndPollsEveryPollInterval) {
+  Harness h;
+  h.core.start();
+  EXPECT_EQ(h.port.take(), (Calls{"0s fetch 3", "0s wait"}));
+  EXPECT_EQ(h.run_until(sec(3)),
+            (Calls{"1s fetch 3", "1s wait", "2s fetch 3", "2s wait", "3s fetch 3", "3s wait"}));
+  // A wake-up at 3.5 s: fetch at once; one job arrives, two slots stay free. The poll
+  // already due at 4 s stays as it is.
+  h.script.at(sec(3.5), Priority::kTimer, [&] {
+    h.supply(0, 0);
+    h.core.on_jobs_available();
+  });
+  EXPECT_EQ(h.run_until(sec(4)),
+            (Calls{"3.5s fetch 3", "3.5s start 0 #0", "3.5s wait", "4s fetch 2", "4s wait"}));
+  EXPECT_EQ(h.run_until(sec(5)), (Calls{"5s heartbeat running [0]", "5s fetch 2", "5s wait"}));
+}
+
+TEST(WorkerCore, TermDrainsAndExitsRightAfterTheLastJob) {
+  Harness h;
+  h.supply(0, 5);  // more work is queued: a draining worker must not take it
+  h.core.start();
+  h.port.take();
+  h.signal_at(sec(2), Signal::kTerm);
+  h.finish_at(sec(3), 0);
+  h.finish_at(sec(8), 1);
+  h.finish_at(sec(11), 2);
+  // TERM at 2 s: draining, quiet reported at once, remaining logged at once and at 7 s.
+  // No fetch after an ack. The last job ends at 11 s (before the 12 s deadline): final
+  // "terminate" heartbeat, deregister, exit 0, all at 11 s.
+  EXPECT_EQ(h.run_until(sec(11)),
+            (Calls{"2s state draining", "2s heartbeat quiet [0,1,2]", "2s remaining 3",
+                   "3s ack 0 #0", "5s heartbeat quiet [1,2]", "7s remaining 2", "8s ack 1 #1",
+                   "10s heartbeat quiet [2]", "11s ack 2 #2", "11s heartbeat terminate []",
+                   "11s deregister", "11s state stopped", "11s exit 0"}));
+  EXPECT_EQ(h.core.state(), WorkerState::kStopped);
+  EXPECT_EQ(h.run_until(sec(120)), Calls{});  // no grace deadline, heartbeat or log after exit
+  EXPECT_EQ(h.rt.pending(), 0u);
+}
+
+TEST(WorkerCore, GraceDeadlineFailsActiveJobsWithShutdownError) {
+  Harness h;
+  h.supply(0, 2);
+  h.core.start();
+  h.port.take();
+  h.signal_at(sec(2), Signal::kTerm);
+  EXPECT_EQ(h.run_until(sec(12) - 1),
+            (Calls{"2s state draining", "2s heartbeat quiet [0,1,2]", "2s remaining 3",
+                   "5s heartbeat quiet [0,1,2]", "7s remaining 3", "10s heartbeat quiet [0,1,2]"}));
+  // At exactly TERM + 10 s: FAIL every active job (retryable ShutdownError), then the final
+  // heartbeat, deregister and exit 0 -- without waiting for the bodies.
+  EXPECT_EQ(h.run_until(sec(12)),
+            (Calls{"12s fail 0 #0 shutdown retryable", "12s fail 1 #1 shutdown retryable",
+                   "12s fail 2 #2 shutdown retryable", "12s heartbeat terminate []",
+                   "12s deregister", "12s state stopped", "12s exit 0"}));
+  EXPECT_EQ(h.core.active(), 0);
+  // A body that returns later is not reported again.
+  h.core.on_job_finished(0, JobResult::kSucceeded);
+  EXPECT_EQ(h.run_until(sec(120)), Calls{});
+}
+
+TEST(WorkerCore, JobFinishingExactlyAtTheGraceDeadlineIsAcked) {
+  Harness h;
+  h.supply(0, 2);
+  h.core.start();
+  h.signal_at(sec(2), Signal::kTerm);
+  h.finish_at(sec(12), 1);  // completions run before timers at equal times
+  h.run_until(sec(12) - 1);
+  EXPECT_EQ(
+      h.run_until(sec(12)),
+      (Calls{"12s ack 1 #1", "12s fail 0 #0 shutdown retryable", "12s fail 2 #2 shutdown retryable",
+             "12s heartbeat terminate []", "12s deregister", "12s state stopped", "12s exit 0"}));
+}
+
+TEST(WorkerCore, RemainingIsLoggedEveryFiveSecondsWhileDraining) {
+  WorkerConfig c = test_config();
+  c.grace_period = 30 * kSecond;
+  c.heartbeat_interval = kHour;  // keep heartbeats out of the log
+  Harness h(c);
+  h.supply(0, 2);
+  h.core.start();
+  h.port.take();
+  h.signal_at(sec(2), Signal::kTerm);
+  h.finish_at(sec(9), 0);
+  h.finish_at(sec(20), 1);
+  // Every 5 s from TERM at 2 s; the deadline at 32 s wins over the log due then.
+  EXPECT_EQ(
+      h.run_until(sec(32)),
+      (Calls{"2s state draining", "2s heartbeat quiet [0,1,2]", "2s remaining 3", "7s remaining 3",
+             "9s ack 0 #0", "12s remaining 2", "17s remaining 2", "20s ack 1 #1", "22s remaining 1",
+             "27s remaining 1", "32s fail 2 #2 shutdown retryable", "32s heartbeat terminate []",
+             "32s deregister", "32s state stopped", "32s exit 0"}));
+}
+
+TEST(WorkerCore, TermWithNoActiveJobsExitsAtOnce) {
+  Harness h;
+  h.core.start();
+  h.port.take();
+  h.signal_at(sec(1.5), Signal::kTerm);
+  EXPECT_EQ(h.run_until(sec(1.5)),
+            (Calls{"1s fetch 3", "1s wait", "1.5s state draining", "1.5s heartbeat quiet []",
+                   "1.5s remaining 0", "1.5s heartbeat terminate []", "1.5s deregister",
+                   "1.5s state stopped", "1.5s exit 0"}));
+  EXPECT_EQ(h.run_until(sec(60)), Calls{});
+}
+
+TEST(WorkerCore, SecondTermWhileDrainingForcesStop) {
+  // TERM then TERM, INT then INT, TERM then INT, INT then TERM: all force a stop.
+  for (auto [first, second] :
+       {std::pair{Signal::kTerm, Signal::kTerm}, std::pair{Signal::kInt, Signal::kInt},
+        std::pair{Signal::kTerm, Signal::kInt}, std::pair{Signal::kInt, Signal::kTerm}}) {
+    SCOPED_TRACE(fmt::format("{} then {}", to_string(first), to_string(second)));
+    Harness h;
+    h.supply(0, 2);
+    h.core.start();
+    h.signal_at(sec(2), first);
+    h.signal_at(sec(3), second);
+    h.run_until(sec(2));
+    // At once, exit 1: no FAIL, no final heartbeat, no deregister (left to dead-worker
+    // detection).
+    EXPECT_EQ(h.run_until(sec(3)), (Calls{"3s state stopped", "3s exit 1"}));
+    EXPECT_EQ(h.core.state(), WorkerState::kStopped);
+    h.core.on_job_finished(1, JobResult::kSucceeded);  // a body returning afterwards
+    EXPECT_EQ(h.run_until(sec(63)), Calls{});
+    EXPECT_EQ(h.port.calls_after_exit, 0);
+  }
+}
+
+TEST(WorkerCore, TstpQuietsAndContResumes) {
+  Harness h;
+  h.supply(0, 3);
+  h.core.start();
+  h.port.take();
+  h.signal_at(sec(1), Signal::kTstp);
+  h.finish_at(sec(2), 0);
+  h.signal_at(sec(11), Signal::kCont);
+  // Quiet: the freed slot is not refetched; heartbeats go on, saying "quiet".
+  EXPECT_EQ(h.run_until(sec(10)),
+            (Calls{"1s state quiet", "1s heartbeat quiet [0,1,2]", "2s ack 0 #0",
+                   "5s heartbeat quiet [1,2]", "10s heartbeat quiet [1,2]"}));
+  EXPECT_EQ(h.core.state(), WorkerState::kQuiet);
+  // CONT: running again, says so, and fills the free slot at once.
+  EXPECT_EQ(h.run_until(sec(15)),
+            (Calls{"11s state running", "11s heartbeat running [1,2]", "11s fetch 1",
+                   "11s start 0 #3", "15s heartbeat running [3,1,2]"}));
+}
+
+TEST(WorkerCore, QuietStopsPolling) {
+  Harness h;
+  h.core.start();
+  EXPECT_EQ(h.port.take(), (Calls{"0s fetch 3", "0s wait"}));
+  h.signal_at(sec(0.5), Signal::kTstp);
+  // A wake-up for the wait registered before going quiet must not make it fetch.
+  h.script.at(sec(6), Priority::kTimer, [&] { h.core.on_jobs_available(); });
+  h.signal_at(sec(7.5), Signal::kCont);
+  EXPECT_EQ(h.run_until(sec(7)),
+            (Calls{"500ms state quiet", "500ms heartbeat quiet []", "5s heartbeat quiet []"}));
+  EXPECT_EQ(h.run_until(sec(8.5)),
+            (Calls{"7.5s state running", "7.5s heartbeat running []", "7.5s fetch 3", "7.5s wait",
+                   "8.5s fetch 3", "8.5s wait"}));
+}
+
+TEST(WorkerCore, ContOrTstpWhileDrainingIsIgnored) {
+  Harness h;
+  h.supply(0, 5);
+  h.core.start();
+  h.signal_at(sec(1), Signal::kTerm);
+  h.run_until(sec(1));
+  h.signal_at(sec(2), Signal::kCont);
+  h.signal_at(sec(3), Signal::kTstp);
+  h.finish_at(sec(4), 2);
+  EXPECT_EQ(h.run_until(sec(4)), (Calls{"4s ack 2 #2"}));  // no state change, no fetch
+  EXPECT_EQ(h.core.state(), WorkerState::kDraining);
+  // The deadline is still TERM + 10 s.
+  h.run_until(sec(11) - 1);
+  EXPECT_EQ(h.core.state(), WorkerState::kDraining);
+  h.run_until(sec(11));
+  EXPECT_EQ(h.core.state(), WorkerState::kStopped);
+}
+
+TEST(WorkerCore, IntBehavesLikeTerm) {
+  auto run = [](Signal signal) {
+    Harness h;
+    h.supply(0, 5);
+    h.core.start();
+    h.signal_at(sec(2), signal);
+    h.finish_at(sec(3), 0);
+    h.finish_at(sec(8), 1);
+    return h.run_until(sec(60));
+  };
+  const Calls term = run(Signal::kTerm);
+  // Sanity: the TERM run drained and hit the deadline at 12 s with job #2 still running.
+  ASSERT_EQ(term.size(), 17u);
+  EXPECT_EQ(term[4], "2s state draining");
+  EXPECT_EQ(term[12], "12s fail 2 #2 shutdown retryable");
+  EXPECT_EQ(term.back(), "12s exit 0");
+  EXPECT_EQ(run(Signal::kInt), term);
+}
+
+TEST(WorkerCore, TermWhileQuietDrains) {
+  Harness h;
+  h.supply(0, 5);
+  h.core.start();
+  h.signal_at(sec(1), Signal::kTstp);
+  h.signal_at(sec(2), Signal::kTerm);
+  h.run_until(sec(1));
+  const Calls at_term = h.run_until(sec(2));
+  EXPECT_EQ(h.core.state(), WorkerState::kDraining);
+  ASSERT_FALSE(at_term.empty());
+  EXPECT_EQ(at_term.front(), "2s state draining");
+  EXPECT_EQ(at_term.back(), "2s remaining 3");
+  h.run_until(sec(12) - 1);
+  EXPECT_EQ(h.core.state(), WorkerState::kDraining);
+  const Calls at_deadline = h.run_until(sec(12));
+  EXPECT_EQ(at_deadline.front(), "12s fail 0 #0 shutdown retryable");
+  EXPECT_EQ(at_deadline.back(), "12s exit 0");
+}
+
+TEST(WorkerCore, QuietDirectiveFromAHeartbeatReplyQuiets) {
+  Harness h;
+  h.supply(0, 5);
+  h.core.start();
+  h.port.take();
+  h.port.reply = Directive::kQuiet;
+  h.finish_at(sec(6), 0);
+  // The reply to the 5 s heartbeat quiets the worker, which says so at once.
+  EXPECT_EQ(h.run_until(sec(6)), (Calls{"5s heartbeat running [0,1,2]", "5s state quiet",
+                                        "5s heartbeat quiet [0,1,2]", "6s ack 0 #0"}));
+  EXPECT_EQ(h.core.state(), WorkerState::kQuiet);
+  // A later "running" reply does not undo it: directives only escalate.
+  h.port.reply = Directive::kRunning;
+  EXPECT_EQ(h.run_until(sec(10)), (Calls{"10s heartbeat quiet [1,2]"}));
+  EXPECT_EQ(h.core.state(), WorkerState::kQuiet);
+}
+
+TEST(WorkerCore, TerminateDirectiveFromAHeartbeatReplyDrains) {
+  Harness h;
+  h.supply(0, 5);
+  h.core.start();
+  h.port.take();
+  h.port.reply = Directive::kTerminate;
+  EXPECT_EQ(h.run_until(sec(5)), (Calls{"5s heartbeat running [0,1,2]", "5s state draining",
+                                        "5s heartbeat quiet [0,1,2]", "5s remaining 3"}));
+  EXPECT_EQ(h.core.state(), WorkerState::kDraining);
+  // Grace runs from the directive: deadline at 15 s.
+  EXPECT_EQ(
+      h.run_until(sec(15)),
+      (Calls{"10s heartbeat quiet [0,1,2]", "10s remaining 3", "15s fail 0 #0 shutdown retryable",
+             "15s fail 1 #1 shutdown retryable", "15s fail 2 #2 shutdown retryable",
+             "15s heartbeat terminate []", "15s deregister", "15s state stopped", "15s exit 0"}));
+}
+
+TEST(WorkerCore, FirstTermAfterATerminateDirectiveDoesNotForceAStop) {
+  // Draining since the 5 s directive; the pod's own TERM at 8 s is the first TERM, not a
+  // second one: the drain goes on to the 15 s deadline.
+  Harness h;
+  h.supply(0, 5);
+  h.core.start();
+  h.port.take();
+  h.port.reply = Directive::kTerminate;
+  h.run_until(sec(5));
+  h.signal_at(sec(8), Signal::kTerm);
+  const Calls calls = h.run_until(sec(15));
+  EXPECT_EQ(calls.back(), "15s exit 0");
+  EXPECT_EQ(std::count(calls.begin(), calls.end(), "8s exit 1"), 0);
+  // A second TERM would force it out; here it is the first.
+}
+
+TEST(WorkerCore, TerminateDirectiveWhileIdleExitsAtOnce) {
+  Harness h;
+  h.core.start();
+  h.run_until(sec(4));
+  h.port.reply = Directive::kTerminate;
+  // The heartbeat at 5 s runs before the poll due then; the poll is cancelled.
+  EXPECT_EQ(h.run_until(sec(60)),
+            (Calls{"5s heartbeat running []", "5s state draining", "5s heartbeat quiet []",
+                   "5s remaining 0", "5s heartbeat terminate []", "5s deregister",
+                   "5s state stopped", "5s exit 0"}));
+}
+
+TEST(WorkerCore, KilledCoreMakesNoFurtherCalls) {
+  for (bool draining : {false, true}) {
+    SCOPED_TRACE(draining ? "killed while draining" : "killed while running");
+    Harness h;
+    h.supply(0, 5);
+    h.core.start();
+    if (draining) h.signal_at(sec(1), Signal::kTerm);
+    h.run_until(sec(2));
+    h.core.on_killed();
+    EXPECT_EQ(h.core.state(), WorkerState::kStopped);
+    // A minute later (heartbeats, polls, the grace deadline and remaining logs would all
+    // have been due) the fake has seen nothing, even with late replies arriving.
+    h.core.on_job_finished(0, JobResult::kSucceeded);
+    h.core.on_jobs_available();
+    h.core.on_directive(Directive::kTerminate);
+    EXPECT_EQ(h.run_until(sec(62)), Calls{});
+    EXPECT_EQ(h.rt.pending(), 0u);  // all its timers were dropped
+  }
+}
+
+TEST(WorkerCore, SigquitIsNotHandled) {
+  Harness h;
+  h.supply(0, 5);
+  h.core.start();
+  h.port.take();
+  EXPECT_FALSE(h.core.on_signal(Signal::kQuit));
+  EXPECT_EQ(h.port.take(), Calls{});
+  EXPECT_EQ(h.core.state(), WorkerState::kRunning);
+  EXPECT_TRUE(h.core.on_signal(Signal::kTstp));
+  EXPECT_TRUE(h.core.on_signal(Signal::kCont));
+  EXPECT_TRUE(h.core.on_signal(Signal::kTerm));
+}
+
+TEST(WorkerCore, FetchReplyArrivingAfterExitIsIgnored) {
+  // WorkerPort allows replies after the call returns (an asynchronous port): a fetch in
+  // flight when the worker exits may be answered after exit(0). The core must not start
+  // those jobs: nothing may be called after exit.
+  Harness h;
+  h.port.answer_fetches = false;
+  h.core.start();  // fetch 3 in flight
+  h.signal_at(sec(1), Signal::kTerm);
+  EXPECT_EQ(h.run_until(sec(1)),
+            (Calls{"0s fetch 3", "1s state draining", "1s heartbeat quiet []", "1s remaining 0",
+                   "1s heartbeat terminate []", "1s deregister", "1s state stopped", "1s exit 0"}));
+  h.supply(0, 1);
+  h.port.answer(3);  // the reply arrives after exit
+  EXPECT_EQ(h.port.take(), Calls{});
+  EXPECT_EQ(h.port.calls_after_exit, 0);
+}
+
+// --- Other implementations' behaviour (profiles, PROFILES.md) ------------------------------
+
+WorkerConfig profile_config(const char* name, Duration grace = 10 * kSecond) {
+  WorkerConfig c = test_config();
+  c.shutdown = find_profile(name)->worker.shutdown;
+  c.grace_period = grace;
+  return c;
+}
+
+// The calls without the periodic heartbeats and remaining-count logs.
+Calls without_periodic(const Calls& calls) {
+  Calls out;
+  for (const std::string& c : calls) {
+    if (c.find("heartbeat") == std::string::npos && c.find("remaining") == std::string::npos) {
+      out.push_back(c);
+    }
+  }
+  return out;
+}
+
+TEST(WorkerCore, SidekiqRequeuesUnfinishedJobsAtTheDeadlineAndIgnoresASecondTerm) {
+  Harness h(profile_config("sidekiq"));
+  h.supply(0, 2);
+  h.core.start();
+  h.port.take();
+  h.signal_at(sec(2), Signal::kTerm);
+  h.finish_at(sec(3), 0);
+  h.signal_at(sec(4), Signal::kTerm);  // already stopping: no force stop
+  // The deadline is TERM + 10 s = 12 s: the two unfinished jobs go back to the front of
+  // the queue (not FAILed), then the worker says goodbye and exits 0.
+  EXPECT_EQ(h.run_until(sec(12)),
+            (Calls{"2s state draining", "2s heartbeat quiet [0,1,2]", "3s ack 0 #0",
+                   "5s heartbeat quiet [1,2]", "10s heartbeat quiet [1,2]", "12s requeue 1 #1",
+                   "12s requeue 2 #2", "12s heartbeat terminate []", "12s deregister",
+                   "12s state stopped", "12s exit 0"}));
+}
+
+TEST(WorkerCore, GoSdkStopsHeartbeatsLosesAcksAndLeavesItsJobsAtTheDeadline) {
+  Harness h(profile_config("ojs-go-sdk"));
+  h.supply(0, 2);
+  h.core.start();
+  h.port.take();
+  EXPECT_FALSE(h.core.on_signal(Signal::kTstp));  // NotifyContext catches TERM and INT only
+  h.signal_at(sec(2), Signal::kTerm);
+  h.finish_at(sec(3), 0);  // its ACK goes out on the cancelled context: never arrives
+  // No heartbeat from the drain's start on; at 12 s the worker returns without a word and
+  // the process exits, killing the two bodies still running.
+  EXPECT_EQ(h.run_until(sec(12)),
+            (Calls{"2s state draining", "12s state stopped", "12s exit 0 killing jobs"}));
+}
+
+TEST(WorkerCore, JsSdkNacksAsHandlerErrorWithoutGoodbye) {
+  Harness h(profile_config("ojs-js-sdk"));
+  h.supply(0, 1);
+  h.core.start();
+  h.port.take();
+  h.signal_at(sec(2), Signal::kTerm);
+  EXPECT_EQ(h.run_until(sec(12)),
+            (Calls{"1s fetch 1", "1s wait", "2s state draining", "12s fail 0 #0 handler retryable",
+                   "12s fail 1 #1 handler retryable", "12s state stopped", "12s exit 0"}));
+}
+
+TEST(WorkerCore, NaiveWorkerHasNoHandlers) {
+  Harness h(profile_config("naive"));
+  h.supply(0, 0);
+  h.core.start();
+  h.port.take();
+  // TERM, INT, TSTP and CONT take their default actions (the process decides what that is).
+  EXPECT_FALSE(h.core.on_signal(Signal::kTerm));
+  EXPECT_FALSE(h.core.on_signal(Signal::kInt));
+  EXPECT_FALSE(h.core.on_signal(Signal::kTstp));
+  EXPECT_FALSE(h.core.on_signal(Signal::kCont));
+  EXPECT_EQ(h.core.state(), WorkerState::kRunning);
+  EXPECT_EQ(h.port.take(), Calls{});
+}
+
+TEST(WorkerCore, RiverWaitsForeverThenCancelsOnASecondSignalAndExitsOnAThird) {
+  Harness h(profile_config("river", kNever));
+  h.supply(0, 2);
+  h.core.start();
+  h.port.take();
+  h.signal_at(sec(2), Signal::kTerm);
+  // A soft stop has no deadline: an hour later it still waits for its three jobs.
+  EXPECT_EQ(without_periodic(h.run_until(kHour)), (Calls{"2s state draining"}));
+  h.signal_at(kHour + sec(1), Signal::kTerm);               // StopAndCancel
+  h.finish_at(kHour + sec(1.5), 0, JobResult::kCancelled);  // cooperative: errors out
+  h.finish_at(kHour + sec(2), 2);                           // finished before it noticed: acked
+  h.signal_at(kHour + sec(3), Signal::kTerm);  // slot 1 ignores cancellation: hard exit
+  EXPECT_EQ(without_periodic(h.run_until(kHour + sec(3))),
+            (Calls{"1h1s cancel 0", "1h1s cancel 1", "1h1s cancel 2",
+                   "3601.5s fail 0 #0 shutdown retryable", "1h2s ack 2 #2", "1h3s state stopped",
+                   "1h3s exit 1"}));
+}
+
+TEST(WorkerCore, GraphileAbortsJobsFiveSecondsIntoAGracefulStop) {
+  Harness h(profile_config("graphile-worker", kNever));
+  h.supply(0, 2);
+  h.core.start();
+  h.port.take();
+  h.signal_at(sec(2), Signal::kTerm);
+  h.finish_at(sec(7.1), 0, JobResult::kCancelled);
+  h.finish_at(sec(9), 1);
+  h.finish_at(sec(10), 2);
+  // The abort fires at TERM + 5 s; the drain goes on until the last job returns.
+  EXPECT_EQ(without_periodic(h.run_until(sec(10))),
+            (Calls{"2s state draining", "7s cancel 0", "7s cancel 1", "7s cancel 2",
+                   "7.1s fail 0 #0 shutdown retryable", "9s ack 1 #1", "10s ack 2 #2",
+                   "10s deregister", "10s state stopped", "10s exit 0"}));
+}
+
+TEST(WorkerCore, TemporalWithNoStopTimeoutFailsItsJobsAtOnce) {
+  Harness h(profile_config("temporal", 0));
+  h.supply(0, 1);
+  h.core.start();
+  h.port.take();
+  h.signal_at(sec(2), Signal::kTerm);
+  EXPECT_EQ(h.run_until(sec(2)),
+            (Calls{"1s fetch 1", "1s wait", "2s state draining", "2s heartbeat quiet [0,1]",
+                   "2s fail 0 #0 shutdown retryable", "2s fail 1 #1 shutdown retryable",
+                   "2s heartbeat terminate []", "2s deregister", "2s state stopped", "2s exit 0"}));
+}
+
+TEST(WorkerCore, OjsSecondTermForcesAStopAbandoningJobs) {
+  Harness h(profile_config("ojs"));
+  h.supply(0, 0);
+  h.core.start();
+  h.port.take();
+  h.signal_at(sec(2), Signal::kTerm);
+  h.signal_at(sec(3), Signal::kInt);
+  EXPECT_EQ(without_periodic(h.run_until(sec(3))),
+            (Calls{"1s fetch 2", "1s wait", "2s state draining", "3s state stopped", "3s exit 1"}));
+}
+
+}  // namespace
+}  // namespace drainsim

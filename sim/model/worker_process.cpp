@@ -1,0 +1,274 @@
+#include "model/worker_process.h"
+
+#include <algorithm>
+
+namespace drainsim {
+
+WorkerProcess::WorkerProcess(Runtime& runtime, Backend& backend, Recorder& recorder,
+                             ProcessObserver& observer, const WorkerConfig& worker,
+                             const WorkloadConfig& workload, int pod, JobBody bodies,
+                             double time_scale, bool pid1_shell, Hops hops)
+    : rt_(runtime),
+      backend_(backend),
+      recorder_(recorder),
+      observer_(observer),
+      workload_(workload),
+      core_(runtime, *this, worker),
+      runner_(make_job_runner(bodies, runtime, this, worker.concurrency, time_scale)),
+      bodies_(static_cast<std::size_t>(worker.concurrency)),
+      pod_(pod),
+      pid1_shell_(pid1_shell),
+      hops_(std::move(hops)) {
+  for (const std::string& q : worker.queues) queues_.push_back(backend.queue(q));
+  fetched_.reserve(bodies_.size());
+}
+
+void WorkerProcess::start() {
+  alive_ = true;
+  worker_id_ = backend_.register_worker(queues_, this);
+  on_process([this] {
+    core_.start();
+    mirror();
+  });
+}
+
+void WorkerProcess::mirror() {
+  state_ = core_.state();
+  active_ = core_.active();
+}
+
+void WorkerProcess::deliver(Signal signal, SignalTarget target) {
+  on_process([this, signal, target] {
+    deliver_here(signal, target);
+    mirror();
+  });
+}
+
+void WorkerProcess::deliver_here(Signal signal, SignalTarget target) {
+  if (!alive_) return;
+  if (target == SignalTarget::kPid1 && pid1_shell_ && signal != Signal::kKill) return;
+  if (signal == Signal::kKill) {
+    kill();
+    return;
+  }
+  if (core_.on_signal(signal)) return;
+  // No handler: TERM, INT and QUIT terminate; TSTP would stop the process and CONT
+  // resume it, which only matters to profiles without handlers for them.
+  if (signal == Signal::kTerm || signal == Signal::kInt || signal == Signal::kQuit) {
+    core_.on_killed();
+    end_all(Outcome::kKilled);
+    const int number = signal == Signal::kTerm ? 15 : signal == Signal::kInt ? 2 : 3;
+    die(ProcessEnd::kSignalled, 128 + number);
+  }
+}
+
+void WorkerProcess::kill() {
+  if (!alive_) return;
+  core_.on_killed();
+  end_all(Outcome::kKilled);
+  die(ProcessEnd::kKilled, 137);
+}
+
+void WorkerProcess::die(ProcessEnd how, int code) {
+  alive_ = false;
+  rt_.cancel(wake_);
+  mirror();
+  on_models([this, how, code] {
+    backend_.cancel_wait(worker_id_);    // its long-poll dies with it
+    backend_.process_ended(worker_id_);  // jobs held only in its memory die with it
+    observer_.on_process_end(pod_, how, code);
+  });
+}
+
+Duration WorkerProcess::periodic_saves(const Body& body, Duration run) const {
+  if (!workload_.checkpointing) return 0;
+  const Duration remaining = body.lease.spec.work - body.lease.progress;
+  return std::min(remaining, run / workload_.checkpoint_interval * workload_.checkpoint_interval);
+}
+
+Duration WorkerProcess::graceful_saves(const Body& body, Duration run) const {
+  if (!workload_.checkpointing) return 0;
+  return std::min(run, body.lease.spec.work - body.lease.progress);
+}
+
+void WorkerProcess::end_attempt(int slot, Outcome outcome, Duration saved) {
+  Body& body = bodies_[slot];
+  runner_->abort(slot);
+  body.running = false;
+  body.saved = saved;
+  AttemptRecord record;
+  record.job = body.lease.id;
+  record.attempt = body.lease.attempt;
+  record.pod = pod_;
+  record.worker = worker_id_;
+  record.slot = slot;
+  record.start = body.start;
+  record.end = rt_.now();
+  record.outcome = outcome;
+  on_models(
+      [this, lease = body.lease, record, saved] { recorder_.attempt_ended(lease, record, saved); });
+}
+
+void WorkerProcess::end_all(Outcome outcome) {
+  for (std::size_t i = 0; i < bodies_.size(); ++i) {
+    Body& body = bodies_[i];
+    if (!body.running) continue;
+    const Duration saved = periodic_saves(body, rt_.now() - body.start);
+    if (saved > 0) {
+      on_models([this, lease = body.lease, progress = body.lease.progress + saved] {
+        backend_.checkpoint(lease, progress);
+      });
+    }
+    end_attempt(static_cast<int>(i), outcome, saved);
+  }
+}
+
+void WorkerProcess::fetch(int count) {
+  // One fetch at a time (the core waits for its reply), so fetched_ passes from the
+  // models' side to the process's without a copy.
+  on_models([this, count] {
+    fetched_.clear();
+    backend_.fetch(worker_id_, count, fetched_);
+    on_process([this] {
+      core_.on_fetched(fetched_);
+      mirror();
+    });
+  });
+}
+
+void WorkerProcess::wait_for_jobs() {
+  on_models([this] { backend_.wait_for_jobs(worker_id_); });
+}
+
+void WorkerProcess::on_jobs_available() {
+  on_process([this] {
+    if (alive_ && !wake_.pending()) wake_ = rt_.schedule(rt_.now(), Priority::kTimer, this, kWake);
+  });
+}
+
+void WorkerProcess::ack(int /*slot*/, const Lease& lease) {
+  on_models([this, lease, now = rt_.now()] {
+    const bool accepted = backend_.ack(worker_id_, lease);
+    record_report(now, lease, ReportKind::kAck, ErrorKind::kHandler, accepted);
+  });
+}
+
+void WorkerProcess::fail(int slot, const Lease& lease, ErrorKind error, bool retryable) {
+  Body& body = bodies_[slot];
+  if (body.running) {
+    // Given up while its body still runs: interrupted. A graceful FAIL saves all progress.
+    end_attempt(slot, Outcome::kInterrupted, graceful_saves(body, rt_.now() - body.start));
+  }
+  on_models(
+      [this, lease, error, retryable, progress = lease.progress + body.saved, now = rt_.now()] {
+        const bool accepted = backend_.fail(worker_id_, lease, error, retryable, progress);
+        record_report(now, lease, ReportKind::kFail, error, accepted);
+      });
+}
+
+void WorkerProcess::requeue(int slot, const Lease& lease) {
+  Body& body = bodies_[slot];
+  if (body.running) {
+    end_attempt(slot, Outcome::kInterrupted, graceful_saves(body, rt_.now() - body.start));
+  }
+  on_models([this, lease, progress = lease.progress + body.saved, now = rt_.now()] {
+    backend_.checkpoint(lease, progress);
+    backend_.requeue(worker_id_, lease, true);
+    record_report(now, lease, ReportKind::kRequeue, ErrorKind::kHandler, true);
+  });
+}
+
+void WorkerProcess::record_report(Time now, const Lease& lease, ReportKind kind, ErrorKind error,
+                                  bool accepted) {
+  recorder_.report({now, pod_, worker_id_, lease.id, lease.attempt, kind, error, accepted});
+}
+
+void WorkerProcess::heartbeat(Directive state, std::span<const Lease> active) {
+  on_models(
+      [this, state, leases = std::vector<Lease>(active.begin(), active.end()), now = rt_.now()] {
+        recorder_.heartbeat(now, pod_, worker_id_, state);
+        const Directive reply = backend_.heartbeat(worker_id_, state, leases);
+        if (state == Directive::kTerminate) return;
+        on_process([this, reply] {
+          core_.on_directive(reply);
+          mirror();
+        });
+      });
+}
+
+void WorkerProcess::deregister() {
+  on_models([this] { backend_.deregister(worker_id_); });
+}
+
+void WorkerProcess::start_job(int slot, const Lease& lease) {
+  Body& body = bodies_[slot];
+  body.lease = lease;
+  body.start = rt_.now();
+  body.running = true;
+  body.cancelled = false;
+  body.fails = workload_.failure_rate > 0 &&
+               rt_.rng(Stream::kJobBehaviour).bernoulli(workload_.failure_rate);
+  on_models([this, lease, start = body.start] { recorder_.attempt_started(lease, start); });
+  const Duration remaining = std::max<Duration>(0, lease.spec.work - lease.progress);
+  // A failing attempt fails somewhere in its run, uniformly.
+  body.natural_end =
+      body.start + (body.fails ? static_cast<Duration>(static_cast<double>(remaining) *
+                                                       rt_.rng(Stream::kJobBehaviour).uniform())
+                               : remaining);
+  runner_->start(slot, ++body.generation, body.natural_end - body.start);
+}
+
+void WorkerProcess::cancel_job(int slot) {
+  Body& body = bodies_[slot];
+  if (!body.running || body.cancelled || !body.lease.spec.cooperative) return;
+  body.cancelled = true;
+  runner_->cancel(slot, body.lease.spec.cancel_latency);
+}
+
+void WorkerProcess::state_changed(WorkerState state) {
+  mirror();
+  on_models([this, state] {
+    if (state != WorkerState::kRunning) backend_.cancel_wait(worker_id_);
+    observer_.on_worker_state(pod_, state);
+  });
+}
+
+void WorkerProcess::log_remaining(int active) {
+  on_models(
+      [this, now = rt_.now(), active] { recorder_.remaining(now, pod_, worker_id_, active); });
+}
+
+void WorkerProcess::exit(int code, Outcome leftover) {
+  end_all(leftover);  // still running at exit: nobody reported them
+  die(ProcessEnd::kExited, code);
+}
+
+void WorkerProcess::on_timer(std::uint32_t tag, std::uint64_t arg) {
+  switch (tag) {
+    case JobRunner::kBodyEnded:
+    case JobRunner::kBodyCancelled: {
+      const int slot = static_cast<int>(arg & 0xffffffffu);
+      Body& body = bodies_[slot];
+      if (!body.running || body.generation != arg >> 32) break;  // a body given up on
+      const Duration run = rt_.now() - body.start;
+      if (tag == JobRunner::kBodyCancelled) {
+        end_attempt(slot, Outcome::kInterrupted, graceful_saves(body, run));
+        core_.on_job_finished(slot, JobResult::kCancelled);
+      } else if (body.fails) {
+        end_attempt(slot, Outcome::kFailed, periodic_saves(body, run));
+        core_.on_job_finished(slot, JobResult::kFailed);
+      } else {
+        end_attempt(slot, Outcome::kCompleted, 0);
+        core_.on_job_finished(slot, JobResult::kSucceeded);
+      }
+      break;
+    }
+    case kWake:
+      wake_ = TimerId{};
+      core_.on_jobs_available();
+      break;
+  }
+  mirror();
+}
+
+}  // namespace drainsim

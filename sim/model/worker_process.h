@@ -1,0 +1,138 @@
+// WorkerProcess: one simulated worker OS process. It hosts a WorkerCore, runs its job
+// bodies through a JobRunner (timers, or real threads on the real-time engine): a body
+// ends after its remaining work, or fails partway, or stops when cancelled; checkpoints
+// are saved every checkpoint_interval of run time and at a graceful FAIL. It talks to the
+// in-process Backend, reports attempts to the Recorder, and applies signals: SIGKILL kills
+// it on the spot, a signal the core does not handle takes its default action.
+//
+// Threading (Hops): on the virtual engine everything runs inline on one thread. On the
+// real-time engine the process lives on a strand of its own (its Runtime), and each
+// touch of the models (backend, recorder, platform) is handed to `to_models`, which runs
+// it under the models' lock or on their strand; the models reach the process through
+// `to_process`. The platform reads state(), active_jobs() and worker_id() from its side.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <vector>
+
+#include "engine/job_runner.h"
+#include "engine/runtime.h"
+#include "model/backend.h"
+#include "model/process_handle.h"
+#include "model/recorder.h"
+#include "model/scenario.h"
+#include "model/worker_core.h"
+
+namespace drainsim {
+
+// How work crosses between a process's strand and the models'; empty: run it inline.
+struct Hops {
+  std::function<void(std::function<void()>)> to_models;
+  std::function<void(std::function<void()>)> to_process;
+};
+
+class WorkerProcess final : public ProcessHandle,
+                            public WorkerPort,
+                            public WorkerListener,
+                            public TimerTarget {
+ public:
+  WorkerProcess(Runtime& runtime, Backend& backend, Recorder& recorder, ProcessObserver& observer,
+                const WorkerConfig& worker, const WorkloadConfig& workload, int pod,
+                JobBody bodies = JobBody::kTimer, double time_scale = 1, bool pid1_shell = false,
+                Hops hops = {});
+
+  // ProcessHandle. start() registers with the backend and starts the worker.
+  void start() override;
+  void deliver(Signal signal, SignalTarget target) override;
+  WorkerId worker_id() const override { return worker_id_; }
+  WorkerState state() const override { return state_.load(); }
+  int active_jobs() const override { return active_.load(); }
+
+  // SIGKILL. On the process's side.
+  void kill();
+  bool alive() const { return alive_.load(); }
+
+  // WorkerPort
+  void fetch(int count) override;
+  void wait_for_jobs() override;
+  void ack(int slot, const Lease& lease) override;
+  void fail(int slot, const Lease& lease, ErrorKind error, bool retryable) override;
+  void heartbeat(Directive state, std::span<const Lease> active) override;
+  void requeue(int slot, const Lease& lease) override;
+  void deregister() override;
+  void start_job(int slot, const Lease& lease) override;
+  void cancel_job(int slot) override;
+  void state_changed(WorkerState state) override;
+  void log_remaining(int active) override;
+  void exit(int code, Outcome leftover) override;
+
+  // WorkerListener
+  void on_jobs_available() override;
+
+  // TimerTarget
+  void on_timer(std::uint32_t tag, std::uint64_t arg) override;
+
+ private:
+  enum Tag : std::uint32_t { kWake = 1 };  // and JobRunner's tags
+  struct Body {
+    Lease lease;
+    Time start = 0;
+    Time natural_end = 0;  // when it ends by itself: its work done, or its failure
+    std::uint32_t generation = 0;
+    bool running = false;
+    bool fails = false;
+    bool cancelled = false;
+    Duration saved = 0;  // work its attempt checkpointed, set when the attempt ends
+  };
+
+  // Work saved at a graceful stop (all of it, with checkpointing) after `run`.
+  Duration graceful_saves(const Body& body, Duration run) const;
+  // Work saved by periodic checkpoints after `run` of this attempt.
+  Duration periodic_saves(const Body& body, Duration run) const;
+  // Ends the attempt in `slot` now with `outcome`, having checkpointed `saved`.
+  void end_attempt(int slot, Outcome outcome, Duration saved);
+  void end_all(Outcome outcome);
+  void die(ProcessEnd how, int code);
+  void deliver_here(Signal signal, SignalTarget target);
+  // On the models' side: tells the recorder what the worker reported about `lease`.
+  void record_report(Time now, const Lease& lease, ReportKind kind, ErrorKind error, bool accepted);
+  void mirror();  // publishes the core's state and active count to the platform's side
+  template <class F>
+  void on_models(F&& f) {
+    if (hops_.to_models) {
+      hops_.to_models(std::forward<F>(f));
+    } else {
+      f();
+    }
+  }
+  template <class F>
+  void on_process(F&& f) {
+    if (hops_.to_process) {
+      hops_.to_process(std::forward<F>(f));
+    } else {
+      f();
+    }
+  }
+
+  Runtime& rt_;
+  Backend& backend_;
+  Recorder& recorder_;
+  ProcessObserver& observer_;
+  const WorkloadConfig& workload_;
+  std::vector<int> queues_;
+  WorkerCore core_;
+  std::unique_ptr<JobRunner> runner_;
+  std::vector<Body> bodies_;
+  std::vector<Lease> fetched_;
+  TimerId wake_;
+  WorkerId worker_id_ = kNoWorker;
+  int pod_;
+  bool pid1_shell_;  // the worker runs under a shell as PID 1
+  Hops hops_;
+  std::atomic<bool> alive_{false};
+  std::atomic<WorkerState> state_{WorkerState::kRunning};
+  std::atomic<int> active_{0};
+};
+
+}  // namespace drainsim

@@ -1,0 +1,45 @@
+#include "model/workload.h"
+
+namespace drainsim {
+
+Workload::Workload(Runtime& runtime, const WorkloadConfig& config, Time until, Backend& backend)
+    : rt_(runtime),
+      config_(config),
+      until_(until),
+      backend_(backend),
+      queue_(backend.queue(config.queue)),
+      arrivals_(config.arrival),
+      durations_(config.job_duration) {}
+
+void Workload::start() {
+  next_ = arrivals_.next(rt_.rng(Stream::kArrivals));
+  arm();
+}
+
+void Workload::arm() {
+  if (next_ >= until_) {  // kNever included
+    done_ = true;
+    return;
+  }
+  rt_.schedule(next_, Priority::kScripted, this, 0);
+}
+
+void Workload::on_timer(std::uint32_t /*tag*/, std::uint64_t /*arg*/) {
+  // Every arrival due by now (on a real-time engine timers fire a little late), then
+  // the next one.
+  const Time now = rt_.now();
+  Rng& behaviour = rt_.rng(Stream::kJobBehaviour);
+  Rng& durations = rt_.rng(Stream::kDurations);
+  while (next_ <= now && next_ < until_) {
+    JobSpec spec;
+    spec.work = durations_.sample(durations);
+    spec.cooperative = config_.cancel.cooperative_fraction >= 1.0 ||
+                       behaviour.bernoulli(config_.cancel.cooperative_fraction);
+    spec.cancel_latency = config_.cancel.latency;
+    backend_.enqueue(queue_, spec);
+    next_ = arrivals_.next(rt_.rng(Stream::kArrivals));
+  }
+  arm();
+}
+
+}  // namespace drainsim

@@ -1,0 +1,143 @@
+#include "process/child_process.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+namespace drainsim {
+
+namespace {
+
+ChildExit decode(int status) {
+  if (WIFSIGNALED(status)) return ChildExit{true, WTERMSIG(status)};
+  return ChildExit{false, WIFEXITED(status) ? WEXITSTATUS(status) : 0};
+}
+
+std::vector<char*> pointers(std::vector<std::string>& strings) {
+  std::vector<char*> out;
+  for (std::string& s : strings) out.push_back(s.data());
+  out.push_back(nullptr);
+  return out;
+}
+
+}  // namespace
+
+pid_t spawn(const SpawnSpec& spec) {
+  if (spec.argv.empty()) throw std::runtime_error("spawn: no program");
+  // Everything the child needs is prepared before fork(): between fork() and exec()
+  // only async-signal-safe calls are allowed in a multi-threaded process.
+  std::vector<std::string> argv = spec.argv, env = spec.env;
+  std::vector<char*> argp = pointers(argv), envp = pointers(env);
+  const std::string output = spec.output.empty() ? "/dev/null" : spec.output;
+  int err_pipe[2];
+  if (pipe2(err_pipe, O_CLOEXEC) != 0) {
+    throw std::runtime_error(fmt::format("spawn {}: pipe: {}", spec.argv[0], strerror(errno)));
+  }
+  const pid_t parent = getpid();
+  const pid_t pid = fork();
+  if (pid < 0) {
+    close(err_pipe[0]);
+    close(err_pipe[1]);
+    throw std::runtime_error(fmt::format("spawn {}: fork: {}", spec.argv[0], strerror(errno)));
+  }
+  if (pid == 0) {
+    setpgid(0, 0);
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(127);  // the parent died before prctl took effect
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, nullptr);
+    const int fd = open(output.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+    if (fd >= 0) {
+      dup2(fd, 1);
+      dup2(fd, 2);
+      close(fd);
+    }
+    const int devnull = open("/dev/null", O_RDONLY);
+    if (devnull >= 0) dup2(devnull, 0);
+    execvpe(argp[0], argp.data(), envp.data());
+    const int e = errno;
+    ssize_t ignored = write(err_pipe[1], &e, sizeof e);
+    (void)ignored;
+    _exit(127);
+  }
+  setpgid(pid, pid);  // also here, so the group exists before anyone signals it
+  close(err_pipe[1]);
+  int e = 0;
+  const ssize_t n = read(err_pipe[0], &e, sizeof e);
+  close(err_pipe[0]);
+  if (n == sizeof e) {
+    waitpid(pid, nullptr, 0);
+    throw std::runtime_error(fmt::format("cannot run {}: {}", spec.argv[0], strerror(e)));
+  }
+  return pid;
+}
+
+Reaper::Reaper(boost::asio::any_io_executor executor, OnExit on_exit)
+    : sigchld_(executor, SIGCHLD), on_exit_(std::move(on_exit)) {
+  arm();
+}
+
+Reaper::~Reaper() {
+  boost::system::error_code ignored;
+  sigchld_.cancel(ignored);
+  kill_all();
+}
+
+void Reaper::watch(pid_t pid) {
+  {
+    std::lock_guard lock(mu_);
+    live_.push_back(pid);
+  }
+  reap();  // it may have ended already, its SIGCHLD consumed before it was watched
+}
+
+void Reaper::arm() {
+  sigchld_.async_wait([this](const boost::system::error_code& ec, int) {
+    if (ec) return;  // cancelled: the reaper is going away
+    reap();
+    arm();
+  });
+}
+
+void Reaper::reap() {
+  std::vector<std::pair<pid_t, ChildExit>> ended;
+  {
+    std::lock_guard lock(mu_);
+    for (auto it = live_.begin(); it != live_.end();) {
+      int status = 0;
+      if (waitpid(*it, &status, WNOHANG) == *it) {
+        // The container's PID 1 is gone, and everything else in it goes too.
+        kill(-*it, SIGKILL);
+        ended.emplace_back(*it, decode(status));
+        it = live_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+  }
+  for (const auto& [pid, how] : ended) on_exit_(pid, how);
+}
+
+int Reaper::kill_all() {
+  std::lock_guard lock(mu_);
+  const int count = static_cast<int>(live_.size());
+  for (pid_t pid : live_) kill(-pid, SIGKILL);
+  for (pid_t pid : live_) {
+    while (waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
+    }
+  }
+  live_.clear();
+  return count;
+}
+
+}  // namespace drainsim

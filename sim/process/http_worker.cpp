@@ -1,0 +1,333 @@
+#include "process/http_worker.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <charconv>
+#include <cstdio>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "profiles/profile.h"
+
+namespace drainsim {
+
+using nlohmann::json;
+
+namespace {
+
+Duration env_duration(const std::function<const char*(const char*)>& get, const char* name,
+                      Duration fallback) {
+  const char* text = get(name);
+  if (text == nullptr) return fallback;
+  const std::optional<Duration> d = parse_duration(text);
+  if (!d || *d <= 0) {
+    throw std::invalid_argument(
+        fmt::format("{}=\"{}\": expected a positive duration such as 250ms or 1.5s", name, text));
+  }
+  return *d;
+}
+
+Duration from_ms(const json& v) {
+  return v.is_number() ? static_cast<Duration>(v.get<double>() * 1000.0 + 0.5) : -1;
+}
+
+}  // namespace
+
+HttpWorkerConfig worker_config_from_env(const std::function<const char*(const char*)>& get) {
+  HttpWorkerConfig c;
+  const char* url = get("OJS_URL");
+  const std::string_view scheme = "http://";
+  if (url == nullptr || std::string_view(url).substr(0, scheme.size()) != scheme) {
+    throw std::invalid_argument(
+        fmt::format("OJS_URL=\"{}\": expected http://HOST:PORT", url ? url : ""));
+  }
+  std::string_view rest = std::string_view(url).substr(scheme.size());
+  if (!rest.empty() && rest.back() == '/') rest.remove_suffix(1);
+  const std::size_t colon = rest.rfind(':');
+  unsigned port = 0;
+  const char* end = rest.data() + rest.size();
+  if (colon == std::string_view::npos ||
+      std::from_chars(rest.data() + colon + 1, end, port).ptr != end || port == 0 || port > 65535) {
+    throw std::invalid_argument(fmt::format("OJS_URL=\"{}\": expected http://HOST:PORT", url));
+  }
+  c.host = std::string(rest.substr(0, colon));
+  c.port = static_cast<std::uint16_t>(port);
+  const char* name = get("OJS_WORKER_ID");
+  if (name == nullptr || *name == '\0') {
+    throw std::invalid_argument("OJS_WORKER_ID is not set: expected the worker's id");
+  }
+  c.name = name;
+  if (const char* queues = get("OJS_QUEUES")) {
+    c.worker.queues.clear();
+    std::string_view q = queues;
+    while (!q.empty()) {
+      const std::size_t comma = q.find(',');
+      if (comma != 0) c.worker.queues.emplace_back(q.substr(0, comma));
+      q = comma == std::string_view::npos ? std::string_view{} : q.substr(comma + 1);
+    }
+    if (c.worker.queues.empty()) {
+      throw std::invalid_argument("OJS_QUEUES is empty: expected queue names, comma-separated");
+    }
+  }
+  if (const char* n = get("OJS_CONCURRENCY")) {
+    const char* n_end = n + std::string_view(n).size();
+    int value = 0;
+    if (std::from_chars(n, n_end, value).ptr != n_end || value < 1 || value > 10000) {
+      throw std::invalid_argument(
+          fmt::format("OJS_CONCURRENCY=\"{}\": expected an integer from 1 to 10000", n));
+    }
+    c.worker.concurrency = value;
+  }
+  c.worker.grace_period = env_duration(get, "OJS_SHUTDOWN_GRACE_PERIOD", c.worker.grace_period);
+  c.worker.heartbeat_interval =
+      env_duration(get, "OJS_HEARTBEAT_INTERVAL", c.worker.heartbeat_interval);
+  c.worker.poll_interval = env_duration(get, "OJS_POLL_INTERVAL", c.worker.poll_interval);
+  if (const char* profile_name = get("DRAINSIM_PROFILE")) {
+    const Profile* profile = find_profile(profile_name);
+    if (profile == nullptr) {
+      throw std::invalid_argument(
+          fmt::format("DRAINSIM_PROFILE=\"{}\": no such profile", profile_name));
+    }
+    c.worker.profile = profile_name;
+    c.worker.options = default_options(*profile);
+    if (const char* options = get("DRAINSIM_PROFILE_OPTIONS")) {
+      const auto given = nlohmann::json::parse(options, nullptr, false);
+      if (!given.is_object()) {
+        throw std::invalid_argument("DRAINSIM_PROFILE_OPTIONS: expected a JSON object");
+      }
+      c.worker.options.update(given);
+    }
+    c.worker.shutdown = shutdown_behaviour(c.worker);
+  }
+  if (const char* body = get("DRAINSIM_JOB_BODY")) {
+    const std::string_view b = body;
+    if (b == "sleep") {
+      c.bodies = JobBody::kSleep;
+    } else if (b == "spin") {
+      c.bodies = JobBody::kSpin;
+    } else if (b == "timer") {
+      c.bodies = JobBody::kTimer;
+    } else {
+      throw std::invalid_argument(
+          fmt::format("DRAINSIM_JOB_BODY=\"{}\": expected sleep, spin or timer", body));
+    }
+  }
+  return c;
+}
+
+HttpWorker::HttpWorker(StrandRuntime& rt, boost::asio::io_context& io, HttpWorkerConfig config,
+                       std::function<void(int)> on_exit)
+    : rt_(rt),
+      config_(std::move(config)),
+      client_(io, config_.host, config_.port),
+      core_(rt, *this, config_.worker),
+      runner_(make_job_runner(config_.bodies, rt, this, config_.worker.concurrency, 1.0)),
+      bodies_(static_cast<std::size_t>(config_.worker.concurrency)),
+      on_exit_(std::move(on_exit)) {}
+
+HttpWorker::~HttpWorker() { client_.close(); }
+
+void HttpWorker::send(const std::string& op, json body, Reply reply, bool alone) {
+  body["worker_id"] = config_.name;
+  if (!alone) ++in_flight_;
+  auto done = [this, op, reply = std::move(reply), alone](boost::system::error_code ec, int status,
+                                                          std::string text) {
+    rt_.post([this, op, reply, alone, ec, status, text = std::move(text)] {
+      if (!alone) --in_flight_;
+      if (ec && ec != boost::asio::error::operation_aborted) {
+        give_up(fmt::format("{}: {}", op, ec.message()));
+        return;
+      }
+      const json parsed = json::parse(text, nullptr, false);
+      const bool ok = !ec && status >= 200 && status < 300 && !parsed.is_discarded();
+      if (!ok && !ec) {
+        std::fprintf(stderr, "%s: %s answered %d: %s\n", config_.name.c_str(), op.c_str(), status,
+                     text.c_str());
+      }
+      try {
+        if (reply && exit_code_ < 0) reply(ok, parsed);
+      } catch (const json::exception& e) {  // a reply that does not follow the protocol
+        give_up(fmt::format("{}: malformed reply: {}", op, e.what()));
+        return;
+      }
+      finish_if_quiet();
+    });
+  };
+  const std::string target = "/ojs/v1/workers/" + op;
+  if (alone) {
+    client_.post_alone(target, body.dump(), std::move(done));
+  } else {
+    client_.post(target, body.dump(), std::move(done));
+  }
+}
+
+void HttpWorker::start() {
+  json body{{"queues", config_.worker.queues},
+            {"concurrency", config_.worker.concurrency},
+            {"pid", static_cast<int>(getpid())}};
+  send("register", std::move(body), [this](bool ok, const json&) {
+    if (!ok) {
+      give_up("registration refused");
+      return;
+    }
+    core_.start();
+  });
+}
+
+void HttpWorker::on_posix_signal(int number) {
+  if (exit_code_ >= 0) return;
+  switch (number) {
+    case SIGTERM:
+      core_.on_signal(Signal::kTerm);
+      break;
+    case SIGINT:
+      core_.on_signal(Signal::kInt);
+      break;
+    case SIGTSTP:
+      core_.on_signal(Signal::kTstp);
+      break;
+    case SIGCONT:
+      core_.on_signal(Signal::kCont);
+      break;
+    default:
+      break;
+  }
+}
+
+void HttpWorker::fetch(int count) {
+  send("fetch", json{{"count", count}}, [this](bool ok, const json& reply) {
+    std::vector<Lease> leases;
+    if (ok && reply.contains("jobs") && reply["jobs"].is_array()) {
+      for (const json& job : reply["jobs"]) {
+        const json args = job.value("args", json::array());
+        const json a = args.is_array() && !args.empty() ? args[0] : json::object();
+        Lease lease;
+        lease.id = std::strtoull(job.value("id", "0").c_str(), nullptr, 10);
+        lease.attempt = job.value("attempt", 1);
+        lease.spec.work = std::max<Duration>(0, from_ms(a.value("duration_ms", json(0))));
+        lease.spec.cancel_latency =
+            std::max<Duration>(0, from_ms(a.value("cancel_latency_ms", json(0))));
+        lease.spec.cooperative = a.value("cooperative", true);
+        leases.push_back(lease);
+        fail_after_.push_back(from_ms(a.value("fail_after_ms", json(nullptr))));
+      }
+    }
+    fetched_index_ = 0;
+    core_.on_fetched(leases);
+    fail_after_.clear();
+  });
+}
+
+void HttpWorker::wait_for_jobs() {
+  if (waiting_) return;
+  waiting_ = true;
+  const auto timeout = config_.worker.poll_interval / kMillisecond;
+  send(
+      "wait", json{{"timeout_ms", std::max<Duration>(1, timeout)}},
+      [this](bool ok, const json& reply) {
+        waiting_ = false;
+        if (ok && reply.value("available", false)) core_.on_jobs_available();
+      },
+      true);
+}
+
+void HttpWorker::ack(int /*slot*/, const Lease& lease) {
+  send("ack", json{{"job_id", std::to_string(lease.id)}});
+}
+
+void HttpWorker::fail(int slot, const Lease& lease, ErrorKind error, bool retryable) {
+  Body& body = bodies_[slot];
+  if (body.running) {  // given up on while its body runs (the grace deadline)
+    runner_->abort(slot);
+    body.running = false;
+  }
+  const bool shutdown = error == ErrorKind::kShutdown;
+  send("nack", json{{"job_id", std::to_string(lease.id)},
+                    {"error",
+                     {{"type", shutdown ? "ShutdownError" : "HandlerError"},
+                      {"message", shutdown ? "worker shutting down" : "the job failed"},
+                      {"retryable", retryable}}}});
+}
+
+void HttpWorker::heartbeat(Directive state, std::span<const Lease> active) {
+  json ids = json::array();
+  for (const Lease& lease : active) ids.push_back(std::to_string(lease.id));
+  send("heartbeat", json{{"state", to_string(state)}, {"active_jobs", ids}},
+       [this, state](bool ok, const json& reply) {
+         if (!ok || state == Directive::kTerminate) return;
+         core_.on_directive(
+             parse_directive(reply.value("state", "running")).value_or(Directive::kRunning));
+       });
+}
+
+// The OJS binding has no requeue: the job is NACKed as a ShutdownError instead.
+void HttpWorker::requeue(int slot, const Lease& lease) {
+  fail(slot, lease, ErrorKind::kShutdown, true);
+}
+
+void HttpWorker::deregister() { send("deregister", json::object()); }
+
+void HttpWorker::start_job(int slot, const Lease& lease) {
+  Body& body = bodies_[slot];
+  body.lease = lease;
+  body.running = true;
+  const std::size_t index = fetched_index_++;
+  body.fail_after = index < fail_after_.size() ? fail_after_[index] : -1;
+  const Duration run_for =
+      body.fail_after >= 0 ? std::min(body.fail_after, lease.spec.work) : lease.spec.work;
+  runner_->start(slot, ++body.generation, run_for);
+}
+
+void HttpWorker::cancel_job(int slot) {
+  Body& body = bodies_[slot];
+  if (body.running && body.lease.spec.cooperative) {
+    runner_->cancel(slot, body.lease.spec.cancel_latency);
+  }
+}
+
+void HttpWorker::state_changed(WorkerState state) {
+  std::fprintf(stderr, "%s: %s\n", config_.name.c_str(), drainsim::to_string(state));
+}
+
+void HttpWorker::log_remaining(int active) {
+  std::fprintf(stderr, "%s: draining, %d job(s) remaining\n", config_.name.c_str(), active);
+}
+
+void HttpWorker::exit(int code, Outcome /*leftover: the backend records attempts*/) {
+  for (std::size_t i = 0; i < bodies_.size(); ++i) {
+    if (bodies_[i].running) runner_->abort(static_cast<int>(i));
+    bodies_[i].running = false;
+  }
+  exit_code_ = code;
+  finish_if_quiet();
+}
+
+void HttpWorker::finish_if_quiet() {
+  if (exit_code_ < 0 || in_flight_ > 0 || reported_) return;
+  reported_ = true;
+  on_exit_(exit_code_);
+}
+
+void HttpWorker::give_up(const std::string& why) {
+  std::fprintf(stderr, "%s: giving up on the backend (%s); exiting\n", config_.name.c_str(),
+               why.c_str());
+  core_.on_killed();
+  if (exit_code_ < 0) exit(3, Outcome::kAbandoned);
+  in_flight_ = 0;
+  finish_if_quiet();
+}
+
+void HttpWorker::on_timer(std::uint32_t tag, std::uint64_t arg) {
+  const int slot = static_cast<int>(arg & 0xffffffffu);
+  Body& body = bodies_[slot];
+  if (!body.running || body.generation != arg >> 32) return;  // given up on
+  body.running = false;
+  const JobResult result = tag == JobRunner::kBodyCancelled ? JobResult::kCancelled
+                           : body.fail_after >= 0           ? JobResult::kFailed
+                                                            : JobResult::kSucceeded;
+  core_.on_job_finished(slot, result);
+}
+
+}  // namespace drainsim

@@ -1,0 +1,206 @@
+// The process engine end to end: a worker drainsim did not compile (the Python example)
+// runs the default scenario, and no run leaves a process behind, even one interrupted
+// with Ctrl+C. Spawned workers carry DRAINSIM_RUN=<pid of the drainsim that ran them> in
+// their environment, which is how leftovers are found.
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+
+#include "io/scenario_loader.h"
+#include "process/child_process.h"
+#include "run/simulation.h"
+#include "testing/test_scenarios.h"
+
+namespace drainsim {
+namespace {
+
+using nlohmann::json;
+
+// Sixty job slots of Python workers keep the backend busy: under ThreadSanitizer, which
+// slows drainsim down several times, a slower clock keeps simulated time as precise. A
+// worker that gives up at its grace deadline still sends a NACK per job, a heartbeat and
+// a deregistration before it exits; under ThreadSanitizer those took 113 ms in CI, which
+// at scale 20 was 2.3 simulated seconds: scale 10 gives them 200 ms.
+#ifdef __SANITIZE_THREAD__
+constexpr double kScale = 10;
+#else
+constexpr double kScale = 50;
+#endif
+
+// Processes whose environment says a drainsim with this pid started them.
+int leftovers(pid_t driver) {
+  const std::string mark = "DRAINSIM_RUN=" + std::to_string(driver);
+  int count = 0;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    std::ifstream f(entry.path() / "environ", std::ios::binary);
+    if (!f) continue;
+    std::stringstream text;
+    text << f.rdbuf();
+    std::string var;
+    while (std::getline(text, var, '\0')) {
+      if (var == mark) ++count;
+    }
+  }
+  return count;
+}
+
+TEST(ProcessEngine, PythonWorkerRunsTheRollingRestart) {
+  // scenarios/rolling-restart.json through examples/ojs_worker.py: the same 2431 jobs as
+  // on the virtual engine all complete, nothing is lost, the six old pods drain within
+  // their 25 s worker grace and exit 0, and every interrupted job ran again to completion.
+  // Which jobs are cut off depends on real timing, so that is counted, not predicted.
+  const Scenario s =
+      load_scenario_file(std::string(DRAINSIM_SOURCE_DIR) + "/scenarios/rolling-restart.json");
+  RunOptions options;
+  options.engine = Engine::kProcess;
+  options.time_scale = kScale;
+  options.timeline = true;
+  options.worker_cmd =
+      std::string(DRAINSIM_PYTHON) + " " + DRAINSIM_SOURCE_DIR + "/examples/ojs_worker.py";
+  const RunOutput r = run_scenario(s, options);
+  ASSERT_TRUE(r.audit.ok) << r.audit.errors.front();
+  const json& sum = r.results["summary"];
+  EXPECT_EQ(sum["jobs_enqueued"], 2431);
+  EXPECT_EQ(sum["jobs_completed"], 2431);
+  EXPECT_EQ(sum["job_loss"], 0);
+  EXPECT_EQ(sum["exits"]["clean"], 6);
+  EXPECT_EQ(sum["forced_kills"], 0);
+  EXPECT_LE(sum["drain_latency_s"]["max"].get<double>(), 25.0 + 2.0);
+  std::map<std::uint64_t, std::vector<std::string>> outcomes;
+  for (const json& a : r.results["timeline"]["attempts"]["rows"]) {
+    outcomes[a[0].get<std::uint64_t>()].push_back(a[7].get<std::string>());
+  }
+  // Each interruption (a ShutdownError NACK at a worker's grace deadline) is followed by
+  // one more execution; a job can be interrupted twice if its retry lands on a pod that is
+  // drained next.
+  int interrupted_jobs = 0, interruptions = 0;
+  for (const auto& [job, list] : outcomes) {
+    const auto n = std::count(list.begin(), list.end(), "interrupted");
+    if (n == 0) continue;
+    ++interrupted_jobs;
+    interruptions += static_cast<int>(n);
+    EXPECT_EQ(list.back(), "completed") << "job " << job;
+    EXPECT_EQ(list.size(), static_cast<std::size_t>(n) + 1) << "job " << job;
+  }
+  EXPECT_EQ(interrupted_jobs, sum["interrupted_jobs"].get<int>());
+  EXPECT_EQ(interruptions, sum["shutdown_retries"].get<int>());
+  EXPECT_EQ(leftovers(getpid()), 0);
+}
+
+TEST(ProcessEngine, CtrlCKillsAndReapsEveryWorker) {
+  // A run of six pods interrupted once their workers are up: drainsim exits 130 and says
+  // how many workers it killed, and none is left.
+  const std::string out = testing::TempDir() + "ctrl_c.txt";
+  std::filesystem::remove(out);
+  SpawnSpec spec;
+  spec.argv = {DRAINSIM_BINARY,
+               "run",
+               std::string(DRAINSIM_SOURCE_DIR) + "/scenarios/rolling-restart.json",
+               "--engine",
+               "process",
+               "--time-scale",
+               "10",
+               "--out",
+               testing::TempDir() + "unused.json"};
+  for (char** e = environ; *e != nullptr; ++e) spec.env.emplace_back(*e);
+  spec.output = out;
+  const pid_t pid = spawn(spec);
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (leftovers(pid) < 6 && std::chrono::steady_clock::now() < give_up) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  EXPECT_EQ(leftovers(pid), 6);  // the six pods' workers are up
+  ASSERT_EQ(kill(pid, SIGINT), 0);
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 130);
+  std::ifstream f(out);
+  std::stringstream text;
+  text << f.rdbuf();
+  EXPECT_NE(text.str().find("interrupted at"), std::string::npos) << text.str();
+  EXPECT_NE(text.str().find("6 worker process(es) killed and reaped"), std::string::npos)
+      << text.str();
+  EXPECT_EQ(leftovers(pid), 0);
+}
+
+TEST(ProcessEngine, ADrainsimThatDiesLeavesNoWorkerBehind) {
+  // drainsim SIGKILLed in the middle of a run (a crash) cannot clean up: its workers die
+  // with it (PR_SET_PDEATHSIG), and a worker under a shell as PID 1, whose parent is the
+  // shell, exits once it cannot reach the backend.
+  SpawnSpec spec;
+  spec.argv = {DRAINSIM_BINARY,
+               "run",
+               std::string(DRAINSIM_SOURCE_DIR) + "/scenarios/rolling-restart.json",
+               "--engine",
+               "process",
+               "--time-scale",
+               "10",
+               "--set",
+               "platform.pid1_shell=true",
+               "--out",
+               testing::TempDir() + "unused.json"};
+  for (char** e = environ; *e != nullptr; ++e) spec.env.emplace_back(*e);
+  const pid_t pid = spawn(spec);
+  auto wait_for = [pid](auto done) {
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (!done(leftovers(pid)) && std::chrono::steady_clock::now() < give_up) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+  };
+  wait_for([](int n) { return n >= 12; });  // six shells and their six workers
+  EXPECT_EQ(leftovers(pid), 12);
+  ASSERT_EQ(kill(pid, SIGKILL), 0);
+  ASSERT_EQ(waitpid(pid, nullptr, 0), pid);
+  wait_for([](int n) { return n == 0; });
+  EXPECT_EQ(leftovers(pid), 0);
+}
+
+TEST(ProcessEngine, AWorkerThatCannotStartIsAClearError) {
+  RunOptions options;
+  options.engine = Engine::kProcess;
+  options.worker_binary = "/nonexistent/drainsim-worker";
+  const Scenario s = parse_scenario(test::one_pod("1s"), "case");
+  try {
+    run_scenario(s, options);
+    ADD_FAILURE() << "no error";
+  } catch (const RunError& e) {
+    EXPECT_NE(std::string(e.what()).find("/nonexistent/drainsim-worker"), std::string::npos)
+        << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace drainsim
+
+namespace drainsim {
+namespace {
+
+TEST(ProcessEngine, AProfileTheHttpBindingCannotExpressIsAClearError) {
+  // Sidekiq hands jobs back to the front of the queue at its deadline; the OJS binding has
+  // no such call, so drainsim-worker cannot play it (another program may).
+  RunOptions options;
+  options.engine = Engine::kProcess;
+  const Scenario s = parse_scenario(test::one_pod("1s"), "case", {"worker.profile=sidekiq"});
+  try {
+    run_scenario(s, options);
+    ADD_FAILURE() << "no error";
+  } catch (const RunError& e) {
+    EXPECT_NE(std::string(e.what()).find("profile sidekiq hands unfinished jobs back"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace drainsim

@@ -1,0 +1,370 @@
+#include "process/remote_process.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <charconv>
+
+#include <fmt/format.h>
+
+namespace drainsim {
+
+using nlohmann::json;
+
+namespace {
+
+enum Tag : std::uint32_t { kWaitTimeout };
+
+int posix_signal(Signal s) {
+  switch (s) {
+    case Signal::kTerm:
+      return SIGTERM;
+    case Signal::kInt:
+      return SIGINT;
+    case Signal::kTstp:
+      return SIGTSTP;
+    case Signal::kCont:
+      return SIGCONT;
+    case Signal::kKill:
+      return SIGKILL;
+    case Signal::kQuit:
+      return SIGQUIT;
+  }
+  return SIGKILL;
+}
+
+const json& field(const json& body, const char* name) {
+  const auto it = body.find(name);
+  if (it == body.end())
+    throw RequestError{400, "invalid_request", fmt::format("'{}' is missing", name)};
+  return *it;
+}
+
+std::string string_field(const json& body, const char* name) {
+  const json& v = field(body, name);
+  if (!v.is_string()) {
+    throw RequestError{400, "invalid_request", fmt::format("'{}' must be a string", name)};
+  }
+  return v.get<std::string>();
+}
+
+std::int64_t int_field(const json& body, const char* name) {
+  const json& v = field(body, name);
+  if (!v.is_number_integer()) {
+    throw RequestError{400, "invalid_request", fmt::format("'{}' must be an integer", name)};
+  }
+  return v.get<std::int64_t>();
+}
+
+JobId job_id(const json& body) {
+  const std::string text = string_field(body, "job_id");
+  JobId id = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), id);
+  if (ec != std::errc{} || end != text.data() + text.size()) {
+    throw RequestError{404, "not_found", fmt::format("no job '{}'", text)};
+  }
+  return id;
+}
+
+Directive directive(const std::string& text) {
+  if (const std::optional<Directive> d = parse_directive(text)) return *d;
+  throw RequestError{400, "invalid_request",
+                     "'state' must be \"running\", \"quiet\" or \"terminate\""};
+}
+
+std::string env_duration(double ms) { return fmt::format("{:.3f}ms", ms); }
+
+}  // namespace
+
+double FleetContext::real_ms(Duration d) const {
+  return static_cast<double>(d) / time_scale / 1000.0;
+}
+
+Duration FleetContext::simulated(double ms) const {
+  return static_cast<Duration>(ms * 1000.0 * time_scale);
+}
+
+RemoteProcess::RemoteProcess(const FleetContext& fleet, ProcessObserver& observer, int pod,
+                             std::string name)
+    : fleet_(fleet), observer_(observer), pod_(pod), name_(std::move(name)) {}
+
+void RemoteProcess::start() {
+  const WorkerConfig& w = fleet_.scenario.worker;
+  SpawnSpec spec = fleet_.program;
+  if (fleet_.scenario.platform.pid1_shell) {
+    // Like a shell at PID 1: it neither dies of these signals nor passes them on (a
+    // trap, unlike an ignored signal, is not inherited by the worker).
+    spec.argv = {"/bin/sh", "-c",
+                 "trap : TERM INT QUIT HUP TSTP CONT; " + fleet_.shell + "; exit $?"};
+  }
+  std::string queues;
+  for (const std::string& q : w.queues) queues += (queues.empty() ? "" : ",") + q;
+  spec.env.push_back("OJS_URL=" + fleet_.ojs_url);
+  spec.env.push_back("OJS_WORKER_ID=" + name_);
+  spec.env.push_back("OJS_QUEUES=" + queues);
+  spec.env.push_back(fmt::format("OJS_CONCURRENCY={}", w.concurrency));
+  spec.env.push_back("OJS_SHUTDOWN_GRACE_PERIOD=" + env_duration(fleet_.real_ms(w.grace_period)));
+  spec.env.push_back("OJS_HEARTBEAT_INTERVAL=" +
+                     env_duration(fleet_.real_ms(w.heartbeat_interval)));
+  spec.env.push_back("OJS_POLL_INTERVAL=" + env_duration(fleet_.real_ms(w.poll_interval)));
+  // drainsim-worker behaves as the scenario's profile (another program has its own ways).
+  spec.env.push_back("DRAINSIM_PROFILE=" + w.profile);
+  spec.env.push_back("DRAINSIM_PROFILE_OPTIONS=" + w.options.dump());
+  slots_.assign(static_cast<std::size_t>(w.concurrency), false);
+  try {
+    pid_ = spawn(spec);
+  } catch (const std::exception& e) {
+    fleet_.fatal(e.what());  // the run stops; this process never runs
+    return;
+  }
+  alive_ = true;
+  fleet_.reaper.watch(pid_);
+}
+
+void RemoteProcess::deliver(Signal signal, SignalTarget target) {
+  if (!alive_ || pid_ <= 0) return;
+  const int number = posix_signal(signal);
+  if (target == SignalTarget::kPid1) {
+    // A container kill takes every process in it.
+    ::kill(signal == Signal::kKill ? -pid_ : pid_, number);
+  } else {
+    ::kill(worker_pid_ > 0 ? worker_pid_ : pid_, number);
+  }
+  const bool swallowed = target == SignalTarget::kPid1 && fleet_.scenario.platform.pid1_shell;
+  if ((signal == Signal::kTerm || signal == Signal::kInt) && !swallowed) term_delivered_ = true;
+}
+
+void RemoteProcess::handle(const std::string& op, const json& body, const Responder& respond) {
+  if (!alive_) throw RequestError{404, "not_found", fmt::format("worker {} has exited", name_)};
+  if (op != "register" && worker_id_ == kNoWorker) {
+    throw RequestError{404, "not_found", fmt::format("worker {} has not registered", name_)};
+  }
+  json reply;
+  if (op == "register") {
+    reply = register_worker(body);
+  } else if (op == "fetch") {
+    reply = fetch(body);
+  } else if (op == "ack") {
+    reply = ack(body);
+  } else if (op == "nack") {
+    reply = nack(body);
+  } else if (op == "heartbeat") {
+    reply = heartbeat(body);
+  } else if (op == "deregister") {
+    fleet_.backend.deregister(worker_id_);
+    reply = json::object();
+  } else if (op == "wait") {
+    wait(body, respond);
+    return;
+  } else {
+    throw RequestError{404, "not_found", fmt::format("no endpoint /ojs/v1/workers/{}", op)};
+  }
+  respond(HttpResponse{200, reply.dump()});
+}
+
+json RemoteProcess::register_worker(const json& body) {
+  if (worker_id_ != kNoWorker) {
+    throw RequestError{409, "conflict", fmt::format("worker {} is already registered", name_)};
+  }
+  const json& names = field(body, "queues");
+  if (!names.is_array() || names.empty() || names.size() > 64) {
+    throw RequestError{400, "invalid_request", "'queues' must be an array of 1 to 64 names"};
+  }
+  std::vector<int> queues;
+  for (const json& q : names) {
+    if (!q.is_string()) throw RequestError{400, "invalid_request", "'queues' must hold strings"};
+    queues.push_back(fleet_.backend.queue(q.get<std::string>()));
+  }
+  if (const auto it = body.find("pid"); it != body.end() && it->is_number_integer()) {
+    // Only a process of this container's group is signalled, whatever a worker says.
+    const pid_t pid = it->get<pid_t>();
+    if (pid > 0 && getpgid(pid) == pid_) worker_pid_ = pid;
+  }
+  worker_id_ = fleet_.backend.register_worker(queues, this);
+  set_state(WorkerState::kRunning);
+  return json{{"worker_id", name_}};
+}
+
+json RemoteProcess::fetch(const json& body) {
+  const std::int64_t count = int_field(body, "count");
+  if (count < 0) throw RequestError{400, "invalid_request", "'count' must not be negative"};
+  std::vector<Lease> leases;
+  fleet_.backend.fetch(worker_id_, static_cast<int>(count), leases);
+  const WorkloadConfig& workload = fleet_.scenario.workload;
+  json jobs = json::array();
+  for (const Lease& lease : leases) {
+    Held h{lease, fleet_.rt.now(), 0};
+    while (h.slot < static_cast<int>(slots_.size()) && slots_[h.slot]) ++h.slot;
+    if (h.slot == static_cast<int>(slots_.size())) slots_.push_back(false);
+    slots_[h.slot] = true;
+    held_[lease.id] = h;
+    fleet_.recorder.attempt_started(lease, h.start);
+    // The same draws as a simulated process: whether the attempt fails, and where.
+    const Duration remaining = std::max<Duration>(0, lease.spec.work - lease.progress);
+    Rng& rng = fleet_.rt.rng(Stream::kJobBehaviour);
+    const bool fails = workload.failure_rate > 0 && rng.bernoulli(workload.failure_rate);
+    json args{{"duration_ms", fleet_.real_ms(remaining)},
+              {"fail_after_ms", nullptr},
+              {"cooperative", lease.spec.cooperative},
+              {"cancel_latency_ms", fleet_.real_ms(lease.spec.cancel_latency)}};
+    if (fails) {
+      args["fail_after_ms"] =
+          fleet_.real_ms(static_cast<Duration>(static_cast<double>(remaining) * rng.uniform()));
+    }
+    jobs.push_back(json{{"id", std::to_string(lease.id)},
+                        {"type", "drainsim.sleep"},
+                        {"queue", fleet_.scenario.worker.queues.front()},
+                        {"attempt", lease.attempt},
+                        {"args", json::array({args})}});
+  }
+  return json{{"jobs", jobs}};
+}
+
+RemoteProcess::Held& RemoteProcess::held(const json& body) {
+  const JobId id = job_id(body);
+  const auto it = held_.find(id);
+  if (it == held_.end()) {
+    throw RequestError{409, "conflict", fmt::format("worker {} is not running job {}", name_, id)};
+  }
+  return it->second;
+}
+
+void RemoteProcess::end_attempt(const Held& h, Outcome outcome) {
+  AttemptRecord record;
+  record.job = h.lease.id;
+  record.attempt = h.lease.attempt;
+  record.pod = pod_;
+  record.worker = worker_id_;
+  record.slot = h.slot;
+  record.start = h.start;
+  record.end = fleet_.rt.now();
+  record.outcome = outcome;
+  fleet_.recorder.attempt_ended(h.lease, record, 0);
+  slots_[h.slot] = false;
+  held_.erase(h.lease.id);
+}
+
+json RemoteProcess::ack(const json& body) {
+  const Held h = held(body);
+  end_attempt(h, Outcome::kCompleted);  // its work is done, whether or not the ACK counts
+  const bool accepted = fleet_.backend.ack(worker_id_, h.lease);
+  fleet_.recorder.report({fleet_.rt.now(), pod_, worker_id_, h.lease.id, h.lease.attempt,
+                          ReportKind::kAck, ErrorKind::kHandler, accepted});
+  if (!accepted) {
+    throw RequestError{409, "conflict",
+                       fmt::format("job {} is no longer leased to {}", h.lease.id, name_)};
+  }
+  return json{{"job_id", std::to_string(h.lease.id)}, {"state", "completed"}};
+}
+
+json RemoteProcess::nack(const json& body) {
+  const Held h = held(body);
+  const json& error = field(body, "error");
+  if (!error.is_object()) throw RequestError{400, "invalid_request", "'error' must be an object"};
+  const bool shutdown = error.value("type", "") == "ShutdownError";
+  const bool retryable = error.value("retryable", true);
+  end_attempt(h, shutdown ? Outcome::kInterrupted : Outcome::kFailed);
+  const ErrorKind kind = shutdown ? ErrorKind::kShutdown : ErrorKind::kHandler;
+  const bool accepted = fleet_.backend.fail(worker_id_, h.lease, kind, retryable, h.lease.progress);
+  fleet_.recorder.report({fleet_.rt.now(), pod_, worker_id_, h.lease.id, h.lease.attempt,
+                          ReportKind::kFail, kind, accepted});
+  if (!accepted) {
+    throw RequestError{409, "conflict",
+                       fmt::format("job {} is no longer leased to {}", h.lease.id, name_)};
+  }
+  const std::optional<JobState> state = fleet_.backend.job_state(h.lease.handle, h.lease.id);
+  return json{{"job_id", std::to_string(h.lease.id)},
+              {"state", state ? drainsim::to_string(*state) : "discarded"}};
+}
+
+json RemoteProcess::heartbeat(const json& body) {
+  const Directive reported = directive(string_field(body, "state"));
+  std::vector<Lease> active;
+  if (const auto it = body.find("active_jobs"); it != body.end() && it->is_array()) {
+    for (const json& id : *it) {
+      if (!id.is_string()) continue;
+      const auto h = held_.find(std::strtoull(id.get<std::string>().c_str(), nullptr, 10));
+      if (h != held_.end()) active.push_back(h->second.lease);
+    }
+  }
+  fleet_.recorder.heartbeat(fleet_.rt.now(), pod_, worker_id_, reported);
+  const Directive reply = fleet_.backend.heartbeat(worker_id_, reported, active);
+  switch (reported) {
+    case Directive::kRunning:
+      set_state(WorkerState::kRunning);
+      break;
+    case Directive::kQuiet:
+      set_state(term_delivered_ ? WorkerState::kDraining : WorkerState::kQuiet);
+      answer_wait(false);
+      break;
+    case Directive::kTerminate:
+      set_state(WorkerState::kStopped);
+      answer_wait(false);
+      break;
+  }
+  return json{{"state", to_string(reply)}};
+}
+
+void RemoteProcess::wait(const json& body, const Responder& respond) {
+  const std::int64_t timeout = int_field(body, "timeout_ms");
+  answer_wait(false);  // a new wait replaces an old one
+  if (fleet_.backend.has_jobs_for(worker_id_)) {
+    respond(HttpResponse{200, json{{"available", true}}.dump()});
+    return;
+  }
+  if (state_ != WorkerState::kRunning || timeout <= 0) {
+    respond(HttpResponse{200, json{{"available", false}}.dump()});
+    return;
+  }
+  waiting_ = respond;
+  fleet_.backend.wait_for_jobs(worker_id_);
+  wait_timer_ = fleet_.rt.schedule(fleet_.rt.now() + fleet_.simulated(static_cast<double>(timeout)),
+                                   Priority::kTimer, this, kWaitTimeout);
+}
+
+void RemoteProcess::answer_wait(bool available) {
+  fleet_.rt.cancel(wait_timer_);
+  if (!waiting_) return;
+  const Responder respond = std::move(waiting_);
+  waiting_ = nullptr;
+  if (!available && worker_id_ != kNoWorker) fleet_.backend.cancel_wait(worker_id_);
+  respond(HttpResponse{200, json{{"available", available}}.dump()});
+}
+
+void RemoteProcess::on_jobs_available() { answer_wait(true); }
+
+void RemoteProcess::on_timer(std::uint32_t tag, std::uint64_t /*arg*/) {
+  if (tag == kWaitTimeout) {
+    wait_timer_ = TimerId{};
+    answer_wait(false);
+  }
+}
+
+void RemoteProcess::set_state(WorkerState s) {
+  if (s == state_) return;
+  state_ = s;
+  observer_.on_worker_state(pod_, s);
+}
+
+void RemoteProcess::ended(ChildExit how) {
+  alive_ = false;
+  if (worker_id_ == kNoWorker && !how.signalled && (how.code == 126 || how.code == 127)) {
+    // The shell's "cannot execute" and "not found": every start would fail the same way.
+    fleet_.fatal(fmt::format("the worker command `{}` exited with {} before registering ({})",
+                             fleet_.shell, how.code,
+                             how.code == 127 ? "not found" : "cannot execute"));
+  }
+  const Outcome outcome = how.signalled ? Outcome::kKilled : Outcome::kAbandoned;
+  while (!held_.empty()) end_attempt(held_.begin()->second, outcome);
+  if (worker_id_ != kNoWorker) fleet_.backend.process_ended(worker_id_);
+  answer_wait(false);
+  state_ = WorkerState::kStopped;
+  if (how.signalled) {
+    observer_.on_process_end(
+        pod_, how.code == SIGKILL ? ProcessEnd::kKilled : ProcessEnd::kSignalled, 128 + how.code);
+  } else {
+    observer_.on_process_end(pod_, ProcessEnd::kExited, how.code);
+  }
+}
+
+}  // namespace drainsim

@@ -1,0 +1,269 @@
+// One distinctive case per profile, worked by hand (PROFILES.md): one pod (two where a
+// second process start matters), a few jobs of known durations, one deploy event.
+// Kubernetes: a pod is ready 5 s after it is created, a crashed container 10 + 5 s after
+// it died; a deleted pod gets a replacement at once (pod-1, pod-2, ...).
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "io/scenario_loader.h"
+#include "run/simulation.h"
+
+namespace drainsim {
+namespace {
+
+using nlohmann::json;
+
+// `jobs` durations (sequence), all arriving at 0; `worker`, `platform` and `backend` are
+// spliced into those objects; retry jitter is off so backoffs are exact.
+std::string scenario(const std::string& profile, const std::string& jobs, int concurrency,
+                     const std::string& events, const std::string& worker = "",
+                     const std::string& platform = "", int count = -1) {
+  const int n = count >= 0 ? count : static_cast<int>(json::parse(jobs).size());
+  return R"({"name": "case", "duration": "1s", "settle": "3h",
+    "workload": {"arrival": {"kind": "burst", "count": )" +
+         std::to_string(n) + R"(, "at": "0s"},
+                 "job_duration": {"kind": "sequence", "values": )" +
+         jobs + R"(}},
+    "backend": {"retry": {"jitter": false}},
+    "worker": {"profile": ")" +
+         profile + R"(", "concurrency": )" + std::to_string(concurrency) + worker + R"(},
+    "platform": {"replicas": 1, "pod_start_delay": "5s", "restart_delay": "10s")" +
+         platform + R"(},
+    "events": )" +
+         events + "}";
+}
+
+struct Attempt {
+  std::uint64_t job;
+  int attempt, pod;
+  double start, end;
+  std::string outcome;
+  bool operator==(const Attempt&) const = default;
+};
+std::ostream& operator<<(std::ostream& os, const Attempt& a) {
+  return os << "{job " << a.job << " #" << a.attempt << " pod-" << a.pod << " " << a.start << "-"
+            << a.end << " " << a.outcome << "}";
+}
+
+struct Replay {
+  json summary;
+  std::vector<Attempt> attempts;
+};
+
+Replay run(const std::string& text) {
+  RunOptions options;
+  options.timeline = true;
+  const RunOutput out = run_scenario(parse_scenario(text, "case"), options);
+  EXPECT_TRUE(out.audit.ok) << (out.audit.errors.empty() ? "" : out.audit.errors.front());
+  Replay r{out.results["summary"], {}};
+  for (const json& row : out.results["timeline"]["attempts"]["rows"]) {
+    r.attempts.push_back({row[0].get<std::uint64_t>(), row[1].get<int>(), row[2].get<int>(),
+                          row[5].get<double>(), row[6].get<double>(), row[7].get<std::string>()});
+  }
+  return r;
+}
+
+constexpr const char* kOomAt20s = R"([{"at": "20s", "kind": "oom_kill", "pod": "pod-0"}])";
+constexpr const char* kDeleteAt10s = R"([{"at": "10s", "kind": "delete_pod", "pod": "pod-0"}])";
+
+TEST(Profiles, SidekiqLosesTheJobsOfAnOomKilledProcess) {
+  // BasicFetch: two 60 s jobs fetched at 0 live only in pod-0's memory; the OOM kill at
+  // 20 s loses both. The third waits in Redis and runs on the restarted container (ready
+  // at 35 s) until 95 s.
+  const Replay r = run(scenario("sidekiq", R"(["60s", "60s", "60s"])", 2, kOomAt20s));
+  EXPECT_EQ(r.summary["jobs_lost"], 2);
+  EXPECT_EQ(r.summary["job_loss"], 2);
+  EXPECT_EQ(r.summary["jobs_completed"], 1);
+  EXPECT_EQ(r.attempts, (std::vector<Attempt>{{0, 1, 0, 0, 20, "killed"},
+                                              {1, 1, 0, 0, 20, "killed"},
+                                              {2, 1, 0, 35, 95, "completed"}}));
+}
+
+TEST(Profiles, SidekiqRequeuesToTheFrontAtTheTimeoutWithoutCountingAnAttempt) {
+  // One slot. TERM at 10 s; pod-1 (ready at 15 s) takes job 1. At the 25 s timeout (35 s)
+  // pod-0 pushes job 0 back to the FRONT, ahead of job 2, as the same attempt 1: pod-1
+  // runs it at 75 s (after job 1), then job 2 at 135 s.
+  const Replay r = run(scenario("sidekiq", R"(["60s", "60s", "5s"])", 1, kDeleteAt10s));
+  EXPECT_EQ(r.attempts, (std::vector<Attempt>{{0, 1, 0, 0, 35, "interrupted"},
+                                              {1, 1, 1, 15, 75, "completed"},
+                                              {0, 1, 1, 75, 135, "completed"},
+                                              {2, 1, 1, 135, 140, "completed"}}));
+  EXPECT_EQ(r.summary["shutdown_retries"], 1);
+  EXPECT_EQ(r.summary["job_loss"], 0);
+  EXPECT_EQ(r.summary["drain_latency_s"]["max"], 25.0);
+}
+
+TEST(Profiles, SidekiqProGetsOrphansBackOnlyWhenAProcessStarts) {
+  // super_fetch: the OOM kill at 20 s parks both jobs in pod-0's private list (its last
+  // heartbeat at 10 s; heartbeats every 10 s). Cleanup runs when a process starts, at most
+  // once a minute: pod-0's own start at 0 s was one, so the restarted container (35 s)
+  // does none. No process starts again until the scale-up at 100 s: pod-1 starts at
+  // 105 s, finds pod-0's first process silent for 95 s (TTL 60 s) and puts both jobs back,
+  // not counted as attempts.
+  const std::string events = R"([{"at": "20s", "kind": "oom_kill", "pod": "pod-0"},
+                                  {"at": "100s", "kind": "scale_up", "replicas": 2}])";
+  const Replay r = run(scenario("sidekiq-pro", R"(["60s", "60s"])", 2, events));
+  EXPECT_EQ(r.summary["jobs_lost"], 0);
+  EXPECT_EQ(r.summary["jobs_completed"], 2);
+  ASSERT_EQ(r.attempts.size(), 4u);
+  EXPECT_EQ(r.attempts[2].start, 105);
+  EXPECT_EQ(r.attempts[2].attempt, 1);
+  EXPECT_EQ(r.attempts[3].start, 105);
+  EXPECT_EQ(r.summary["orphan_recovery_delay_s"]["max"], 85.0);
+  // Without that start they stay parked to the end.
+  const Replay stuck = run(scenario("sidekiq-pro", R"(["60s", "60s"])", 2, kOomAt20s));
+  EXPECT_EQ(stuck.summary["stuck_at_end"], 2);
+}
+
+TEST(Profiles, RiverLeavesAKilledJobRunningUntilTheHourlyRescueThenRetriesIt) {
+  // The job (fetched at 0) dies with pod-0 at 20 s and stays `running`. The rescuer runs
+  // every 30 s and takes jobs attempted an hour ago: at 3600 s. Retryable, attempt
+  // counted, backoff 1 s (attempt 1, no jitter): the restarted pod runs attempt 2 at 3601 s.
+  const Replay r = run(scenario("river", R"(["60s"])", 1, kOomAt20s));
+  EXPECT_EQ(r.attempts,
+            (std::vector<Attempt>{{0, 1, 0, 0, 20, "killed"}, {0, 2, 0, 3601, 3661, "completed"}}));
+  EXPECT_EQ(r.summary["orphan_recovery_delay_s"]["max"], 3581.0);
+  EXPECT_EQ(r.summary["shutdown_retries"], 1);
+}
+
+TEST(Profiles, BullmqFailsAJobForGoodOnItsSecondStall) {
+  // Lock 30 s, renewed by the worker every 15 s; the stalled checker runs every 30 s.
+  // OOM at 20 s: the lock (renewed at 15 s) lapses at 45 s, found at 60 s: stall 1, back to
+  // wait; the restarted container (ready at 35 s) takes it at 60 s. Its lock is renewed at
+  // 65 s (heartbeats from 35 s: 50, 65); the second OOM at 70 s lets it lapse at 95 s,
+  // found at 120 s: the second stall fails the job for good.
+  const std::string events = R"([{"at": "20s", "kind": "oom_kill", "pod": "pod-0"},
+                                  {"at": "70s", "kind": "oom_kill", "pod": "pod-0"}])";
+  const Replay r = run(scenario("bullmq", R"(["120s"])", 1, events));
+  EXPECT_EQ(r.attempts,
+            (std::vector<Attempt>{{0, 1, 0, 0, 20, "killed"}, {0, 1, 0, 60, 70, "killed"}}));
+  EXPECT_EQ(r.summary["jobs_discarded"], 1);
+  EXPECT_EQ(r.summary["job_loss"], 1);
+}
+
+TEST(Profiles, CeleryEarlyAckLosesAKilledTaskAndAcksLateRedeliversIt) {
+  // Early ack (default): the task was acknowledged on receipt, so the OOM kill loses it.
+  const Replay early = run(scenario("celery", R"(["60s"])", 1, kOomAt20s));
+  EXPECT_EQ(early.summary["jobs_lost"], 1);
+  // acks_late: the message comes back when its 1 h visibility timeout (from the delivery
+  // at 0) runs out, with no attempt counted, and runs again on the restarted container.
+  const Replay late =
+      run(scenario("celery", R"(["60s"])", 1, kOomAt20s, R"(, "options": {"acks_late": true})"));
+  EXPECT_EQ(late.summary["jobs_lost"], 0);
+  EXPECT_EQ(late.attempts,
+            (std::vector<Attempt>{{0, 1, 0, 0, 20, "killed"}, {0, 1, 0, 3600, 3660, "completed"}}));
+}
+
+TEST(Profiles, PgBossFailsAJobForGoodOnItsThirdInterruption) {
+  // stop() gives active jobs 30 s, then fails them; retried at once up to retryLimit 2
+  // (3 runs). Each pod holding the 100 s job is deleted: TERM at 10, 50, 90 s; the job is
+  // failed at 40, 80 and 120 s, and the third time it is discarded.
+  const std::string events = R"([{"at": "10s", "kind": "delete_pod", "pod": "pod-0"},
+                                  {"at": "50s", "kind": "delete_pod", "pod": "pod-1"},
+                                  {"at": "90s", "kind": "delete_pod", "pod": "pod-2"}])";
+  const Replay r = run(
+      scenario("pg-boss", R"(["100s"])", 1, events, "", R"(, "termination_grace_period": "40s")"));
+  EXPECT_EQ(r.attempts, (std::vector<Attempt>{{0, 1, 0, 0, 40, "interrupted"},
+                                              {0, 2, 1, 40, 80, "interrupted"},
+                                              {0, 3, 2, 80, 120, "interrupted"}}));
+  EXPECT_EQ(r.summary["jobs_discarded_by_shutdown"], 1);
+  EXPECT_EQ(r.summary["job_loss"], 1);
+}
+
+TEST(Profiles, GoSdkRedeliversJobsWhoseAckWasSentDuringTheDrain) {
+  // TERM at 10 s; both 20 s jobs finish at 20 s, but their ACKs go out on the cancelled
+  // context and never arrive; the worker exits. The reference backend's visibility
+  // deadline (30 min from the start) requeues them without counting an attempt: pod-1
+  // runs both again from 1800 s. Two executions done twice.
+  const Replay r = run(scenario("ojs-go-sdk", R"(["20s", "20s"])", 2, kDeleteAt10s));
+  EXPECT_EQ(r.summary["duplicate_executions"], 2);
+  EXPECT_EQ(r.attempts, (std::vector<Attempt>{{0, 1, 0, 0, 20, "completed"},
+                                              {1, 1, 0, 0, 20, "completed"},
+                                              {0, 1, 1, 1800, 1820, "duplicate"},
+                                              {1, 1, 1, 1800, 1820, "duplicate"}}));
+}
+
+TEST(Profiles, NaiveWorkerDiesOnTermAtOnce) {
+  // No handler: TERM at 10 s kills it (exit 143), its job with it. The OJS backend finds
+  // the worker dead 30 s after its last heartbeat (5 s; the one due at 10 s never came):
+  // at 35 s, and pod-1 (ready at 15 s) runs the job again as attempt 2.
+  const Replay r = run(scenario("naive", R"(["60s"])", 1, kDeleteAt10s));
+  EXPECT_EQ(r.summary["exits"]["died_on_term"], 1);
+  EXPECT_EQ(r.summary["drain_latency_s"]["max"], 0.0);
+  EXPECT_EQ(r.attempts,
+            (std::vector<Attempt>{{0, 1, 0, 0, 10, "killed"}, {0, 2, 1, 35, 95, "completed"}}));
+}
+
+TEST(Profiles, ObanLeavesKilledJobsExecutingUnlessLifelineRescuesThem) {
+  // TERM at 10 s, 15 s of grace: at 25 s the job is killed and its row stays executing.
+  const Replay stuck = run(scenario("oban", R"(["60s"])", 1, kDeleteAt10s));
+  EXPECT_EQ(stuck.summary["stuck_at_end"], 1);
+  // Lifeline runs every minute and frees jobs attempted more than an hour ago: at 3600 s,
+  // available at once, attempt 2 on pod-1.
+  const Replay rescued =
+      run(scenario("oban", R"(["60s"])", 1, kDeleteAt10s, R"(, "options": {"lifeline": true})"));
+  EXPECT_EQ(rescued.attempts,
+            (std::vector<Attempt>{{0, 1, 0, 0, 25, "killed"}, {0, 2, 1, 3600, 3660, "completed"}}));
+}
+
+TEST(Profiles, FaktoryRetriesAKilledJobWhenItsReservationExpires) {
+  // The 30 min reservation from the fetch at 0 expires at 1800 s, which the reaper (every
+  // 15 s) finds at once: a failure, retried after 1 s (attempt 1, no jitter), attempt 2.
+  const Replay r = run(scenario("faktory", R"(["60s"])", 1, kOomAt20s));
+  EXPECT_EQ(r.attempts,
+            (std::vector<Attempt>{{0, 1, 0, 0, 20, "killed"}, {0, 2, 0, 1801, 1861, "completed"}}));
+}
+
+TEST(Profiles, JsSdkNacksWithHandlerErrorAtItsDeadline) {
+  // Grace 25 s from the TERM at 10 s: at 35 s the job is aborted and NACKed as a retryable
+  // handler_error; the backoff of attempt 1 is 1 s: pod-1 runs attempt 2 at 36 s.
+  const Replay r = run(scenario("ojs-js-sdk", R"(["60s"])", 1, kDeleteAt10s));
+  EXPECT_EQ(r.attempts, (std::vector<Attempt>{{0, 1, 0, 0, 35, "interrupted"},
+                                              {0, 2, 1, 36, 96, "completed"}}));
+}
+
+TEST(Profiles, TemporalFailsActivitiesAtOnceAndRetriesAfterOneSecond) {
+  // WorkerStopTimeout 0: the TERM at 10 s cancels the activity, a failed attempt; the
+  // server retries it after 1 s (11 s) and pod-1, ready at 15 s, runs attempt 2.
+  const Replay r = run(scenario("temporal", R"(["60s"])", 1, kDeleteAt10s));
+  EXPECT_EQ(r.attempts, (std::vector<Attempt>{{0, 1, 0, 0, 10, "interrupted"},
+                                              {0, 2, 1, 15, 75, "completed"}}));
+  EXPECT_EQ(r.summary["drain_latency_s"]["max"], 0.0);
+}
+
+TEST(Profiles, GraphileAbortsAfterFiveSecondsAndRetriesAfterEToTheAttempt) {
+  // TERM at 10 s; the abort fires at 15 s and the job (cooperative, 100 ms to stop) fails
+  // at 15.1 s; attempt 1 waits e^1 = 2.718282 s: pod-1 runs attempt 2 from 17.818282 s.
+  const Replay r = run(scenario("graphile-worker", R"(["60s"])", 1, kDeleteAt10s));
+  EXPECT_EQ(r.attempts, (std::vector<Attempt>{{0, 1, 0, 0, 15.1, "interrupted"},
+                                              {0, 2, 1, 17.818282, 77.818282, "completed"}}));
+  EXPECT_EQ(r.summary["drain_latency_s"]["max"], 5.1);
+}
+
+TEST(Profiles, DuctworkKillsItsThreadsAfterTwentySecondsAndNothingRecoversTheJob) {
+  // TERM at 10 s; the job worker's 20 s shutdown_timeout ends at 30 s: the thread is
+  // killed, the process exits, and no mechanism ever gives the job back.
+  const Replay r = run(scenario("ductwork", R"(["60s"])", 1, kDeleteAt10s));
+  EXPECT_EQ(r.attempts, (std::vector<Attempt>{{0, 1, 0, 0, 30, "killed"}}));
+  EXPECT_EQ(r.summary["stuck_at_end"], 1);
+  EXPECT_EQ(r.summary["exits"]["clean"], 1);
+}
+
+TEST(Profiles, EveryProfileRunsTheShippedScenariosWithABalancedAudit) {
+  for (const char* file : {"rolling-restart", "oom-kill", "double-sigterm"}) {
+    for (const char* profile :
+         {"ojs", "ojs-go-sdk", "ojs-js-sdk", "sidekiq", "sidekiq-pro", "river", "bullmq", "oban",
+          "faktory", "celery", "temporal", "graphile-worker", "pg-boss", "ductwork", "naive"}) {
+      const Scenario s =
+          load_scenario_file(std::string(DRAINSIM_SOURCE_DIR) + "/scenarios/" + file + ".json",
+                             {std::string("worker.profile=") + profile});
+      const RunOutput out = run_scenario(s);
+      EXPECT_TRUE(out.audit.ok) << file << " " << profile << ": " << out.audit.errors.front();
+    }
+  }
+}
+
+}  // namespace
+}  // namespace drainsim

@@ -1,0 +1,311 @@
+#include "run/simulation.h"
+
+#include <unistd.h>
+
+#include <cstring>
+#include <filesystem>
+#include <future>
+#include <mutex>
+
+#include <fmt/format.h>
+#include <boost/asio/signal_set.hpp>
+
+#include "engine/asio_runtime.h"
+#include "engine/virtual_runtime.h"
+#include "io/results.h"
+#include "model/platform.h"
+#include "model/workload.h"
+#include "process/remote_fleet.h"
+#include "profiles/profile.h"
+
+namespace drainsim {
+
+const char* to_string(Engine e) {
+  switch (e) {
+    case Engine::kVirtual:
+      return "virtual";
+    case Engine::kRealtime:
+      return "realtime";
+    case Engine::kProcess:
+      return "process";
+  }
+  return "?";
+}
+
+namespace {
+
+// Fires the scenario's events at their times.
+class Script final : public TimerTarget {
+ public:
+  Script(const Scenario& s, Platform& platform) : s_(s), platform_(platform) {}
+  void start(Runtime& rt) {
+    for (std::size_t i = 0; i < s_.events.size(); ++i) {
+      rt.schedule(s_.events[i].at, Priority::kScripted, this, 0, i);
+    }
+  }
+  bool done() const { return fired_ == s_.events.size(); }
+  void on_timer(std::uint32_t /*tag*/, std::uint64_t arg) override {
+    ++fired_;
+    platform_.apply(s_.events[arg], arg);
+  }
+
+ private:
+  const Scenario& s_;
+  Platform& platform_;
+  std::size_t fired_ = 0;
+};
+
+// The models of one run on one Runtime; single-threaded (one strand on real threads).
+struct Run {
+  // `processes` makes the platform's processes from the run's backend and recorder;
+  // simulated ones when it is empty.
+  using MakeProcesses = std::function<ProcessFactory(Backend&, Recorder&)>;
+  Run(Runtime& runtime, const Scenario& s, const RunOptions& o, const MakeProcesses& processes = {})
+      : rt(runtime),
+        scenario(s),
+        stream_timeline(o.stream_timeline),
+        recorder(o.timeline),
+        backend(rt, s.backend, backend_mechanisms(s.worker), recorder, o.faults),
+        platform(rt, s, backend, recorder,
+                 processes ? processes(backend, recorder)
+                           : simulated_processes(
+                                 rt, s, backend, recorder,
+                                 o.engine == Engine::kVirtual ? JobBody::kTimer : o.job_body,
+                                 o.time_scale)),
+        script(s, platform),
+        workload(rt, s.workload, s.duration, backend) {}
+
+  // Initial pods first, then scripted events, then arrivals: at t=0 events run first.
+  void start() {
+    platform.start();
+    script.start(rt);
+    workload.start();
+  }
+  // Nothing is left to happen (DESIGN.md, Semantics: run and time).
+  bool quiet() const {
+    return workload.done() && script.done() && backend.unfinished() == 0 &&
+           recorder.in_flight() == 0 && !platform.busy();
+  }
+  RunOutput finish(Time ended_at, bool early, std::uint64_t events, Engine engine) {
+    RunOutput out;
+    out.audit = recorder.finish(backend);
+    out.events = events;
+    out.ended_at = ended_at;
+    out.results =
+        build_results(scenario, recorder, platform, out.audit, ended_at, early, to_string(engine));
+    if (recorder.timeline()) {
+      auto timeline = std::make_shared<const Timeline>(recorder.take_timeline());
+      if (stream_timeline) {
+        out.timeline = std::move(timeline);
+      } else {
+        out.results["timeline"] = timeline_json(*timeline);
+      }
+    }
+    out.hash = stamp_hash(out.results, out.timeline.get());
+    return out;
+  }
+
+  Runtime& rt;
+  const Scenario& scenario;
+  const bool stream_timeline;
+  Recorder recorder;
+  Backend backend;
+  Platform platform;
+  Script script;
+  Workload workload;
+};
+
+RunOutput run_virtual(const Scenario& s, const RunOptions& o) {
+  VirtualRuntime rt(s.seed);
+  Run run(rt, s, o);
+  run.start();
+  const Time end = s.duration + s.settle;
+  bool early = run.quiet();
+  while (!early && rt.step(end)) early = run.quiet();
+  return run.finish(early ? rt.now() : end, early, rt.events_run(), Engine::kVirtual);
+}
+
+// The end of a run on a real-time engine: once it is quiet or its time is up (check(),
+// called after every callback on the models' side), or when told (finish()). All on the
+// models' side; the driver waits for it with wait().
+class RealEnd final : public TimerTarget {
+ public:
+  RealEnd(StrandRuntime& rt, const Run& run, Time end) : rt_(rt), run_(run), end_(end) {}
+
+  // Starts the run on the models' strand (`start` may throw: the run then ends at once).
+  void start(const std::function<void()>& start) {
+    rt_.set_after_each([this] { check(); });
+    rt_.post([this, start] {
+      try {
+        start();
+      } catch (const std::exception& e) {
+        failure = e.what();
+        finish(rt_.now(), false);
+        return;
+      }
+      rt_.schedule(end_, Priority::kBackend, this, 0);
+      check();
+    });
+  }
+  void check() {
+    if (run_.quiet()) {
+      finish(rt_.now(), true);
+    } else if (rt_.now() >= end_) {
+      finish(end_, false);
+    }
+  }
+  void finish(Time at, bool early) {
+    if (finished_) return;
+    finished_ = true;
+    rt_.halt();
+    done_.set_value({at, early});
+  }
+  bool finished() const { return finished_; }
+  // Blocks until the run has ended: when, and whether early.
+  std::pair<Time, bool> wait() { return done_.get_future().get(); }
+  void on_timer(std::uint32_t, std::uint64_t) override { check(); }
+
+  std::string failure;  // why start() failed
+
+ private:
+  StrandRuntime& rt_;
+  const Run& run_;
+  Time end_;
+  std::promise<std::pair<Time, bool>> done_;
+  bool finished_ = false;
+};
+
+// The same models paced to the wall clock on one strand of a thread pool, every worker
+// process on a strand of its own; a process reaches the models by posting to their strand
+// or under their lock (RunOptions::access).
+RunOutput run_realtime(const Scenario& s, const RunOptions& o) {
+  AsioRuntime asio(s.seed, o.time_scale, o.threads);
+  std::unique_ptr<StrandRuntime> rt = asio.strand();  // the models': the virtual streams
+  std::mutex models_lock;
+  const bool locked = o.access == ModelAccess::kLock;
+  if (locked) rt->set_lock(&models_lock);
+  std::vector<std::unique_ptr<StrandRuntime>> strands;  // the processes'
+  std::function<void()> check;                          // the run's end, once it exists
+  Run run(*rt, s, o, [&](Backend& backend, Recorder& recorder) -> ProcessFactory {
+    // Called on the models' side only (their strand, or under their lock).
+    return [&](int pod, ProcessObserver& observer) -> std::unique_ptr<ProcessHandle> {
+      strands.push_back(asio.strand());
+      StrandRuntime& own = *strands.back();
+      Hops hops;
+      hops.to_process = [&own](std::function<void()> fn) { own.post(std::move(fn)); };
+      if (locked) {
+        hops.to_models = [&](std::function<void()> fn) {
+          std::lock_guard held(models_lock);
+          fn();
+          check();
+        };
+      } else {
+        hops.to_models = [&](std::function<void()> fn) {
+          rt->post([&check, fn = std::move(fn)] {
+            fn();
+            check();
+          });
+        };
+      }
+      return std::make_unique<WorkerProcess>(own, backend, recorder, observer, s.worker, s.workload,
+                                             pod, o.job_body, o.time_scale, s.platform.pid1_shell,
+                                             std::move(hops));
+    };
+  });
+  RealEnd ending(*rt, run, s.duration + s.settle);
+  check = [&ending] { ending.check(); };
+  asio.start();
+  ending.start([&run] { run.start(); });
+  const auto [ended_at, early] = ending.wait();
+  asio.stop();
+  std::uint64_t events = rt->events_run();
+  for (const auto& strand : strands) events += strand->events_run();
+  return run.finish(ended_at, early, events, Engine::kRealtime);
+}
+
+std::string default_worker_binary() {
+  std::error_code ec;
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string("drainsim-worker") : (self.parent_path() / "drainsim-worker").string();
+}
+
+// The models on one strand, as on the realtime engine; every container runs a real
+// worker process that reaches the backend over HTTP (RemoteFleet). SIGINT or SIGTERM
+// ends the run early; either way every process is killed and reaped before returning.
+RunOutput run_process(const Scenario& s, const RunOptions& o) {
+  AsioRuntime asio(s.seed, o.time_scale, o.threads);
+  std::unique_ptr<StrandRuntime> rt = asio.strand();
+  FleetOptions fleet_options;
+  fleet_options.worker_binary = o.worker_binary.empty() ? default_worker_binary() : o.worker_binary;
+  fleet_options.worker_cmd = o.worker_cmd;
+  fleet_options.output = o.worker_log;
+  fleet_options.time_scale = o.time_scale;
+  if (o.worker_cmd.empty() &&
+      s.worker.shutdown.at_deadline == ShutdownBehaviour::AtDeadline::kRequeue) {
+    throw RunError(fmt::format(
+        "profile {} hands unfinished jobs back to the queue at the deadline, which the OJS "
+        "HTTP binding cannot express: run it on the virtual or realtime engine, or bring your "
+        "own worker with --worker-cmd",
+        s.worker.profile));
+  }
+  if (o.worker_cmd.empty() && access(fleet_options.worker_binary.c_str(), X_OK) != 0) {
+    throw RunError(fmt::format("cannot run the worker program {}: {}", fleet_options.worker_binary,
+                               strerror(errno)));
+  }
+  std::unique_ptr<RemoteFleet> fleet;
+  Run run(*rt, s, o, [&](Backend& backend, Recorder& recorder) {
+    fleet = std::make_unique<RemoteFleet>(*rt, asio.context(), s, backend, recorder, fleet_options);
+    return fleet->factory();
+  });
+  if (s.workload.checkpointing) {
+    run.recorder.warning(
+        "the process engine's workers save no checkpoints: every attempt "
+        "starts from scratch");
+  }
+  RealEnd ending(*rt, run, s.duration + s.settle);
+  bool interrupted = false;
+  fleet->set_after_request([&] {
+    if (fleet->fatal().empty()) {
+      ending.check();
+    } else {
+      ending.failure = fleet->fatal();
+      ending.finish(rt->now(), false);
+    }
+  });
+  boost::asio::signal_set stop_signals(asio.context(), SIGINT, SIGTERM);
+  stop_signals.async_wait([&](const boost::system::error_code& ec, int) {
+    if (ec) return;
+    rt->post([&] {
+      interrupted = !ending.finished();
+      ending.finish(rt->now(), false);
+    });
+  });
+  asio.start();
+  ending.start([&run] { run.start(); });
+  const auto [ended_at, early] = ending.wait();
+  boost::system::error_code ignored;
+  stop_signals.cancel(ignored);
+  asio.stop();  // nothing runs on the models' strand any more
+  const int left = fleet->shut_down();
+  if (!ending.failure.empty()) throw RunError(ending.failure);
+  RunOutput out = run.finish(ended_at, early, rt->events_run(), Engine::kProcess);
+  out.processes_left = left;
+  out.interrupted = interrupted;
+  return out;
+}
+
+}  // namespace
+
+RunOutput run_scenario(const Scenario& scenario, const RunOptions& options) {
+  switch (options.engine) {
+    case Engine::kVirtual:
+      return run_virtual(scenario, options);
+    case Engine::kRealtime:
+      return run_realtime(scenario, options);
+    case Engine::kProcess:
+      return run_process(scenario, options);
+  }
+  return {};
+}
+
+}  // namespace drainsim

@@ -1,0 +1,66 @@
+// Simulation: wires one run together (recorder, backend, platform, workload, scripted
+// events) on a Runtime, runs it to the end on an engine, audits it and builds the
+// results document. On the virtual engine the same scenario and seed give a
+// byte-identical document.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/job_runner.h"
+#include "model/backend.h"
+#include "model/recorder.h"
+#include "model/scenario.h"
+
+namespace drainsim {
+
+enum class Engine {
+  kVirtual,   // discrete-event, one thread, deterministic
+  kRealtime,  // Boost.Asio on real threads, time scaled to the wall clock
+  kProcess,   // as realtime, with every worker a real process speaking HTTP
+};
+const char* to_string(Engine e);
+
+// realtime: how a worker process's strand reaches the models (backend, recorder,
+// platform): by posting to the models' strand, or by taking the models' lock.
+enum class ModelAccess { kStrand, kLock };
+
+struct RunOptions {
+  bool timeline = false;
+  // With `timeline`: keep the timeline out of RunOutput::results, in RunOutput::timeline
+  // (write it with write_results). The document would cost about 1.7 KB per job.
+  bool stream_timeline = false;
+  Engine engine = Engine::kVirtual;
+  double time_scale = 100;                  // realtime: simulated seconds per real second
+  int threads = 2;                          // realtime: the thread pool
+  JobBody job_body = JobBody::kSleep;       // realtime: how job bodies run (virtual: timers)
+  ModelAccess access = ModelAccess::kLock;  // realtime: measured faster (docs/engines.md)
+  std::string worker_binary;  // process: drainsim-worker (default: beside this program)
+  std::string worker_cmd;     // process: a shell command line run instead of it
+  std::string worker_log;     // process: file for the workers' output (default: none)
+  BackendFaults faults;       // test-only
+};
+
+// Thrown when a run cannot go on (a worker program that cannot be started); the message
+// says why. A run the user interrupts ends early, normally, with `interrupted` set.
+struct RunError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct RunOutput {
+  nlohmann::json results;  // the results document (DESIGN.md, Metrics; results/README.md)
+  AuditResult audit;
+  std::string hash;  // result_hash: FNV-1a 64 of the document without it, in hex
+  std::shared_ptr<const Timeline> timeline;  // with RunOptions::stream_timeline
+  std::uint64_t events = 0;
+  Time ended_at = 0;
+  int processes_left = 0;    // process: workers still running at the end, killed and reaped
+  bool interrupted = false;  // process: SIGINT or SIGTERM ended the run; results are partial
+};
+
+RunOutput run_scenario(const Scenario& scenario, const RunOptions& options = {});
+
+}  // namespace drainsim

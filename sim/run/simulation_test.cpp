@@ -1,0 +1,348 @@
+// Hand-worked cases (issue 2, acceptance a-g): one pod unless stated, results checked to
+// the second. Defaults that matter: heartbeat 5 s, heartbeat timeout 30 s, poll 1 s,
+// restart_delay 10 s, retry 1 s x2 with jitter U[0.5,1.5), max 3 attempts.
+#include "run/simulation.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "io/results.h"
+#include "io/scenario_loader.h"
+#include "testing/test_scenarios.h"
+
+namespace drainsim {
+namespace {
+
+using nlohmann::json;
+
+RunOutput run_json(const std::string& text, bool timeline = true) {
+  RunOptions options;
+  options.timeline = timeline;
+  return run_scenario(parse_scenario(text, "test"), options);
+}
+
+using test::one_pod;
+
+const json& summary(const RunOutput& r) { return r.results["summary"]; }
+const json& rows(const RunOutput& r, const char* table) {
+  return r.results["timeline"][table]["rows"];
+}
+// Attempt rows: [job, attempt, pod, worker, slot, start_s, end_s, outcome].
+int count_attempts(const RunOutput& r, int pod, const std::string& outcome) {
+  int n = 0;
+  for (const json& a : rows(r, "attempts")) {
+    if (a[2] == pod && a[7] == outcome) ++n;
+  }
+  return n;
+}
+const json& process(const RunOutput& r, int pod, int index = 0) {
+  return r.results["pods"][pod]["processes"][index];
+}
+
+TEST(HandWorked, A_RollingRestartDrainsWithinGrace) {
+  const RunOutput r = run_json(one_pod("20s"));
+  ASSERT_TRUE(r.audit.ok) << r.audit.errors.front();
+  // pod-1 is created at 10 s and ready at 15 s; pod-0 is deleted then and gets TERM.
+  const json& signals = rows(r, "signals");
+  ASSERT_EQ(signals.size(), 1u);
+  EXPECT_EQ(signals[0], json({15.0, 0, "SIGTERM", true, "deletion"}));
+  EXPECT_EQ(process(r, 0)["termination_s"], 15.0);
+  EXPECT_EQ(process(r, 0)["ended_s"], 20.0);
+  EXPECT_EQ(process(r, 0)["exit"], "clean");
+  EXPECT_EQ(r.results["pods"][1]["first_ready_s"], 15.0);
+  const json& s = summary(r);
+  EXPECT_EQ(s["drain_latency_s"]["max"], 5.0);
+  EXPECT_EQ(s["drain_latency_s"]["count"], 1);
+  EXPECT_EQ(s["shutdown_retries"], 0);
+  EXPECT_EQ(s["job_loss"], 0);
+  EXPECT_EQ(s["jobs_completed"], 4);
+  EXPECT_EQ(s["graceful_exits"], 1);
+  EXPECT_EQ(s["deploy_duration_s"]["max"], 10.0);  // 10 s -> old pod gone at 20 s
+  EXPECT_EQ(count_attempts(r, 0, "completed"), 4);
+}
+
+TEST(HandWorked, B_ShortGraceFailsJobsWithShutdownError) {
+  const RunOutput r = run_json(one_pod("20s", R"(, "grace_period": "2s")"));
+  ASSERT_TRUE(r.audit.ok);
+  const json& s = summary(r);
+  // TERM at 15 s, grace deadline at 17 s: four FAILs, four interrupted attempts of 17 s.
+  EXPECT_EQ(count_attempts(r, 0, "interrupted"), 4);
+  for (const json& a : rows(r, "attempts")) {
+    if (a[2] == 0) {
+      EXPECT_EQ(a[5], 0.0);
+      EXPECT_EQ(a[6], 17.0);
+    }
+  }
+  EXPECT_EQ(s["shutdown_retries"], 4);
+  EXPECT_DOUBLE_EQ(s["wasted_work_s"].get<double>(), 68.0);
+  EXPECT_EQ(count_attempts(r, 1, "completed"), 4);  // all four finish on the new pod
+  EXPECT_EQ(s["jobs_completed"], 4);
+  EXPECT_EQ(s["job_loss"], 0);
+  EXPECT_EQ(process(r, 0)["exit"], "clean");
+  EXPECT_EQ(s["drain_latency_s"]["max"], 2.0);
+  // Retried after the first backoff: 1 s x U[0.5, 1.5) after 17 s.
+  for (const json& a : rows(r, "attempts")) {
+    if (a[2] == 1) {
+      EXPECT_GE(a[5].get<double>(), 17.5);
+      EXPECT_LT(a[5].get<double>(), 18.5);
+      EXPECT_EQ(a[1], 2);  // second attempt
+    }
+  }
+  // The orphan-recovery delay of an interrupted job is its backoff.
+  EXPECT_EQ(s["orphan_recovery_delay_s"]["count"], 4);
+  EXPECT_GE(s["orphan_recovery_delay_s"]["max"].get<double>(), 0.5);
+  EXPECT_LT(s["orphan_recovery_delay_s"]["max"].get<double>(), 1.5);
+}
+
+TEST(HandWorked, C_OomKillRecoveredByDeadWorkerDetection) {
+  const RunOutput r = run_json(one_pod("20s", "", "", R"([{"at": "10s", "kind": "oom_kill"}])"));
+  ASSERT_TRUE(r.audit.ok);
+  const json& s = summary(r);
+  // Killed at 10 s, before that instant's heartbeat: the last one was at 5 s, so the
+  // worker is dead at 5 + 30 = 35 s: a recovery delay of 30 - (10 - 5) = 25 s.
+  EXPECT_EQ(count_attempts(r, 0, "killed"), 4);
+  EXPECT_EQ(s["orphan_recovery_delay_s"]["count"], 4);
+  EXPECT_EQ(s["orphan_recovery_delay_s"]["p50"], 25.0);
+  EXPECT_EQ(s["orphan_recovery_delay_s"]["max"], 25.0);
+  EXPECT_EQ(s["exits"]["oom_killed"], 1);
+  EXPECT_EQ(s["forced_kills"], 1);
+  EXPECT_EQ(s["drain_latency_s"], nullptr);  // OOM kills are not drains
+  EXPECT_EQ(s["job_loss"], 0);
+  EXPECT_EQ(s["jobs_completed"], 4);
+  EXPECT_EQ(s["shutdown_retries"], 4);
+  // The container restarts (10 s + 5 s start) as a new worker and takes the jobs at 35 s.
+  const json& restarted = process(r, 0, 1);
+  EXPECT_EQ(restarted["started_s"], 25.0);
+  EXPECT_NE(restarted["worker"], process(r, 0)["worker"]);
+  for (const json& a : rows(r, "attempts")) {
+    if (a[7] == "completed") {
+      EXPECT_EQ(a[5], 35.0);
+      EXPECT_EQ(a[6], 55.0);
+      EXPECT_EQ(a[1], 2);
+    }
+  }
+  EXPECT_DOUBLE_EQ(s["wasted_work_s"].get<double>(), 40.0);
+}
+
+TEST(HandWorked, D_PlatformGraceShorterThanWorkerGraceKillsAtDeadline) {
+  const RunOutput r = run_json(
+      one_pod("100s", R"(, "grace_period": "60s")", R"(, "termination_grace_period": "30s")"));
+  ASSERT_TRUE(r.audit.ok);
+  const json& s = summary(r);
+  // TERM at 15 s, SIGKILL at 45 s; heartbeats at 40 s were the last: dead at 70 s.
+  EXPECT_EQ(process(r, 0)["exit"], "killed_at_deadline");
+  EXPECT_EQ(process(r, 0)["ended_s"], 45.0);
+  EXPECT_EQ(s["exits"]["killed_at_deadline"], 1);
+  EXPECT_EQ(s["forced_kills"], 1);
+  EXPECT_EQ(s["drain_latency_s"]["max"], 30.0);
+  EXPECT_EQ(count_attempts(r, 0, "killed"), 4);
+  EXPECT_EQ(s["orphan_recovery_delay_s"]["p50"], 25.0);
+  EXPECT_EQ(s["shutdown_retries"], 4);
+  EXPECT_EQ(s["job_loss"], 0);
+  EXPECT_EQ(count_attempts(r, 1, "completed"), 4);
+  const json& last_signal = rows(r, "signals").back();
+  EXPECT_EQ(last_signal, json({45.0, 0, "SIGKILL", true, "deadline"}));
+  EXPECT_EQ(s["deploy_duration_s"]["max"], 35.0);
+}
+
+TEST(HandWorked, E_Pid1ShellSwallowsTermAndKeepsFetching) {
+  // Twelve 30 s jobs: pod-0 takes four at 0 s, pod-1 four at 15 s, and pod-0, which
+  // never hears its TERM, fetches the last four when its first ones end at 30 s; the
+  // deadline SIGKILL at 45 s kills them.
+  const RunOutput r =
+      run_json(one_pod("30s", "", R"(, "pid1_shell": true)", test::kRollingRestartAt10s, 12));
+  ASSERT_TRUE(r.audit.ok);
+  EXPECT_EQ(rows(r, "signals")[0], json({15.0, 0, "SIGTERM", false, "deletion"}));
+  for (const json& st : rows(r, "pod_states")) {
+    if (st[1] == 0) {
+      EXPECT_NE(st[2], "quiet");
+      EXPECT_NE(st[2], "draining");
+    }
+  }
+  int fetched_after_term = 0;
+  for (const json& a : rows(r, "attempts")) {
+    if (a[2] == 0 && a[5].get<double>() > 15.0) {
+      ++fetched_after_term;
+      EXPECT_EQ(a[5], 30.0);
+      EXPECT_EQ(a[7], "killed");
+      EXPECT_EQ(a[6], 45.0);
+    }
+  }
+  EXPECT_EQ(fetched_after_term, 4);
+  EXPECT_EQ(process(r, 0)["exit"], "killed_at_deadline");
+  EXPECT_EQ(summary(r)["job_loss"], 0);
+  EXPECT_EQ(summary(r)["jobs_completed"], 12);
+}
+
+TEST(HandWorked, F_SpecShutdownTimeline) {
+  // Graceful-shutdown spec §12.3: TERM with seven jobs active; 2 end by 5 s, 2 more by
+  // 10 s, 2 more by 15 s, the last at 22 s. Jobs start at 0 s, TERM comes at 1 s.
+  const RunOutput r = run_json(R"({"name": "spec", "duration": "1s", "settle": "10m",
+    "workload": {"arrival": {"kind": "burst", "count": 7, "at": "0s"},
+                 "job_duration": {"kind": "sequence",
+                                  "values": ["4s", "5s", "9s", "10s", "14s", "15s", "23s"]}},
+    "worker": {"concurrency": 10, "grace_period": "80s"},
+    "platform": {"replicas": 1, "termination_grace_period": "90s"},
+    "events": [{"at": "1s", "kind": "signal", "pod": "pod-0", "signal": "SIGTERM"}]})");
+  ASSERT_TRUE(r.audit.ok);
+  const json& remaining = rows(r, "drain_remaining");
+  ASSERT_EQ(remaining.size(), 5u);
+  EXPECT_EQ(remaining[0], json({1.0, 0, 0, 7}));
+  EXPECT_EQ(remaining[1], json({6.0, 0, 0, 5}));
+  EXPECT_EQ(remaining[2], json({11.0, 0, 0, 3}));
+  EXPECT_EQ(remaining[3], json({16.0, 0, 0, 1}));
+  EXPECT_EQ(remaining[4], json({21.0, 0, 0, 1}));
+  EXPECT_EQ(process(r, 0)["exit"], "clean");
+  EXPECT_EQ(process(r, 0)["ended_s"], 23.0);
+  EXPECT_EQ(summary(r)["drain_latency_s"]["max"], 22.0);
+  EXPECT_EQ(summary(r)["jobs_completed"], 7);
+  EXPECT_EQ(summary(r)["shutdown_retries"], 0);
+}
+
+TEST(HandWorked, G_ScaleDownOfShortJobsExitsCleanly) {
+  const RunOutput r = run_json(R"({"name": "scale", "duration": "60s", "settle": "10m",
+    "workload": {"arrival": {"kind": "constant", "rate_per_s": 2},
+                 "job_duration": {"kind": "constant", "value": "1s"}},
+    "worker": {"concurrency": 2},
+    "platform": {"replicas": 4},
+    "events": [{"at": "30s", "kind": "scale_down", "replicas": 1}]})");
+  ASSERT_TRUE(r.audit.ok);
+  const json& s = summary(r);
+  EXPECT_EQ(s["exits"]["clean"], 3);
+  EXPECT_EQ(s["graceful_exits"], 3);
+  EXPECT_EQ(s["forced_kills"], 0);
+  EXPECT_EQ(s["shutdown_retries"], 0);
+  EXPECT_EQ(s["interrupted_jobs"], 0);
+  EXPECT_EQ(s["jobs_enqueued"], 120);
+  EXPECT_EQ(s["jobs_completed"], 120);
+  EXPECT_LE(s["drain_latency_s"]["max"].get<double>(), 1.0);
+  // The newest pods go first.
+  for (int pod = 1; pod <= 3; ++pod) {
+    EXPECT_EQ(r.results["pods"][pod]["deleted_s"], 30.0);
+  }
+  EXPECT_EQ(r.results["pods"][0]["deleted_s"], nullptr);
+}
+
+TEST(RunEnd, NotWhileAttemptsStillRun) {
+  // Two pods of one slot, one 10 s job, a 3 s lease renewed by 5 s heartbeats, two
+  // attempts at most. pod-0 runs it from 0 s; the lease lapses at 3 s and pod-1 runs it
+  // again (attempt 2, lease renewed at 5 s to 8 s); at 8 s that lease lapses too and the
+  // job is discarded — but both bodies still run: they finish at 10 s and 13 s, both acks
+  // rejected. The run must not end before 13 s, and the job did complete (twice).
+  const RunOutput r = run_json(R"({"name": "lease", "duration": "1s", "settle": "10m",
+    "workload": {"arrival": {"kind": "burst", "count": 1, "at": "0s"},
+                 "job_duration": {"kind": "constant", "value": "10s"}},
+    "backend": {"visibility_timeout": "3s", "retry": {"max_attempts": 2}},
+    "worker": {"concurrency": 1}, "platform": {"replicas": 2}})");
+  ASSERT_TRUE(r.audit.ok);
+  const json& s = summary(r);
+  EXPECT_EQ(r.results["run"]["ended_at_s"], 13.0);
+  EXPECT_EQ(r.results["run"]["attempts_in_flight_at_end"], 0);
+  EXPECT_EQ(s["jobs_completed"], 1);
+  EXPECT_EQ(s["duplicate_executions"], 1);
+  EXPECT_EQ(s["rejected_acks"], 2);
+  EXPECT_EQ(s["job_loss"], 0);
+}
+
+TEST(Fetch, AJobWakesAnIdleWorkerAtOnceWhenTheFirstWaiterStoppedRunning) {
+  // Two pods of two slots, 100 s jobs at 0 s (pod-0) and 0.5 s (pod-1); each then waits
+  // with its free slot, pod-0 first in line. At 1 s pod-0 stops taking jobs (TERM: draining;
+  // OOM kill: dead but not yet detected; TSTP: quiet). The 1 s job at 2.2 s must start at
+  // once on pod-1, not at pod-1's next poll (2.5 s).
+  for (const char* event :
+       {R"({"at": "1s", "kind": "signal", "pod": "pod-0", "signal": "SIGTERM"})",
+        R"({"at": "1s", "kind": "oom_kill", "pod": "pod-0"})",
+        R"({"at": "1s", "kind": "signal", "pod": "pod-0", "signal": "SIGTSTP"})"}) {
+    SCOPED_TRACE(event);
+    const RunOutput r = run_json(std::string(R"({"name": "wake", "duration": "3s", "settle": "10m",
+      "workload": {"arrival": {"kind": "list", "at": ["0s", "500ms", "2200ms"]},
+                   "job_duration": {"kind": "sequence", "values": ["100s", "100s", "1s"]}},
+      "worker": {"concurrency": 2, "grace_period": "200s"},
+      "platform": {"replicas": 2, "termination_grace_period": "300s"},
+      "events": [)") + event + "]}");
+    ASSERT_TRUE(r.audit.ok);
+    bool found = false;
+    for (const json& a : rows(r, "attempts")) {
+      if (a[0] == 2 && a[1] == 1) {
+        EXPECT_EQ(a[2], 1);
+        EXPECT_EQ(a[5], 2.2);
+        found = true;
+      }
+    }
+    EXPECT_TRUE(found);
+  }
+}
+
+TEST(Orphans, AStaleAttemptKilledAfterItsLeaseWasRecoveredIsNoOrphan) {
+  // One 10 s job, 3 s lease, three attempts. pod-0 runs attempt 1; its lease lapses at
+  // 3 s and pod-1 runs attempt 2. pod-0 is OOM-killed at 5 s: attempt 1 was stale (the job
+  // already ran elsewhere), so nothing is orphaned. At 8 s attempt 2's lease lapses (its
+  // body still runs): a recovery, not an orphan either. No orphan-recovery sample at all.
+  const RunOutput r = run_json(R"({"name": "stale", "duration": "1s", "settle": "10m",
+    "workload": {"arrival": {"kind": "burst", "count": 1, "at": "0s"},
+                 "job_duration": {"kind": "constant", "value": "10s"}},
+    "backend": {"visibility_timeout": "3s"},
+    "worker": {"concurrency": 1}, "platform": {"replicas": 2},
+    "events": [{"at": "5s", "kind": "oom_kill", "pod": "pod-0"}]})");
+  ASSERT_TRUE(r.audit.ok);
+  EXPECT_EQ(summary(r)["orphan_recovery_delay_s"], nullptr);
+  EXPECT_EQ(summary(r)["jobs_completed"], 1);
+}
+
+TEST(Determinism, SameSeedSameBytesOtherSeedOtherBytes) {
+  const Scenario s =
+      load_scenario_file(std::string(DRAINSIM_SOURCE_DIR) + "/scenarios/rolling-restart.json");
+  RunOptions options;
+  options.timeline = true;
+  const RunOutput a = run_scenario(s, options);
+  const RunOutput b = run_scenario(s, options);
+  EXPECT_EQ(a.results.dump(), b.results.dump());
+  EXPECT_EQ(a.hash, b.hash);
+  Scenario other = s;
+  other.seed = s.seed + 1;
+  const RunOutput c = run_scenario(other, options);
+  EXPECT_NE(a.hash, c.hash);
+  EXPECT_NE(a.results["summary"].dump(), c.results["summary"].dump());
+}
+
+TEST(Determinism, AStreamedTimelineWritesTheDocumentsBytes) {
+  // `drainsim run --timeline` keeps the timeline out of the document and writes it
+  // piecewise; the bytes and the hash must be those of the whole document dumped. The
+  // oom-kill scenario has every table: attempts of every outcome, signals, pod states,
+  // heartbeats, reports, drain remaining counts and series.
+  const Scenario s =
+      load_scenario_file(std::string(DRAINSIM_SOURCE_DIR) + "/scenarios/oom-kill.json");
+  RunOptions options;
+  options.timeline = true;
+  const RunOutput whole = run_scenario(s, options);
+  options.stream_timeline = true;
+  const RunOutput streamed = run_scenario(s, options);
+  ASSERT_NE(streamed.timeline, nullptr);
+  EXPECT_FALSE(streamed.results.contains("timeline"));
+  EXPECT_FALSE(streamed.timeline->attempts.empty());
+  EXPECT_FALSE(streamed.timeline->heartbeats.empty());
+  EXPECT_EQ(streamed.hash, whole.hash);
+  std::string text;
+  std::size_t pieces = 0;
+  write_results(streamed.results, streamed.timeline.get(), [&](std::string_view piece) {
+    text += piece;
+    ++pieces;
+  });
+  EXPECT_EQ(text, whole.results.dump());
+  EXPECT_GT(pieces, streamed.timeline->attempts.size());  // written row by row
+  EXPECT_EQ(timeline_json(*streamed.timeline), whole.results["timeline"]);
+}
+
+TEST(Audit, DroppedAckedJobFailsTheAuditNamingIt) {
+  RunOptions options;
+  options.faults.drop_acked_job = 2;
+  const RunOutput r = run_scenario(parse_scenario(one_pod("20s"), "test"), options);
+  ASSERT_FALSE(r.audit.ok);
+  ASSERT_FALSE(r.audit.errors.empty());
+  EXPECT_NE(r.audit.errors.front().find("job 2:"), std::string::npos) << r.audit.errors.front();
+  EXPECT_EQ(r.results["summary"]["audit"]["ok"], false);
+}
+
+}  // namespace
+}  // namespace drainsim
