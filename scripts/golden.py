@@ -14,7 +14,8 @@ reason in the commit message:
 
 Every case runs in a fresh temporary directory that links `scenarios/`, so the paths in
 messages are the same wherever the checkout is. The wall-clock figure of `run`'s summary
-and a sweep's elapsed time are masked; nothing else is.
+a sweep's elapsed time and the program's path in help texts are masked;
+nothing else is.
 """
 
 import argparse
@@ -63,8 +64,9 @@ class Cases:
                 os.remove(path)
         p = subprocess.run([self.drainsim] + args, cwd=self.work, capture_output=True,
                            timeout=600, env=dict(os.environ, LC_ALL="C"))
-        out = p.stdout
-        err = p.stderr
+        # Help texts name the program as it was called.
+        out = p.stdout.replace(self.drainsim.encode(), b"drainsim")
+        err = p.stderr.replace(self.drainsim.encode(), b"drainsim")
         if mask_wall:
             out = re.sub(rb"\(\d+\.\d+s wall\)", b"(WALL)", out)
         # A progress report's elapsed time and ETA (sweep) depend on the machine.

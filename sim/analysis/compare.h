@@ -5,6 +5,7 @@
 // deterministic and numbers are printed with fixed formats. Not thread-safe.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -15,6 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/names.h"
 #include "base/stats.h"
 #include "model/backend.h"
 
@@ -93,6 +95,12 @@ struct Comparison {
 Comparison compare_profiles(const CompareSpec& spec);
 
 enum class CompareFormat { kTable, kMarkdown, kJson, kCsv };
+inline constexpr std::array<Named<CompareFormat>, 4> kCompareFormatNames{
+    {{CompareFormat::kTable, "table"},
+     {CompareFormat::kMarkdown, "md"},
+     {CompareFormat::kJson, "json"},
+     {CompareFormat::kCsv, "csv"}}};
+constexpr const auto& names(CompareFormat) { return kCompareFormatNames; }
 
 // `table`: aligned text, a row per profile, each metric as "mean ±half" ("(n=k)" added
 // when only k runs had it, "–" when none did). `md`: the same as a GitHub Markdown table.

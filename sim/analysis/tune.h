@@ -13,6 +13,7 @@
 // run_tune uses threads of its own (run_sweep's); the formatters are pure.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -26,6 +27,7 @@
 
 #include "analysis/compare.h"
 #include "base/duration.h"
+#include "base/names.h"
 #include "base/stats.h"
 #include "model/scenario.h"
 
@@ -46,6 +48,11 @@ enum class PlatformGrace {
   kScenario,  // the scenario's, kept
   kSearched,  // searched on the grid, the scenario's worker grace kept
 };
+inline constexpr std::array<Named<PlatformGrace>, 3> kPlatformGraceNames{
+    {{PlatformGrace::kPaired, "paired"},
+     {PlatformGrace::kScenario, "scenario"},
+     {PlatformGrace::kSearched, "search"}}};
+constexpr const auto& names(PlatformGrace) { return kPlatformGraceNames; }
 
 struct TuneSpec {
   std::string scenario;                // the scenario file

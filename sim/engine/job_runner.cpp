@@ -9,18 +9,6 @@
 
 namespace drainsim {
 
-const char* to_string(JobBody b) {
-  switch (b) {
-    case JobBody::kTimer:
-      return "timer";
-    case JobBody::kSleep:
-      return "sleep";
-    case JobBody::kSpin:
-      return "spin";
-  }
-  return "?";
-}
-
 namespace {
 
 class TimerRunner final : public JobRunner {

@@ -8,15 +8,20 @@
 //   (scaled) deadline, checking a cancellation token (the real-time engine).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
 
+#include "base/names.h"
 #include "engine/runtime.h"
 
 namespace drainsim {
 
 enum class JobBody : std::uint8_t { kTimer, kSleep, kSpin };
-const char* to_string(JobBody b);
+inline constexpr std::array<Named<JobBody>, 3> kJobBodyNames{
+    {{JobBody::kSleep, "sleep"}, {JobBody::kSpin, "spin"}, {JobBody::kTimer, "timer"}}};
+constexpr const auto& names(JobBody) { return kJobBodyNames; }
+inline const char* to_string(JobBody b) { return name_of(b).data(); }
 
 class JobRunner {
  public:

@@ -20,18 +20,6 @@
 
 namespace drainsim {
 
-const char* to_string(Engine e) {
-  switch (e) {
-    case Engine::kVirtual:
-      return "virtual";
-    case Engine::kRealtime:
-      return "realtime";
-    case Engine::kProcess:
-      return "process";
-  }
-  return "?";
-}
-
 namespace {
 
 // Fires the scenario's events at their times.

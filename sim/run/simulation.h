@@ -4,12 +4,14 @@
 // byte-identical document.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
+#include "base/names.h"
 #include "engine/job_runner.h"
 #include "model/backend.h"
 #include "model/recorder.h"
@@ -22,11 +24,18 @@ enum class Engine {
   kRealtime,  // Boost.Asio on real threads, time scaled to the wall clock
   kProcess,   // as realtime, with every worker a real process speaking HTTP
 };
-const char* to_string(Engine e);
+inline constexpr std::array<Named<Engine>, 3> kEngineNames{{{Engine::kVirtual, "virtual"},
+                                                            {Engine::kRealtime, "realtime"},
+                                                            {Engine::kProcess, "process"}}};
+constexpr const auto& names(Engine) { return kEngineNames; }
+inline const char* to_string(Engine e) { return name_of(e).data(); }
 
 // realtime: how a worker process's strand reaches the models (backend, recorder,
 // platform): by posting to the models' strand, or by taking the models' lock.
 enum class ModelAccess { kStrand, kLock };
+inline constexpr std::array<Named<ModelAccess>, 2> kModelAccessNames{
+    {{ModelAccess::kStrand, "strand"}, {ModelAccess::kLock, "lock"}}};
+constexpr const auto& names(ModelAccess) { return kModelAccessNames; }
 
 struct RunOptions {
   bool timeline = false;

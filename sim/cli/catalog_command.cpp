@@ -1,0 +1,178 @@
+// The commands that run no scenario of the user's: `validate` (check scenario files),
+// `profiles` (the job systems modelled), `conformance` (a profile against the OJS
+// graceful-shutdown requirements) and `export` (a run's timeline in another format).
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "analysis/conformance.h"
+#include "cli/common.h"
+#include "io/scenario_loader.h"
+#include "io/trace_export.h"
+#include "profiles/profile.h"
+
+namespace drainsim::cli {
+namespace {
+
+using nlohmann::json;
+
+struct ValidateArgs {
+  std::vector<std::string> files, sets;
+};
+
+struct ProfilesArgs {
+  std::string name, format = "table";
+};
+
+struct ConformanceArgs {
+  std::string profile, format = "text", out;
+};
+
+struct ExportArgs {
+  std::string format, results, out;
+};
+
+int validate(const ValidateArgs& args) {
+  int status = 0;
+  for (const std::string& f : args.files) {
+    try {
+      const Scenario s = load_scenario_file(f, args.sets);
+      fmt::print("{}: ok ({}, {} events)\n", f, s.name, s.events.size());
+    } catch (const ScenarioError& e) {
+      fmt::print(stderr, "error: {}\n", e.what());
+      status = kBadInput;
+    }
+  }
+  return status;
+}
+
+int profiles(const ProfilesArgs& args) {
+  std::vector<const Profile*> chosen;
+  if (args.name.empty()) {
+    for (const Profile& p : all_profiles()) chosen.push_back(&p);
+  } else if (const Profile* found = find_profile(args.name)) {
+    chosen.push_back(found);
+  } else {
+    std::vector<std::string> names;
+    for (const Profile& p : all_profiles()) names.emplace_back(p.name);
+    fmt::print(stderr, "drainsim profiles: unknown profile \"{}\", expected one of {}\n", args.name,
+               fmt::join(names, ", "));
+    return kBadInput;
+  }
+  if (args.format == "json") {
+    json out = json::array();
+    for (const Profile* p : chosen) out.push_back(profile_json(*p));
+    fmt::print("{}\n", (args.name.empty() ? out : out[0]).dump(2));
+    return 0;
+  }
+  if (!args.name.empty()) {  // one profile, every field
+    const json j = profile_json(*chosen[0]);
+    fmt::print("{}: {}\n", j["name"].get<std::string>(), j["summary"].get<std::string>());
+    for (const char* part : {"worker", "backend", "shutdown", "backend_mechanisms"}) {
+      fmt::print("  {}: {}\n", part, j[part].dump());
+    }
+    for (const json& o : j["options"]) {
+      fmt::print("  option {} (default {}): {}\n", o["name"].get<std::string>(),
+                 o["default"].dump(), o["doc"].get<std::string>());
+    }
+    return 0;
+  }
+  fmt::print("{:<16} {:>7} {:>9} {:>5}  {}\n", "profile", "grace", "heartbeat", "slots", "summary");
+  for (const Profile* p : chosen) {
+    const json j = profile_json(*p);
+    fmt::print(
+        "{:<16} {:>7} {:>9} {:>5}  {}\n", p->name, j["worker"]["grace_period"].get<std::string>(),
+        j["worker"]["heartbeat_interval"].get<std::string>(), p->worker.concurrency, p->summary);
+  }
+  fmt::print(
+      "\n`drainsim profiles NAME` shows one profile's defaults, behaviour, recovery "
+      "mechanisms and options.\n");
+  return 0;
+}
+
+// 0 when every required check passes, 1 when one fails, 2 for an unknown profile.
+int conformance(const ConformanceArgs& args) {
+  const Profile* profile = find_profile(args.profile);
+  if (profile == nullptr) {
+    std::vector<std::string> names;
+    for (const Profile& p : all_profiles()) names.emplace_back(p.name);
+    fmt::print(stderr, "drainsim conformance: unknown profile \"{}\", expected one of {}\n",
+               args.profile, fmt::join(names, ", "));
+    return kBadInput;
+  }
+  const ConformanceReport report = check_conformance(*profile);
+  const std::string text =
+      args.format == "json" ? conformance_json(report).dump(2) + "\n" : conformance_text(report);
+  if (!emit(text, args.out)) return kBadInput;
+  return report.required_passed() ? 0 : 1;
+}
+
+int export_trace(const ExportArgs& args) {
+  std::ifstream f(args.results, std::ios::binary);
+  if (!f) {
+    fmt::print(stderr, "error: {}: cannot open the results file\n", args.results);
+    return kBadInput;
+  }
+  TraceExport trace;
+  try {
+    trace = chrome_trace(json::parse(f));
+  } catch (const json::exception& e) {
+    fmt::print(stderr, "error: {}: not a drainsim results file: {}\n", args.results, e.what());
+    return kBadInput;
+  }
+  if (!trace.error.empty()) {
+    fmt::print(stderr, "error: {}: {}\n", args.results, trace.error);
+    return kBadInput;
+  }
+  return emit(trace.trace, args.out) ? 0 : kBadInput;
+}
+
+}  // namespace
+
+Command add_validate_command(CLI::App& app) {
+  auto args = std::make_shared<ValidateArgs>();
+  CLI::App* cmd = app.add_subcommand("validate", "Check scenario files");
+  cmd->add_option("scenarios", args->files, "Scenario files")->required();
+  add_set_option(cmd, args->sets);
+  return {cmd, [args] { return validate(*args); }};
+}
+
+Command add_profiles_command(CLI::App& app) {
+  auto args = std::make_shared<ProfilesArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "profiles", "List the worker profiles (job systems) with their defaults, or show one");
+  cmd->add_option("name", args->name, "A profile to show in full");
+  cmd->add_option("--format", args->format, "table (default) or json")
+      ->check(CLI::IsMember({"table", "json"}));
+  return {cmd, [args] { return profiles(*args); }};
+}
+
+Command add_conformance_command(CLI::App& app) {
+  auto args = std::make_shared<ConformanceArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "conformance",
+      "Check a profile against the OJS graceful-shutdown conformance requirements (GS-001..005, "
+      "GS-R001..R004); exit 1 when a required one fails");
+  cmd->add_option("--profile", args->profile, "The profile to check")->required();
+  cmd->add_option("--format", args->format, "text (default) or json")
+      ->check(CLI::IsMember({"text", "json"}));
+  cmd->add_option("--out", args->out, "Write the report here (default stdout)");
+  return {cmd, [args] { return conformance(*args); }};
+}
+
+Command add_export_command(CLI::App& app) {
+  auto args = std::make_shared<ExportArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "export", "Write a run's timeline (drainsim run --timeline) in another format");
+  cmd->add_option("--format", args->format, "chrome-trace (Perfetto, chrome://tracing)")
+      ->required()
+      ->check(CLI::IsMember({"chrome-trace"}));
+  cmd->add_option("results", args->results, "Results file with a timeline")->required();
+  cmd->add_option("--out", args->out, "Write it here (default stdout)");
+  return {cmd, [args] { return export_trace(*args); }};
+}
+
+}  // namespace drainsim::cli

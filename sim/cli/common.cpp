@@ -1,0 +1,68 @@
+#include "cli/common.h"
+
+#include <charconv>
+
+#include <fmt/format.h>
+
+#include "io/atomic_file.h"
+
+namespace drainsim::cli {
+
+bool emit(const std::string& text, const std::string& path) {
+  if (path.empty()) {
+    fmt::print("{}", text);
+    return true;
+  }
+  if (write_whole(path, [&](std::ostream& f) { f << text; })) return true;
+  fmt::print(stderr, "error: {}: cannot write it\n", path);
+  return false;
+}
+
+void report_audit_failure(const std::string& where, const CompareRun& r) {
+  fmt::print(stderr, "error: the audit failed for {}, seed {}: {} jobs or totals do not balance\n",
+             where, r.seed, r.audit_error_count);
+  for (const std::string& e : r.audit_errors) fmt::print(stderr, "  {}\n", e);
+}
+
+bool parse_fault(const std::string& fault, BackendFaults& faults) {
+  if (fault.empty()) return true;
+  const std::string prefix = "drop-acked-job=";
+  std::uint64_t job = 0;
+  const bool prefixed = fault.rfind(prefix, 0) == 0;
+  const char* const first = fault.data() + (prefixed ? prefix.size() : 0);
+  const char* const last = fault.data() + fault.size();
+  const auto [end, ec] = std::from_chars(first, last, job);
+  if (!prefixed || first == last || ec != std::errc() || end != last) {
+    fmt::print(stderr, "error: --inject-fault: expected drop-acked-job=JOB, got \"{}\"\n", fault);
+    return false;
+  }
+  faults.drop_acked_job = job;
+  return true;
+}
+
+void add_scenario_argument(CLI::App* cmd, std::string& scenario) {
+  cmd->add_option("scenario", scenario, "Scenario file (JSON)")->required();
+}
+
+void add_set_option(CLI::App* cmd, std::vector<std::string>& sets, const std::string& help) {
+  cmd->add_option("--set", sets, help);
+}
+
+void add_seed_option(CLI::App* cmd, std::optional<std::uint64_t>& seed, const std::string& help) {
+  cmd->add_option("--seed", seed, help);
+}
+
+void add_seeds_option(CLI::App* cmd, std::size_t& seeds, const std::string& help) {
+  cmd->add_option("--seeds", seeds, help)->check(CLI::Range(std::size_t{1}, std::size_t{1000000}));
+}
+
+void add_threads_option(CLI::App* cmd, unsigned& threads) {
+  cmd->add_option("--threads", threads, "Runs at once (default: the cores)")
+      ->check(CLI::Range(1u, 4096u));
+}
+
+void add_fault_option(CLI::App* cmd, std::string& fault) {
+  cmd->add_option("--inject-fault", fault, "Testing only: drop-acked-job=JOB")->group("");
+}
+
+}  // namespace drainsim::cli

@@ -1,0 +1,71 @@
+// What every drainsim subcommand shares: exit codes, where output goes, how a failed audit
+// is reported, and the options several subcommands declare alike.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "analysis/compare.h"
+#include "base/names.h"
+
+namespace drainsim::cli {
+
+constexpr int kBadInput = 2;
+constexpr int kAuditFailed = 3;
+constexpr int kInterrupted = 130;
+
+// A subcommand: its CLI11 app, and what runs it once the command line is parsed; the
+// result is the exit code.
+struct Command {
+  CLI::App* app;
+  std::function<int()> run;
+};
+
+// Each adds its subcommand(s) to `app` (sim/cli/*_command.cpp).
+Command add_run_command(CLI::App& app);
+Command add_fidelity_command(CLI::App& app);
+Command add_compare_command(CLI::App& app);
+Command add_sweep_command(CLI::App& app);
+Command add_merge_command(CLI::App& app);
+Command add_tune_command(CLI::App& app);
+Command add_validate_command(CLI::App& app);
+Command add_profiles_command(CLI::App& app);
+Command add_conformance_command(CLI::App& app);
+Command add_export_command(CLI::App& app);
+
+// A command's output: to stdout, or to `path` (written whole) when one is given. False
+// (said) when the file cannot be written.
+bool emit(const std::string& text, const std::string& path);
+
+// Says which run's audit failed and how.
+void report_audit_failure(const std::string& where, const CompareRun& r);
+
+// --inject-fault drop-acked-job=JOB (testing only); false (the error printed) when malformed.
+bool parse_fault(const std::string& fault, BackendFaults& faults);
+
+// The options several subcommands share.
+void add_scenario_argument(CLI::App* cmd, std::string& scenario);
+void add_set_option(CLI::App* cmd, std::vector<std::string>& sets,
+                    const std::string& help = "Override a field: PATH=VALUE (repeatable)");
+void add_seed_option(CLI::App* cmd, std::optional<std::uint64_t>& seed, const std::string& help);
+void add_seeds_option(CLI::App* cmd, std::size_t& seeds, const std::string& help);
+void add_threads_option(CLI::App* cmd, unsigned& threads);
+void add_fault_option(CLI::App* cmd, std::string& fault);
+
+// An option whose value is one of E's names (base/names.h), stored as the enum.
+template <class E>
+CLI::Option* add_enum_option(CLI::App* cmd, const std::string& name, E& value,
+                             const std::string& help) {
+  return cmd
+      ->add_option_function<std::string>(
+          name, [&value](const std::string& text) { value = *from_name<E>(text); }, help)
+      ->check(CLI::IsMember(all_names<E>()));
+}
+
+}  // namespace drainsim::cli

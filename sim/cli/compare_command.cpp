@@ -1,0 +1,74 @@
+// `drainsim compare`: the scenario against several profiles over several seeds.
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "analysis/compare.h"
+#include "cli/common.h"
+#include "io/scenario_loader.h"
+
+namespace drainsim::cli {
+namespace {
+
+struct CompareArgs {
+  std::string scenario;
+  std::string profiles = "all";
+  std::size_t seeds = 10;
+  std::optional<std::uint64_t> seed;
+  CompareFormat format = CompareFormat::kTable;
+  std::vector<std::string> sets;
+  std::string out;
+  std::string fault;
+};
+
+int compare(const CompareArgs& args) {
+  const ProfileSelection selection = select_profiles(args.profiles);
+  if (!selection.error.empty()) {
+    fmt::print(stderr, "error: {}\n", selection.error);
+    return kBadInput;
+  }
+  CompareSpec spec;
+  spec.scenario = args.scenario;
+  spec.overrides = args.sets;
+  spec.profiles = selection.names;
+  spec.seeds = args.seeds;
+  spec.first_seed = args.seed;
+  if (!parse_fault(args.fault, spec.faults)) return kBadInput;
+  Comparison c;
+  try {
+    c = compare_profiles(spec);
+  } catch (const ScenarioError& e) {
+    fmt::print(stderr, "error: {}\n", e.what());
+    return kBadInput;
+  }
+  if (!emit(format_comparison(c, args.format), args.out)) return kBadInput;
+  for (const ProfileComparison& p : c.profiles) {
+    for (const CompareRun& r : p.runs) {
+      if (!r.audit_ok) report_audit_failure("profile " + p.profile, r);
+    }
+  }
+  return c.audits_ok() ? 0 : kAuditFailed;
+}
+
+}  // namespace
+
+Command add_compare_command(CLI::App& app) {
+  auto args = std::make_shared<CompareArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "compare",
+      "Run a scenario against several worker profiles over several seeds; each metric's mean "
+      "and 95% interval per profile");
+  add_scenario_argument(cmd, args->scenario);
+  cmd->add_option("--profiles", args->profiles,
+                  "all (default, in registry order) or a comma-separated list");
+  add_seeds_option(cmd, args->seeds, "Runs per profile (default 10)");
+  add_seed_option(cmd, args->seed, "First seed (default: the scenario's); then +1, +2, ...");
+  add_enum_option(cmd, "--format", args->format, "table (default), md, json or csv");
+  add_set_option(cmd, args->sets);
+  cmd->add_option("--out", args->out, "Write the comparison here (default stdout)");
+  add_fault_option(cmd, args->fault);
+  return {cmd, [args] { return compare(*args); }};
+}
+
+}  // namespace drainsim::cli

@@ -1,0 +1,171 @@
+// `drainsim tune`: the cheapest grace period (and preStop) that meets the targets.
+#include <unistd.h>
+
+#include <charconv>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "analysis/sweep.h"
+#include "analysis/tune.h"
+#include "cli/common.h"
+#include "io/scenario_loader.h"
+
+namespace drainsim::cli {
+namespace {
+
+using nlohmann::json;
+
+struct TuneArgs {
+  std::string scenario;
+  std::string max_job_loss, max_interrupted, max_deploy_duration;
+  std::string grace_range = "0s..10m/1s", platform_range = "1s..10m/1s";
+  std::vector<std::string> pre_stops;
+  PlatformGrace platform_grace = PlatformGrace::kPaired;
+  std::string margin = "10s", safety_margin = "10s";
+  std::size_t seeds = 30;
+  std::optional<std::uint64_t> seed;
+  unsigned threads = 0;
+  std::vector<std::string> sets;
+  std::string format = "text", out;
+};
+
+// 0 when a setting meets the targets, 1 when none on the grid does.
+int tune(const TuneArgs& args) {
+  const auto bad = [](const std::string& what) {
+    fmt::print(stderr, "error: {}\n", what);
+    return kBadInput;
+  };
+  const auto duration = [](const std::string& text) { return parse_duration(text); };
+  TuneSpec spec;
+  spec.scenario = args.scenario;
+  spec.overrides = args.sets;
+  spec.seeds = args.seeds;
+  spec.first_seed = args.seed;
+  spec.threads = args.threads;
+  spec.platform_grace = args.platform_grace;
+  if (!args.max_job_loss.empty()) {
+    double v = -1;
+    const auto [end, ec] = std::from_chars(args.max_job_loss.data(),
+                                           args.max_job_loss.data() + args.max_job_loss.size(), v);
+    if (ec != std::errc() || end != args.max_job_loss.data() + args.max_job_loss.size() ||
+        !(v >= 0)) {
+      return bad(
+          fmt::format("--max-job-loss {}: expected a number of jobs >= 0", args.max_job_loss));
+    }
+    spec.targets.max_job_loss = v;
+  }
+  if (!args.max_interrupted.empty()) {
+    spec.targets.max_interrupted = parse_fraction(args.max_interrupted);
+    if (!spec.targets.max_interrupted) {
+      return bad(
+          fmt::format("--max-interrupted {}: expected a fraction in [0, 1] or a percentage (0.1%)",
+                      args.max_interrupted));
+    }
+  }
+  if (!args.max_deploy_duration.empty()) {
+    spec.targets.max_deploy_duration = duration(args.max_deploy_duration);
+    if (!spec.targets.max_deploy_duration) {
+      return bad(fmt::format("--max-deploy-duration {}: expected a duration such as 10m",
+                             args.max_deploy_duration));
+    }
+  }
+  if (!spec.targets.any()) {
+    spec.targets.max_job_loss = 0;
+    spec.targets.max_interrupted = 0;
+  }
+  const bool search_platform = spec.platform_grace == PlatformGrace::kSearched;
+  const std::string& grid = search_platform ? args.platform_range : args.grace_range;
+  const AxisParse range = parse_axis("worker.grace_period=" + grid);
+  if (!range.axis || grid.find("..") == std::string::npos ||
+      !range.axis->values.front().is_string()) {
+    return bad(fmt::format("{} {}: expected durations START..END/STEP, e.g. 0s..10m/1s{}",
+                           search_platform ? "--platform-range" : "--grace-range", grid,
+                           range.axis ? "" : " (" + range.error + ")"));
+  }
+  for (const json& v : range.axis->values) spec.grid.push_back(*duration(v.get<std::string>()));
+  for (const std::string& p : args.pre_stops) {
+    const auto d = duration(p);
+    if (!d) return bad(fmt::format("--pre-stop {}: expected a duration such as 5s", p));
+    spec.pre_stops.push_back(*d);
+  }
+  const auto margin = duration(args.margin), safety = duration(args.safety_margin);
+  if (!margin) return bad(fmt::format("--margin {}: expected a duration such as 10s", args.margin));
+  if (!safety) {
+    return bad(
+        fmt::format("--safety-margin {}: expected a duration such as 10s", args.safety_margin));
+  }
+  spec.margin = *margin;
+  spec.safety_margin = *safety;
+  const bool terminal = isatty(STDERR_FILENO);
+  if (terminal) {
+    spec.progress = [](Duration pre_stop, Duration grace, std::size_t done) {
+      fmt::print(stderr, "\r\033[Ktune: preStop {}, grace {} ({} settings run)",
+                 format_duration(pre_stop), format_duration(grace), done);
+    };
+  }
+  Tune result;
+  try {
+    result = run_tune(spec);
+  } catch (const ScenarioError& e) {
+    if (terminal) fmt::print(stderr, "\n");
+    return bad(e.what());
+  }
+  if (terminal) fmt::print(stderr, "\r\033[K");
+  const std::string text =
+      args.format == "json" ? tune_json(result).dump(2) + '\n' : tune_text(result);
+  if (!emit(text, args.out)) return kBadInput;
+  for (const TuneSetting* e : result.settings()) {
+    for (const CompareRun& r : e->runs) {
+      if (!r.audit_ok) {
+        report_audit_failure(fmt::format("worker.grace_period={}", format_duration(e->grace)), r);
+      }
+    }
+  }
+  if (!result.audits_ok()) return kAuditFailed;
+  return result.recommended() ? 0 : 1;
+}
+
+}  // namespace
+
+Command add_tune_command(CLI::App& app) {
+  auto args = std::make_shared<TuneArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "tune",
+      "Find the shortest worker grace period (and preStop) that meets your targets, with the "
+      "platform grace to pair with it; exit 1 when no setting on the grid does");
+  add_scenario_argument(cmd, args->scenario);
+  cmd->add_option("--max-job-loss", args->max_job_loss,
+                  "Target: mean jobs lost per run (default 0 when no target is given)");
+  cmd->add_option("--max-interrupted", args->max_interrupted,
+                  "Target: mean interrupted fraction, e.g. 0.1% or 0.001 (default 0 when "
+                  "no target is given)");
+  cmd->add_option("--max-deploy-duration", args->max_deploy_duration,
+                  "Target: mean longest rollout per run, e.g. 10m");
+  cmd->add_option("--grace-range", args->grace_range,
+                  "The worker grace periods searched, START..END/STEP (default 0s..10m/1s)");
+  cmd->add_option("--pre-stop", args->pre_stops,
+                  "Also try these preStop durations (0s: none; e.g. --pre-stop 0s,5s,10s)")
+      ->delimiter(',');
+  add_enum_option(cmd, "--platform-grace", args->platform_grace,
+                  "paired (default): preStop + grace + margin; scenario: keep the scenario's; "
+                  "search: search it on --platform-range, keeping the worker's grace");
+  cmd->add_option("--platform-range", args->platform_range,
+                  "With --platform-grace search: the platform graces searched, "
+                  "START..END/STEP (default 1s..10m/1s)");
+  cmd->add_option("--margin", args->margin,
+                  "Platform grace beyond preStop + worker grace (default 10s, spec §6.3)");
+  cmd->add_option("--safety-margin", args->safety_margin,
+                  "The safety_margin of the spec's §6.2 rule of thumb (default 10s)");
+  add_seeds_option(cmd, args->seeds, "Runs per setting (default 30)");
+  add_seed_option(cmd, args->seed, "First seed (default: the scenario's)");
+  add_threads_option(cmd, args->threads);
+  add_set_option(cmd, args->sets);
+  cmd->add_option("--format", args->format, "text (default) or json")
+      ->check(CLI::IsMember({"text", "json"}));
+  cmd->add_option("--out", args->out, "Write the report here (default stdout)");
+  return {cmd, [args] { return tune(*args); }};
+}
+
+}  // namespace drainsim::cli

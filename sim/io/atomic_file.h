@@ -1,0 +1,18 @@
+// Files written whole or not at all.
+#pragma once
+
+#include <functional>
+#include <ostream>
+#include <string>
+
+namespace drainsim {
+
+// Writes `path` whole or not at all: `write` writes into a temporary file beside it
+// (`PATH.tmp-PID`), renamed over it once complete, so that an interrupted or failed write
+// never leaves a truncated results or part file where a reader expects a complete one. A
+// path that exists and is not a regular file itself (a symbolic link such as /dev/stdout,
+// a device, a pipe) is written directly, so that it is never replaced. False when it
+// cannot be written.
+bool write_whole(const std::string& path, const std::function<void(std::ostream&)>& write);
+
+}  // namespace drainsim
