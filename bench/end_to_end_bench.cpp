@@ -26,7 +26,7 @@
 
 #include "bench_main.h"
 #include "io/results.h"
-#include "io/scenario_loader.h"
+#include "io/scenario_reader.h"
 #include "run/simulation.h"
 
 namespace {

@@ -27,7 +27,7 @@
 #include "bench_main.h"
 #include "engine/asio_runtime.h"
 #include "engine/virtual_runtime.h"
-#include "io/scenario_loader.h"
+#include "io/scenario_reader.h"
 #include "model/backend.h"
 #include "model/recorder.h"
 #include "run/simulation.h"

@@ -7,7 +7,7 @@
 
 #include "analysis/text_table.h"
 #include "io/results.h"
-#include "io/scenario_loader.h"
+#include "io/scenario_reader.h"
 #include "profiles/profile.h"
 #include "run/simulation.h"
 

@@ -16,7 +16,7 @@
 #include <fmt/format.h>
 
 #include "io/results.h"
-#include "io/scenario_loader.h"
+#include "io/scenario_reader.h"
 #include "profiles/profile.h"
 #include "run/simulation.h"
 #include "testing/test_cli.h"

@@ -9,7 +9,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "io/scenario_loader.h"
+#include "io/scenario_reader.h"
 #include "run/simulation.h"
 
 namespace drainsim {

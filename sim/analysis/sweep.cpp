@@ -20,7 +20,7 @@
 
 #include "base/duration.h"
 #include "io/results.h"
-#include "io/scenario_loader.h"
+#include "io/scenario_reader.h"
 #include "run/simulation.h"
 
 namespace drainsim {

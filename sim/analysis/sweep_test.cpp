@@ -19,7 +19,7 @@
 
 #include <fmt/format.h>
 
-#include "io/scenario_loader.h"
+#include "io/scenario_reader.h"
 #include "testing/test_cli.h"
 
 namespace drainsim {

@@ -10,7 +10,8 @@
 #include "analysis/sweep.h"
 #include "analysis/text_table.h"
 #include "io/results.h"
-#include "io/scenario_loader.h"
+#include "io/scenario_reader.h"
+#include "io/scenario_writer.h"
 
 namespace drainsim {
 

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "analysis/sweep.h"
-#include "io/scenario_loader.h"
+#include "io/scenario_reader.h"
 #include "testing/test_cli.h"
 
 namespace drainsim {

@@ -10,7 +10,7 @@
 
 #include "analysis/conformance.h"
 #include "cli/common.h"
-#include "io/scenario_loader.h"
+#include "io/scenario_reader.h"
 #include "io/trace_export.h"
 #include "profiles/profile.h"
 

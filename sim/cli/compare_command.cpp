@@ -6,7 +6,7 @@
 
 #include "analysis/compare.h"
 #include "cli/common.h"
-#include "io/scenario_loader.h"
+#include "io/scenario_reader.h"
 
 namespace drainsim::cli {
 namespace {

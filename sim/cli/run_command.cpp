@@ -11,7 +11,7 @@
 #include "cli/common.h"
 #include "io/atomic_file.h"
 #include "io/results.h"
-#include "io/scenario_loader.h"
+#include "io/scenario_reader.h"
 #include "run/simulation.h"
 
 namespace drainsim::cli {

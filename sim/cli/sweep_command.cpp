@@ -18,7 +18,7 @@
 #include "analysis/sweep_part.h"
 #include "cli/common.h"
 #include "cli/progress.h"
-#include "io/scenario_loader.h"
+#include "io/scenario_reader.h"
 
 namespace drainsim::cli {
 namespace {

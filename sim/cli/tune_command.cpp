@@ -10,7 +10,7 @@
 #include "analysis/sweep.h"
 #include "analysis/tune.h"
 #include "cli/common.h"
-#include "io/scenario_loader.h"
+#include "io/scenario_reader.h"
 
 namespace drainsim::cli {
 namespace {

@@ -7,7 +7,8 @@
 
 #include <fmt/format.h>
 
-#include "io/scenario_loader.h"
+#include "io/scenario_reader.h"
+#include "io/scenario_writer.h"
 
 namespace drainsim {
 

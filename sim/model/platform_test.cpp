@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "io/scenario_loader.h"
+#include "io/scenario_reader.h"
 #include "run/simulation.h"
 #include "testing/test_scenarios.h"
 

@@ -18,41 +18,4 @@ int Amount::resolve(int replicas, bool round_up) const {
   return static_cast<int>(round_up ? std::ceil(pods) : std::floor(pods));
 }
 
-const char* to_string(Signal s) {
-  switch (s) {
-    case Signal::kTerm:
-      return "SIGTERM";
-    case Signal::kInt:
-      return "SIGINT";
-    case Signal::kTstp:
-      return "SIGTSTP";
-    case Signal::kCont:
-      return "SIGCONT";
-    case Signal::kKill:
-      return "SIGKILL";
-    case Signal::kQuit:
-      return "SIGQUIT";
-  }
-  return "SIG?";
-}
-
-const char* to_string(Directive d) {
-  switch (d) {
-    case Directive::kRunning:
-      return "running";
-    case Directive::kQuiet:
-      return "quiet";
-    case Directive::kTerminate:
-      return "terminate";
-  }
-  return "?";
-}
-
-std::optional<Directive> parse_directive(std::string_view text) {
-  for (Directive d : {Directive::kRunning, Directive::kQuiet, Directive::kTerminate}) {
-    if (text == to_string(d)) return d;
-  }
-  return std::nullopt;
-}
-
 }  // namespace drainsim

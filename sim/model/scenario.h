@@ -1,8 +1,9 @@
 // A scenario: what runs (workload), against what (backend, worker profile, platform) and
-// what happens to it (events). Plain values, filled and validated by scenario_loader; the
+// what happens to it (events). Plain values, filled and validated by io/scenario_reader; the
 // format is documented in docs/scenario.md and docs/scenario.schema.json.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -12,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/duration.h"
+#include "base/names.h"
 #include "model/shutdown_behaviour.h"
 
 namespace drainsim {
@@ -33,6 +35,17 @@ struct DurationDistribution {
   std::vector<Bucket> histogram;  // empirical {histogram}
 };
 
+inline constexpr std::array<Named<DurationDistribution::Kind>, 7> kDistributionKindNames{{
+    {DurationDistribution::Kind::kConstant, "constant"},
+    {DurationDistribution::Kind::kUniform, "uniform"},
+    {DurationDistribution::Kind::kExponential, "exponential"},
+    {DurationDistribution::Kind::kLognormal, "lognormal"},
+    {DurationDistribution::Kind::kPareto, "pareto"},
+    {DurationDistribution::Kind::kEmpirical, "empirical"},
+    {DurationDistribution::Kind::kSequence, "sequence"},
+}};
+constexpr const auto& names(DurationDistribution::Kind) { return kDistributionKindNames; }
+
 struct ArrivalProcess {
   enum class Kind { kPoisson, kConstant, kBurst, kList };
   Kind kind = Kind::kPoisson;
@@ -41,6 +54,14 @@ struct ArrivalProcess {
   Time at = 0;              // burst
   std::vector<Time> times;  // list, ascending
 };
+
+inline constexpr std::array<Named<ArrivalProcess::Kind>, 4> kArrivalKindNames{{
+    {ArrivalProcess::Kind::kPoisson, "poisson"},
+    {ArrivalProcess::Kind::kConstant, "constant"},
+    {ArrivalProcess::Kind::kBurst, "burst"},
+    {ArrivalProcess::Kind::kList, "list"},
+}};
+constexpr const auto& names(ArrivalProcess::Kind) { return kArrivalKindNames; }
 
 struct CancelBehaviour {
   double cooperative_fraction = 1.0;      // share of jobs that stop when cancelled
@@ -91,6 +112,14 @@ struct PreStop {
   Duration timeout = 2 * kMinute;  // quiet_then_wait: SIGKILLs the worker then
 };
 
+inline constexpr std::array<Named<PreStop::Kind>, 4> kPreStopKindNames{{
+    {PreStop::Kind::kNone, "none"},
+    {PreStop::Kind::kSleep, "sleep"},
+    {PreStop::Kind::kQuietThenSleep, "quiet_then_sleep"},
+    {PreStop::Kind::kQuietThenWait, "quiet_then_wait"},
+}};
+constexpr const auto& names(PreStop::Kind) { return kPreStopKindNames; }
+
 struct PlatformConfig {
   enum class Kind { kKubernetes, kDocker };
   Kind kind = Kind::kKubernetes;
@@ -109,7 +138,22 @@ struct PlatformConfig {
   }
 };
 
+inline constexpr std::array<Named<PlatformConfig::Kind>, 2> kPlatformKindNames{{
+    {PlatformConfig::Kind::kKubernetes, "kubernetes"},
+    {PlatformConfig::Kind::kDocker, "docker"},
+}};
+constexpr const auto& names(PlatformConfig::Kind) { return kPlatformKindNames; }
+
 enum class Signal { kTerm, kInt, kTstp, kCont, kKill, kQuit };
+inline constexpr std::array<Named<Signal>, 6> kSignalNames{{
+    {Signal::kTerm, "SIGTERM"},
+    {Signal::kInt, "SIGINT"},
+    {Signal::kTstp, "SIGTSTP"},
+    {Signal::kCont, "SIGCONT"},
+    {Signal::kKill, "SIGKILL"},
+    {Signal::kQuit, "SIGQUIT"},
+}};
+constexpr const auto& names(Signal) { return kSignalNames; }
 
 // A count of pods or a percentage of the replicas ("25%").
 struct Amount {
@@ -120,6 +164,12 @@ struct Amount {
 };
 
 enum class Directive { kRunning, kQuiet, kTerminate };
+inline constexpr std::array<Named<Directive>, 3> kDirectiveNames{{
+    {Directive::kRunning, "running"},
+    {Directive::kQuiet, "quiet"},
+    {Directive::kTerminate, "terminate"},
+}};
+constexpr const auto& names(Directive) { return kDirectiveNames; }
 
 struct ScenarioEvent {
   enum class Kind {
@@ -144,6 +194,18 @@ struct ScenarioEvent {
   Directive state = Directive::kQuiet;
 };
 
+inline constexpr std::array<Named<ScenarioEvent::Kind>, 8> kEventKindNames{{
+    {ScenarioEvent::Kind::kRollingRestart, "rolling_restart"},
+    {ScenarioEvent::Kind::kOomKill, "oom_kill"},
+    {ScenarioEvent::Kind::kScaleDown, "scale_down"},
+    {ScenarioEvent::Kind::kScaleUp, "scale_up"},
+    {ScenarioEvent::Kind::kSignal, "signal"},
+    {ScenarioEvent::Kind::kNodeDrain, "node_drain"},
+    {ScenarioEvent::Kind::kDirective, "directive"},
+    {ScenarioEvent::Kind::kDeletePod, "delete_pod"},
+}};
+constexpr const auto& names(ScenarioEvent::Kind) { return kEventKindNames; }
+
 struct Scenario {
   std::string name;
   std::string description;
@@ -157,8 +219,10 @@ struct Scenario {
   std::vector<ScenarioEvent> events;  // sorted by `at`, stable
 };
 
-const char* to_string(Signal s);                                  // "SIGTERM", ...
-const char* to_string(Directive d);                               // "running", "quiet", "terminate"
-std::optional<Directive> parse_directive(std::string_view text);  // the inverse
+inline const char* to_string(Signal s) { return name_of(s).data(); }     // "SIGTERM", ...
+inline const char* to_string(Directive d) { return name_of(d).data(); }  // "running", ...
+inline std::optional<Directive> parse_directive(std::string_view text) {
+  return from_name<Directive>(text);
+}
 
 }  // namespace drainsim

@@ -16,7 +16,7 @@
 #include <string>
 #include <thread>
 
-#include "io/scenario_loader.h"
+#include "io/scenario_reader.h"
 #include "process/child_process.h"
 #include "run/simulation.h"
 #include "testing/test_scenarios.h"

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "io/scenario_loader.h"
+#include "io/scenario_reader.h"
 #include "run/simulation.h"
 
 namespace drainsim {

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "io/scenario_loader.h"
+#include "io/scenario_reader.h"
 #include "run/simulation.h"
 #include "testing/test_scenarios.h"
 

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "io/results.h"
-#include "io/scenario_loader.h"
+#include "io/scenario_reader.h"
 #include "testing/test_scenarios.h"
 
 namespace drainsim {

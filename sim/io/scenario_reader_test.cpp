@@ -1,4 +1,5 @@
-#include "io/scenario_loader.h"
+#include "io/scenario_reader.h"
+#include "io/scenario_writer.h"
 
 #include <algorithm>
 #include <filesystem>
