@@ -16,14 +16,16 @@ class LayerCheck(unittest.TestCase):
         self.tmp = tempfile.TemporaryDirectory()
         self.root = self.tmp.name
         self.addCleanup(self.tmp.cleanup)
-        # A small tree that keeps the rule, with the known exceptions in place.
+        # A small tree that keeps the rule, with one known exception in place.
+        known = check_layers.KNOWN
+        check_layers.KNOWN = {("sim/model/scenario.h", "nlohmann/json.hpp"): "a test exception"}
+        self.addCleanup(setattr, check_layers, "KNOWN", known)
         self.write("sim/base/duration.h", "#include <cstdint>\n")
-        self.write("sim/base/stats.h", "#include <nlohmann/json.hpp>\n")
         self.write("sim/engine/runtime.h", '#include "base/duration.h"\n')
         self.write("sim/engine/asio_runtime.h", "#include <boost/asio/io_context.hpp>\n")
         self.write("sim/model/scenario.h", '#include <nlohmann/json.hpp>\n#include "base/duration.h"\n')
         self.write("sim/model/backend.h", '#include "engine/runtime.h"\n#include "model/scenario.h"\n')
-        self.write("sim/profiles/profile.h", '#include <nlohmann/json.hpp>\n#include "model/scenario.h"\n')
+        self.write("sim/profiles/profile.h", '#include "model/scenario.h"\n')
         self.write("sim/io/results.h", '#include "profiles/profile.h"\n#include <nlohmann/json.hpp>\n')
         self.write("sim/process/http_worker.h", '#include "model/backend.h"\n')
         self.write("sim/run/simulation.h", '#include "io/results.h"\n#include "process/http_worker.h"\n')

@@ -8,6 +8,7 @@
 #include "analysis/text_table.h"
 #include "io/results.h"
 #include "io/scenario_reader.h"
+#include "io/stats_json.h"
 #include "profiles/profile.h"
 #include "run/simulation.h"
 

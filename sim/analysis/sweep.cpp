@@ -21,6 +21,7 @@
 #include "base/duration.h"
 #include "io/results.h"
 #include "io/scenario_reader.h"
+#include "io/stats_json.h"
 #include "run/simulation.h"
 
 namespace drainsim {

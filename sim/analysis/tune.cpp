@@ -12,6 +12,7 @@
 #include "io/results.h"
 #include "io/scenario_reader.h"
 #include "io/scenario_writer.h"
+#include "io/stats_json.h"
 
 namespace drainsim {
 

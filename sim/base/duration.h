@@ -35,4 +35,7 @@ std::optional<Duration> parse_duration(std::string_view text);
 // The shortest exact rendering in the same syntax: 90s -> "1m30s", 250ms -> "250ms".
 std::string format_duration(Duration d);
 
+// A grace period, which may be "forever" (kNever): format_duration otherwise.
+std::string format_grace(Duration d);
+
 }  // namespace drainsim

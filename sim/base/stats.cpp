@@ -138,11 +138,6 @@ double Percentiles::quantile(double q) const {
   return std::clamp(std::sqrt(e[i - 1] * e[i]), min_, max_);
 }
 
-nlohmann::json Percentiles::summary_json() const {
-  if (n_ == 0) return nullptr;
-  return {{"p50", quantile(0.5)}, {"p99", quantile(0.99)}, {"max", max()}, {"count", n_}};
-}
-
 double t_quantile_975(std::size_t df) {
   static constexpr double kTable[] = {
       12.70620473617, 4.302652729749, 3.182446305284, 2.776445105198, 2.570581835636,
@@ -179,15 +174,6 @@ Interval student_t_95(const std::vector<double>& samples) {
   r.low = r.mean - r.half_width;
   r.high = r.mean + r.half_width;
   return r;
-}
-
-nlohmann::json interval_json(const Interval& v) {
-  if (v.n == 0) {
-    return {
-        {"mean", nullptr}, {"half_width", nullptr}, {"low", nullptr}, {"high", nullptr}, {"n", 0}};
-  }
-  return {
-      {"mean", v.mean}, {"half_width", v.half_width}, {"low", v.low}, {"high", v.high}, {"n", v.n}};
 }
 
 }  // namespace drainsim

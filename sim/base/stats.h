@@ -1,13 +1,11 @@
-// Summary statistics for results (DESIGN.md, Metrics): deterministic percentiles over any
-// number of samples in bounded memory, and Student-t 95 % intervals over seeds.
-// Not thread-safe, const methods included (quantile() sorts lazily).
+// Summary statistics for results (docs/semantics.md, Metrics; io/stats_json.h writes them):
+// deterministic percentiles over any number of samples in bounded memory, and Student-t 95 %
+// intervals over seeds. Not thread-safe, const methods included (quantile() sorts lazily).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 namespace drainsim {
 
@@ -38,9 +36,6 @@ class Percentiles {
   double mean() const { return n_ ? sum_ / static_cast<double>(n_) : 0; }
   bool exact() const { return buckets_.empty(); }
 
-  // {"count", "max", "p50", "p99"}, or null when there are no samples.
-  nlohmann::json summary_json() const;
-
  private:
   void add_to_bucket(double v);
   void to_histogram();
@@ -59,9 +54,6 @@ struct Interval {
   std::size_t n = 0;
 };
 Interval student_t_95(const std::vector<double>& samples);
-
-// {"mean", "half_width", "low", "high", "n"}; n == 0 gives null for all but n.
-nlohmann::json interval_json(const Interval& v);
 
 // The 0.975 quantile of Student's t with `df` degrees of freedom: exact to 10 digits for
 // df <= 30 (table), Cornish-Fisher beyond (error < 3e-8); df == 0 gives 0.

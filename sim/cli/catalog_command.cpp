@@ -10,9 +10,9 @@
 
 #include "analysis/conformance.h"
 #include "cli/common.h"
+#include "io/profile_json.h"
 #include "io/scenario_reader.h"
 #include "io/trace_export.h"
-#include "profiles/profile.h"
 
 namespace drainsim::cli {
 namespace {

@@ -3,12 +3,13 @@
 #include <iterator>
 #include <stdexcept>
 
-#include "profiles/profile.h"
+#include "io/profile_json.h"
 
 #include <fmt/format.h>
 
 #include "io/scenario_reader.h"
 #include "io/scenario_writer.h"
+#include "io/stats_json.h"
 
 namespace drainsim {
 
@@ -81,12 +82,12 @@ json summary(const Recorder& rec, const Platform& platform, const AuditResult& a
       {"interrupted_fraction",
        t.enqueued ? static_cast<double>(t.interrupted) / static_cast<double>(t.enqueued) : 0.0},
       {"wasted_work_s", to_seconds(t.wasted_work)},
-      {"drain_latency_s", drain.summary_json()},
+      {"drain_latency_s", percentiles_json(drain)},
       {"exits", exits},
       {"graceful_exits", clean},
       {"forced_kills", forced},
       {"processes_running_at_end", running},
-      {"orphan_recovery_delay_s", rec.orphan_recovery().summary_json()},
+      {"orphan_recovery_delay_s", percentiles_json(rec.orphan_recovery())},
       {"stuck_at_end", t.stuck_at_end},
       {"deploy_duration_s", deploy},
       {"deploys_superseded", superseded},
@@ -226,7 +227,7 @@ json build_results(const Scenario& scenario, const Recorder& recorder, const Pla
       {"profile",
        {{"name", scenario.worker.profile},
         {"shutdown", behaviour_json(scenario.worker.shutdown)},
-        {"backend_mechanisms", mechanisms_json(backend_mechanisms(scenario.worker))}}},
+        {"backend_mechanisms", mechanisms_json(scenario.backend.mechanisms)}}},
       {"run",
        {{"ended_at_s", to_seconds(ended_at)},
         {"ended_early", ended_early},

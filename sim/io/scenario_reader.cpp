@@ -251,8 +251,8 @@ BackendConfig read_backend(const Reader& r, const BackendConfig& defaults) {
 }
 
 // Every option of the profile, the scenario's values checked and the defaults filled in.
-json read_options(const Reader& worker, const Profile& profile) {
-  json out = default_options(profile);
+ProfileOptions read_options(const Reader& worker, const Profile& profile) {
+  ProfileOptions out = default_options(profile);
   if (!worker.find("options")) return out;
   if (!worker.find("options")->is_object()) {
     worker.expected("options", "an object of profile-specific options");
@@ -266,27 +266,14 @@ json read_options(const Reader& worker, const Profile& profile) {
   }
   r.allow(names, fmt::format(" for profile \"{}\"", profile.name));
   for (const ProfileOption& o : profile.options) {
-    const std::string key(o.name);
-    if (!r.find(key)) continue;
-    switch (o.kind) {
-      case ProfileOption::Kind::kBool: {
-        bool v = false;
-        r.boolean(key, v);
-        out[key] = v;
-        break;
-      }
-      case ProfileOption::Kind::kDuration: {
-        Duration d = 0;
-        r.duration(key, d, 1);
-        out[key] = format_duration(d);
-        break;
-      }
-      case ProfileOption::Kind::kCount: {
-        int n = 0;
-        r.integer(key, n, 0);
-        out[key] = n;
-        break;
-      }
+    if (!r.find(o.name)) continue;
+    OptionValue& value = out.find(o.name)->second;
+    if (std::holds_alternative<bool>(o.fallback)) {
+      r.boolean(o.name, std::get<bool>(value));
+    } else if (std::holds_alternative<Duration>(o.fallback)) {
+      r.duration(o.name, std::get<Duration>(value), 1);
+    } else {
+      r.integer(o.name, std::get<int>(value), 0);
     }
   }
   return out;
@@ -467,6 +454,7 @@ Scenario read_scenario(const Context& c, const json& root) {
   s.worker = read_worker(r.object("worker"));
   s.backend = find_profile(s.worker.profile)->backend;  // the profile's defaults
   if (r.find("backend")) s.backend = read_backend(r.object("backend"), s.backend);
+  s.backend.mechanisms = backend_mechanisms(s.worker);
   const auto& queues = s.worker.queues;
   if (std::find(queues.begin(), queues.end(), s.workload.queue) == queues.end()) {
     c.expected("workload.queue", "one of the queues in worker.queues", s.workload.queue);

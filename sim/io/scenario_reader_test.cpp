@@ -179,7 +179,8 @@ TEST(ScenarioLoaderTest, ProfileOptionsAreCheckedAndFilledIn) {
   // Each profile has its own options: unknown names are errors, values are typed, and
   // the ones left out take the profile's defaults.
   const json celery = with(minimal(), "/worker/profile", "celery");
-  EXPECT_EQ(parse_scenario(celery.dump(), "x.json").worker.options, json({{"acks_late", false}}));
+  EXPECT_EQ(parse_scenario(celery.dump(), "x.json").worker.options,
+            (ProfileOptions{{"acks_late", false}}));
   EXPECT_EQ(error_of(with(celery, "/worker/options", {{"acks_lately", true}})),
             "x.json: worker.options.acks_lately: unknown field for profile \"celery\", did you "
             "mean \"acks_late\"?");
@@ -190,7 +191,7 @@ TEST(ScenarioLoaderTest, ProfileOptionsAreCheckedAndFilledIn) {
   const json river = with(with(minimal(), "/worker/profile", "river"), "/worker/options",
                           {{"rescue_stuck_jobs_after", "2h"}});
   const Scenario r = parse_scenario(river.dump(), "x.json");
-  EXPECT_EQ(r.worker.options, json({{"rescue_stuck_jobs_after", "2h"}}));
+  EXPECT_EQ(r.worker.options, (ProfileOptions{{"rescue_stuck_jobs_after", 2 * kHour}}));
   EXPECT_EQ(backend_mechanisms(r.worker).rescuer.after, 2 * kHour);
   EXPECT_EQ(error_of(with(river, "/worker/options/rescue_stuck_jobs_after", "0s")),
             "x.json: worker.options.rescue_stuck_jobs_after: expected a positive duration like "
@@ -408,7 +409,7 @@ TEST(ScenarioLoaderTest, OverridesSetNumbersDurationsAndItems) {
   EXPECT_EQ(s.events.at(0).at, 20 * kSecond);
   EXPECT_EQ(s.workload.job_duration.kind, DurationDistribution::Kind::kExponential);
   EXPECT_EQ(s.workload.job_duration.mean, 2 * kSecond);
-  EXPECT_EQ(s.worker.options, json({{"acks_late", true}}));
+  EXPECT_EQ(s.worker.options, (ProfileOptions{{"acks_late", true}}));
 }
 
 // --- Defaults and accepted forms --------------------------------------------------------------
@@ -422,7 +423,7 @@ TEST(ScenarioLoaderTest, DefaultsApplied) {
   EXPECT_EQ(s.worker.heartbeat_interval, 5 * kSecond);
   EXPECT_EQ(s.worker.poll_interval, kSecond);
   EXPECT_EQ(s.worker.queues, std::vector<std::string>{"default"});
-  EXPECT_EQ(s.worker.options, json::object());
+  EXPECT_TRUE(s.worker.options.empty());
   EXPECT_EQ(s.description, "");
   EXPECT_EQ(s.seed, 1u);
   EXPECT_EQ(s.settle, kHour);

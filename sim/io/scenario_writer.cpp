@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "io/profile_json.h"
+
 namespace drainsim {
 
 using json = nlohmann::json;
@@ -190,11 +192,11 @@ json scenario_to_json(const Scenario& s) {
        {
            {"profile", k.profile},
            {"concurrency", k.concurrency},
-           {"grace_period", k.grace_period == kNever ? "forever" : format_duration(k.grace_period)},
+           {"grace_period", format_grace(k.grace_period)},
            {"heartbeat_interval", format_duration(k.heartbeat_interval)},
            {"poll_interval", format_duration(k.poll_interval)},
            {"queues", k.queues},
-           {"options", k.options},
+           {"options", options_json(k.options)},
        }},
       {"platform", platform},
       {"events", events},

@@ -9,9 +9,11 @@
 // of the shared store, and only the fetch mode's own rule brings it back (or loses it).
 #pragma once
 
+#include <array>
 #include <cstdint>
 
 #include "base/duration.h"
+#include "base/names.h"
 
 namespace drainsim {
 
@@ -56,6 +58,13 @@ struct Rescuer {
   bool backoff = false;
 };
 
+inline constexpr std::array<Named<LeaseExpiry::Fate>, 3> kLeaseFateNames{{
+    {LeaseExpiry::Fate::kRequeue, "requeue"},
+    {LeaseExpiry::Fate::kRetry, "retry"},
+    {LeaseExpiry::Fate::kStall, "stall"},
+}};
+constexpr const auto& names(LeaseExpiry::Fate) { return kLeaseFateNames; }
+
 // Where a fetched job lives until its holder acknowledges it.
 enum class FetchMode : std::uint8_t {
   // The backend keeps the job until ack/fail; recovery is by the mechanisms above (OJS).
@@ -71,6 +80,12 @@ enum class FetchMode : std::uint8_t {
   // deregister pushes the worker's parked jobs back to the queue.
   kPrivateList,
 };
+inline constexpr std::array<Named<FetchMode>, 3> kFetchModeNames{{
+    {FetchMode::kReliable, "reliable"},
+    {FetchMode::kAtMostOnce, "at_most_once"},
+    {FetchMode::kPrivateList, "private_list"},
+}};
+constexpr const auto& names(FetchMode) { return kFetchModeNames; }
 
 struct BackendMechanisms {
   bool heartbeat_detection = true;  // dead worker after heartbeat_timeout (OJS)

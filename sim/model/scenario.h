@@ -10,10 +10,10 @@
 #include <string_view>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "base/duration.h"
 #include "base/names.h"
+#include "model/backend_mechanisms.h"
+#include "model/profile_options.h"
 #include "model/shutdown_behaviour.h"
 
 namespace drainsim {
@@ -90,6 +90,9 @@ struct BackendConfig {
   Duration visibility_timeout = 30 * kMinute;
   Duration heartbeat_timeout = 30 * kSecond;
   RetryPolicy retry;
+  // The recovery mechanisms of the profile's backend, its options applied (resolved by the
+  // scenario reader): not a scenario field.
+  BackendMechanisms mechanisms;
 };
 
 struct WorkerConfig {
@@ -100,7 +103,7 @@ struct WorkerConfig {
   Duration poll_interval = kSecond;
   std::vector<std::string> queues = {"default"};
   // Profile-specific, every option spelled out (the profile's defaults filled in).
-  nlohmann::json options = nlohmann::json::object();
+  ProfileOptions options;
   ShutdownBehaviour shutdown;  // from the profile and its options, not a scenario field
 };
 

@@ -3,10 +3,12 @@
 // Job Spec's graceful shutdown.
 #pragma once
 
+#include <array>
 #include <cstdint>
 
 #include "base/duration.h"
 #include "base/ids.h"
+#include "base/names.h"
 
 namespace drainsim {
 
@@ -44,5 +46,20 @@ struct ShutdownBehaviour {
   bool deregisters = true;  // says goodbye at a clean exit (OJS; a backend takes back what a
                             // departed worker still holds)
 };
+
+inline constexpr std::array<Named<ShutdownBehaviour::SecondTerm>, 3> kSecondTermNames{{
+    {ShutdownBehaviour::SecondTerm::kForceStop, "force_stop"},
+    {ShutdownBehaviour::SecondTerm::kIgnore, "ignore"},
+    {ShutdownBehaviour::SecondTerm::kDeadline, "deadline_now"},
+}};
+constexpr const auto& names(ShutdownBehaviour::SecondTerm) { return kSecondTermNames; }
+
+inline constexpr std::array<Named<ShutdownBehaviour::AtDeadline>, 4> kAtDeadlineNames{{
+    {ShutdownBehaviour::AtDeadline::kFail, "fail"},
+    {ShutdownBehaviour::AtDeadline::kRequeue, "requeue_front"},
+    {ShutdownBehaviour::AtDeadline::kLeave, "leave"},
+    {ShutdownBehaviour::AtDeadline::kCancelAndWait, "cancel_and_wait"},
+}};
+constexpr const auto& names(ShutdownBehaviour::AtDeadline) { return kAtDeadlineNames; }
 
 }  // namespace drainsim

@@ -29,6 +29,25 @@ Duration env_duration(const std::function<const char*(const char*)>& get, const 
   return *d;
 }
 
+// DRAINSIM_PROFILE_OPTIONS: "NAME=VALUE,..." (format_option's text) set over the defaults.
+void set_options(std::string_view text, ProfileOptions& options) {
+  while (!text.empty()) {
+    const std::string_view item = text.substr(0, text.find(','));
+    text.remove_prefix(std::min(text.size(), item.size() + 1));
+    const std::size_t eq = item.find('=');
+    const auto it = options.find(item.substr(0, eq));
+    const std::optional<OptionValue> value = eq == std::string_view::npos || it == options.end()
+                                                 ? std::nullopt
+                                                 : parse_option(it->second, item.substr(eq + 1));
+    if (!value) {
+      throw std::invalid_argument(fmt::format(
+          "DRAINSIM_PROFILE_OPTIONS: \"{}\": expected NAME=VALUE with an option of the profile",
+          item));
+    }
+    it->second = *value;
+  }
+}
+
 Duration from_ms(const json& v) {
   return v.is_number() ? static_cast<Duration>(v.get<double>() * 1000.0 + 0.5) : -1;
 }
@@ -93,11 +112,7 @@ HttpWorkerConfig worker_config_from_env(const std::function<const char*(const ch
     c.worker.profile = profile_name;
     c.worker.options = default_options(*profile);
     if (const char* options = get("DRAINSIM_PROFILE_OPTIONS")) {
-      const auto given = nlohmann::json::parse(options, nullptr, false);
-      if (!given.is_object()) {
-        throw std::invalid_argument("DRAINSIM_PROFILE_OPTIONS: expected a JSON object");
-      }
-      c.worker.options.update(given);
+      set_options(options, c.worker.options);
     }
     c.worker.shutdown = shutdown_behaviour(c.worker);
   }

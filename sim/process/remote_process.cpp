@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "profiles/profile.h"
+
 namespace drainsim {
 
 using nlohmann::json;
@@ -109,7 +111,11 @@ void RemoteProcess::start() {
   spec.env.push_back("OJS_POLL_INTERVAL=" + env_duration(fleet_.real_ms(w.poll_interval)));
   // drainsim-worker behaves as the scenario's profile (another program has its own ways).
   spec.env.push_back("DRAINSIM_PROFILE=" + w.profile);
-  spec.env.push_back("DRAINSIM_PROFILE_OPTIONS=" + w.options.dump());
+  std::string options;
+  for (const auto& [name, value] : w.options) {
+    options += fmt::format("{}{}={}", options.empty() ? "" : ",", name, format_option(value));
+  }
+  spec.env.push_back("DRAINSIM_PROFILE_OPTIONS=" + options);
   slots_.assign(static_cast<std::size_t>(w.concurrency), false);
   try {
     pid_ = spawn(spec);

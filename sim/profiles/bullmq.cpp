@@ -5,7 +5,7 @@
 namespace drainsim::profiles {
 
 namespace {
-void apply(const nlohmann::json& options, ShutdownBehaviour&, BackendMechanisms& m) {
+void apply(const ProfileOptions& options, ShutdownBehaviour&, BackendMechanisms& m) {
   m.lease.check_interval = option_duration(options, "stalled_interval");
   m.lease.max_stalls = option_count(options, "max_stalled_count");
 }
@@ -28,10 +28,8 @@ Profile bullmq() {
   p.mechanisms.lease.fate = LeaseExpiry::Fate::kStall;
   p.mechanisms.lease.check_interval = 30 * kSecond;
   p.mechanisms.lease.max_stalls = 1;
-  p.options = {{"stalled_interval", ProfileOption::Kind::kDuration, "30s",
-                "how often the stalled checker runs"},
-               {"max_stalled_count", ProfileOption::Kind::kCount, 1,
-                "stalls a job may have; the next one fails it for good"}};
+  p.options = {{"stalled_interval", 30 * kSecond, "how often the stalled checker runs"},
+               {"max_stalled_count", 1, "stalls a job may have; the next one fails it for good"}};
   p.apply = apply;
   return p;
 }

@@ -4,7 +4,7 @@
 namespace drainsim::profiles {
 
 namespace {
-void apply(const nlohmann::json& options, ShutdownBehaviour& b, BackendMechanisms& m) {
+void apply(const ProfileOptions& options, ShutdownBehaviour& b, BackendMechanisms& m) {
   if (!option_bool(options, "acks_late")) return;
   // The message is acknowledged after the task: a cold shutdown restores it, and a
   // killed worker's message is redelivered after the visibility timeout, no attempt
@@ -31,8 +31,7 @@ Profile celery() {
   p.mechanisms.heartbeat_detection = false;
   p.mechanisms.fetch = FetchMode::kAtMostOnce;  // acked on receipt
   p.mechanisms.lease = LeaseExpiry{false, false, 0, LeaseExpiry::Fate::kRequeue, false, 1};
-  p.options = {{"acks_late", ProfileOption::Kind::kBool, false,
-                "acknowledge after the task instead of on receipt"}};
+  p.options = {{"acks_late", false, "acknowledge after the task instead of on receipt"}};
   p.apply = apply;
   return p;
 }

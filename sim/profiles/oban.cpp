@@ -4,7 +4,7 @@
 namespace drainsim::profiles {
 
 namespace {
-void apply(const nlohmann::json& options, ShutdownBehaviour&, BackendMechanisms& m) {
+void apply(const ProfileOptions& options, ShutdownBehaviour&, BackendMechanisms& m) {
   m.rescuer.enabled = option_bool(options, "lifeline");
   m.rescuer.after = option_duration(options, "rescue_after");
 }
@@ -25,8 +25,8 @@ Profile oban() {
   p.mechanisms.heartbeat_detection = false;
   p.mechanisms.lease.enabled = false;
   p.mechanisms.rescuer = Rescuer{false, kMinute, kHour, false};
-  p.options = {{"lifeline", ProfileOption::Kind::kBool, false, "run the Lifeline plugin"},
-               {"rescue_after", ProfileOption::Kind::kDuration, "1h", "Lifeline's rescue_after"}};
+  p.options = {{"lifeline", false, "run the Lifeline plugin"},
+               {"rescue_after", kHour, "Lifeline's rescue_after"}};
   p.apply = apply;
   return p;
 }

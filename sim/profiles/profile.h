@@ -1,27 +1,26 @@
-// Profiles: how a given job system shuts down and recovers orphans (PROFILES.md). A
+// Profiles: how a given job system shuts down and recovers orphans (docs/profiles.md). A
 // profile is data — worker and backend defaults, the worker's ShutdownBehaviour, the
 // recovery mechanisms its backend has, its options — plus one small hook that applies
 // the options. Each lives in sim/profiles/<name>.cpp and is one row of the registry in
-// profile.cpp.
+// registry.cpp; io/profile_json.h spells them out.
 #pragma once
 
+#include <optional>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "model/backend_mechanisms.h"
+#include "model/profile_options.h"
 #include "model/scenario.h"
 
 namespace drainsim {
 
 // A profile-specific option, set under `worker.options`.
 struct ProfileOption {
-  enum class Kind { kBool, kDuration, kCount };
   std::string_view name;
-  Kind kind;
-  nlohmann::json fallback;  // the default: true/false, "1h", or a count
+  OptionValue fallback;  // the default; its type is the option's (flag, duration, count)
   std::string_view doc;
 };
 
@@ -32,28 +31,28 @@ struct Profile {
   BackendConfig backend;     // defaults
   BackendMechanisms mechanisms;
   std::vector<ProfileOption> options;
-  // Applies `options` (every option present and valid) to the behaviour and mechanisms.
-  void (*apply)(const nlohmann::json& options, ShutdownBehaviour& worker,
+  // Applies `options` (every option present, of its type) to the behaviour and mechanisms.
+  void (*apply)(const ProfileOptions& options, ShutdownBehaviour& worker,
                 BackendMechanisms& backend) = nullptr;
 };
 
 // Every option of `p` at its default.
-nlohmann::json default_options(const Profile& p);
+ProfileOptions default_options(const Profile& p);
 
 // nullptr when no profile has that name.
 const Profile* find_profile(std::string_view name);
 std::span<const Profile> all_profiles();
+// The profiles' names, in registry order.
+std::vector<std::string_view> profile_names();
 
 // The behaviour and mechanisms of `worker.profile` with `worker.options` applied.
-// REQUIRES: a known profile and options as the scenario loader leaves them (all present).
+// REQUIRES: a known profile and options as the scenario reader leaves them (all present).
 ShutdownBehaviour shutdown_behaviour(const WorkerConfig& worker);
 BackendMechanisms backend_mechanisms(const WorkerConfig& worker);
 
-// What a run used, for the results and `drainsim profiles`: the behaviour and the
-// mechanisms, spelled out.
-nlohmann::json behaviour_json(const ShutdownBehaviour& b);
-nlohmann::json mechanisms_json(const BackendMechanisms& m);
-// A profile with its defaults (worker, backend), behaviour, mechanisms and options.
-nlohmann::json profile_json(const Profile& p);
+// An option's value as text ("true", "1h", "3"), and back: nullopt when `text` is not a
+// value of the type of `like` (a duration must be positive, a count >= 0).
+std::string format_option(const OptionValue& v);
+std::optional<OptionValue> parse_option(const OptionValue& like, std::string_view text);
 
 }  // namespace drainsim

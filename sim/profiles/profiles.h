@@ -1,4 +1,5 @@
-// The profiles in the registry (profile.cpp), one file each, and what they share.
+// The profiles in the registry (registry.cpp), one file each, and what they share
+// (common.cpp).
 #pragma once
 
 #include "profiles/profile.h"
@@ -8,7 +9,7 @@ namespace drainsim::profiles {
 // A profile's starting point: the OJS defaults with `name` and the given grace period.
 // Every profile but ojs then sets `logs_remaining = false`: only the OJS graceful-shutdown
 // spec (§5.2, GS-R003) describes a periodic remaining-job-count log while draining; the
-// other systems' docs and sources (PROFILES.md) describe no such log. (sidekiq-pro
+// other systems' docs and sources (docs/profiles.md) describe no such log. (sidekiq-pro
 // inherits it from sidekiq.)
 Profile base(std::string_view name, std::string_view summary, Duration grace);
 
@@ -16,10 +17,10 @@ Profile base(std::string_view name, std::string_view summary, Duration grace);
 // job's start whose expiry requeues without counting an attempt; no dead-worker detection.
 BackendMechanisms ojs_reference_backend();
 
-// Reads an option as the loader leaves it (present and valid).
-bool option_bool(const nlohmann::json& options, const char* name);
-Duration option_duration(const nlohmann::json& options, const char* name);
-int option_count(const nlohmann::json& options, const char* name);
+// Reads an option as the scenario reader leaves it (present, of its type).
+bool option_bool(const ProfileOptions& options, std::string_view name);
+Duration option_duration(const ProfileOptions& options, std::string_view name);
+int option_count(const ProfileOptions& options, std::string_view name);
 
 Profile ojs();
 Profile ojs_go_sdk();

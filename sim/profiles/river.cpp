@@ -5,7 +5,7 @@
 namespace drainsim::profiles {
 
 namespace {
-void apply(const nlohmann::json& options, ShutdownBehaviour&, BackendMechanisms& m) {
+void apply(const ProfileOptions& options, ShutdownBehaviour&, BackendMechanisms& m) {
   m.rescuer.after = option_duration(options, "rescue_stuck_jobs_after");
 }
 }  // namespace
@@ -25,7 +25,7 @@ Profile river() {
   p.mechanisms.heartbeat_detection = false;
   p.mechanisms.lease.enabled = false;
   p.mechanisms.rescuer = Rescuer{true, 30 * kSecond, kHour, true};  // JobRescuer
-  p.options = {{"rescue_stuck_jobs_after", ProfileOption::Kind::kDuration, "1h",
+  p.options = {{"rescue_stuck_jobs_after", kHour,
                 "RescueStuckJobsAfter: running jobs attempted this long ago are rescued"}};
   p.apply = apply;
   return p;

@@ -6,7 +6,7 @@
 namespace drainsim::profiles {
 
 namespace {
-void apply(const nlohmann::json& options, ShutdownBehaviour&, BackendMechanisms& m) {
+void apply(const ProfileOptions& options, ShutdownBehaviour&, BackendMechanisms& m) {
   // A heartbeating activity is found by its heartbeat timeout; otherwise only its
   // start-to-close timeout (the visibility timeout here) recovers it.
   m.heartbeat_detection = option_bool(options, "activity_heartbeats");
@@ -28,7 +28,7 @@ Profile temporal() {
   p.mechanisms.heartbeat_detection = false;
   p.mechanisms.lease.renewed_by_heartbeat = false;
   p.mechanisms.lease.fate = LeaseExpiry::Fate::kRetry;
-  p.options = {{"activity_heartbeats", ProfileOption::Kind::kBool, false,
+  p.options = {{"activity_heartbeats", false,
                 "activities heartbeat, so a dead worker is found after backend.heartbeat_timeout"}};
   p.apply = apply;
   return p;

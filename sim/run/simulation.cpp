@@ -53,7 +53,7 @@ struct Run {
         scenario(s),
         stream_timeline(o.stream_timeline),
         recorder(o.timeline),
-        backend(rt, s.backend, backend_mechanisms(s.worker), recorder, o.faults),
+        backend(rt, s.backend, s.backend.mechanisms, recorder, o.faults),
         platform(rt, s, backend, recorder,
                  processes ? processes(backend, recorder)
                            : simulated_processes(

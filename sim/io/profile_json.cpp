@@ -1,0 +1,93 @@
+#include "io/profile_json.h"
+
+#include <string>
+
+namespace drainsim {
+
+using json = nlohmann::json;
+
+json option_json(const OptionValue& v) {
+  if (const bool* b = std::get_if<bool>(&v)) return *b;
+  if (const Duration* d = std::get_if<Duration>(&v)) return format_duration(*d);
+  return std::get<int>(v);
+}
+
+json options_json(const ProfileOptions& options) {
+  json out = json::object();
+  for (const auto& [name, value] : options) out[name] = option_json(value);
+  return out;
+}
+
+json behaviour_json(const ShutdownBehaviour& b) {
+  return {
+      {"handles_term", b.handles_term},
+      {"handles_tstp", b.handles_tstp},
+      {"second_term", name_of(b.second_term)},
+      {"at_deadline", name_of(b.at_deadline)},
+      {"deadline_error", to_string(b.deadline_error)},
+      {"cancel_after", format_grace(b.cancel_after)},
+      {"heartbeats_while_draining", b.heartbeats_while_draining},
+      {"acks_fail_while_draining", b.acks_fail_while_draining},
+      {"deregisters", b.deregisters},
+      {"logs_remaining", b.logs_remaining},
+  };
+}
+
+json mechanisms_json(const BackendMechanisms& m) {
+  json lease = {{"enabled", m.lease.enabled}};
+  if (m.lease.enabled) {
+    lease["renewed_by_heartbeat"] = m.lease.renewed_by_heartbeat;
+    lease["check_interval"] = format_duration(m.lease.check_interval);
+    lease["fate"] = name_of(m.lease.fate);
+    if (m.lease.fate == LeaseExpiry::Fate::kRequeue) {
+      lease["counts_attempt"] = m.lease.counts_attempt;
+    }
+    if (m.lease.fate == LeaseExpiry::Fate::kStall) lease["max_stalls"] = m.lease.max_stalls;
+  }
+  json rescuer = {{"enabled", m.rescuer.enabled}};
+  if (m.rescuer.enabled) {
+    rescuer["interval"] = format_duration(m.rescuer.interval);
+    rescuer["after"] = format_duration(m.rescuer.after);
+    rescuer["backoff"] = m.rescuer.backoff;
+  }
+  json out = {{"heartbeat_detection", m.heartbeat_detection},
+              {"lease_expiry", lease},
+              {"rescuer", rescuer},
+              {"fetch", name_of(m.fetch)}};
+  if (m.fetch == FetchMode::kPrivateList) {
+    out["cleanup_interval"] = format_duration(m.cleanup_interval);
+    out["process_ttl"] = format_duration(m.process_ttl);
+  }
+  return out;
+}
+
+json profile_json(const Profile& p) {
+  const RetryPolicy& r = p.backend.retry;
+  json options = json::array();
+  for (const ProfileOption& o : p.options) {
+    options.push_back({{"name", o.name}, {"default", option_json(o.fallback)}, {"doc", o.doc}});
+  }
+  return {
+      {"name", p.name},
+      {"summary", p.summary},
+      {"worker",
+       {{"concurrency", p.worker.concurrency},
+        {"grace_period", format_grace(p.worker.grace_period)},
+        {"heartbeat_interval", format_duration(p.worker.heartbeat_interval)},
+        {"poll_interval", format_duration(p.worker.poll_interval)}}},
+      {"backend",
+       {{"visibility_timeout", format_duration(p.backend.visibility_timeout)},
+        {"heartbeat_timeout", format_duration(p.backend.heartbeat_timeout)},
+        {"retry",
+         {{"max_attempts", r.max_attempts},
+          {"initial_interval", format_duration(r.initial_interval)},
+          {"backoff_coefficient", r.backoff_coefficient},
+          {"max_interval", format_duration(r.max_interval)},
+          {"jitter", r.jitter}}}}},
+      {"shutdown", behaviour_json(p.worker.shutdown)},
+      {"backend_mechanisms", mechanisms_json(p.mechanisms)},
+      {"options", options},
+  };
+}
+
+}  // namespace drainsim
