@@ -95,12 +95,9 @@ struct Comparison {
 Comparison compare_profiles(const CompareSpec& spec);
 
 enum class CompareFormat { kTable, kMarkdown, kJson, kCsv };
-inline constexpr std::array<Named<CompareFormat>, 4> kCompareFormatNames{
-    {{CompareFormat::kTable, "table"},
-     {CompareFormat::kMarkdown, "md"},
-     {CompareFormat::kJson, "json"},
-     {CompareFormat::kCsv, "csv"}}};
-constexpr const auto& names(CompareFormat) { return kCompareFormatNames; }
+constexpr std::array<std::string_view, 4> names(CompareFormat) {
+  return {"table", "md", "json", "csv"};
+}
 
 // `table`: aligned text, a row per profile, each metric as "mean ±half" ("(n=k)" added
 // when only k runs had it, "–" when none did). `md`: the same as a GitHub Markdown table.

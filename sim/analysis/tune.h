@@ -48,11 +48,9 @@ enum class PlatformGrace {
   kScenario,  // the scenario's, kept
   kSearched,  // searched on the grid, the scenario's worker grace kept
 };
-inline constexpr std::array<Named<PlatformGrace>, 3> kPlatformGraceNames{
-    {{PlatformGrace::kPaired, "paired"},
-     {PlatformGrace::kScenario, "scenario"},
-     {PlatformGrace::kSearched, "search"}}};
-constexpr const auto& names(PlatformGrace) { return kPlatformGraceNames; }
+constexpr std::array<std::string_view, 3> names(PlatformGrace) {
+  return {"paired", "scenario", "search"};
+}
 
 struct TuneSpec {
   std::string scenario;                // the scenario file

@@ -1,9 +1,12 @@
 // Small identifiers shared by the backend, the worker and the recorder.
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <string_view>
 
 #include "base/duration.h"
+#include "base/names.h"
 
 namespace drainsim {
 
@@ -54,8 +57,20 @@ struct Lease {
   std::uint32_t claim = 0;
 };
 
-const char* to_string(JobState s);
-const char* to_string(ErrorKind e);
-const char* to_string(Outcome o);
+constexpr std::array<std::string_view, 5> names(JobState) {
+  return {"available", "scheduled", "active", "completed", "discarded"};
+}
+inline const char* to_string(JobState v) { return name_of(v).data(); }
+
+constexpr std::array<std::string_view, 6> names(ErrorKind) {
+  return {"handler_error",      "ShutdownError", "worker_death",
+          "visibility_timeout", "stalled",       "rescued"};
+}
+inline const char* to_string(ErrorKind v) { return name_of(v).data(); }
+
+constexpr std::array<std::string_view, 6> names(Outcome) {
+  return {"completed", "failed", "interrupted", "killed", "abandoned", "cancelled"};
+}
+inline const char* to_string(Outcome v) { return name_of(v).data(); }
 
 }  // namespace drainsim

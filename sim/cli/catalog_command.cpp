@@ -130,49 +130,56 @@ int export_trace(const ExportArgs& args) {
   return emit(trace.trace, args.out) ? 0 : kBadInput;
 }
 
+void declare_validate(CLI::App* cmd, ValidateArgs& args) {
+  cmd->add_option("scenarios", args.files, "Scenario files")->required();
+  add_set_option(cmd, args.sets);
+}
+
+void declare_profiles(CLI::App* cmd, ProfilesArgs& args) {
+  cmd->add_option("name", args.name, "A profile to show in full");
+  cmd->add_option("--format", args.format, "table (default) or json")
+      ->check(CLI::IsMember({"table", "json"}));
+}
+
+void declare_conformance(CLI::App* cmd, ConformanceArgs& args) {
+  cmd->add_option("--profile", args.profile, "The profile to check")->required();
+  cmd->add_option("--format", args.format, "text (default) or json")
+      ->check(CLI::IsMember({"text", "json"}));
+  cmd->add_option("--out", args.out, "Write the report here (default stdout)");
+}
+
+void declare_export(CLI::App* cmd, ExportArgs& args) {
+  cmd->add_option("--format", args.format, "chrome-trace (Perfetto, chrome://tracing)")
+      ->required()
+      ->check(CLI::IsMember({"chrome-trace"}));
+  cmd->add_option("results", args.results, "Results file with a timeline")->required();
+  cmd->add_option("--out", args.out, "Write it here (default stdout)");
+}
+
 }  // namespace
 
 Command add_validate_command(CLI::App& app) {
-  auto args = std::make_shared<ValidateArgs>();
-  CLI::App* cmd = app.add_subcommand("validate", "Check scenario files");
-  cmd->add_option("scenarios", args->files, "Scenario files")->required();
-  add_set_option(cmd, args->sets);
-  return {cmd, [args] { return validate(*args); }};
+  return subcommand(app, "validate", "Check scenario files", declare_validate, validate);
 }
 
 Command add_profiles_command(CLI::App& app) {
-  auto args = std::make_shared<ProfilesArgs>();
-  CLI::App* cmd = app.add_subcommand(
-      "profiles", "List the worker profiles (job systems) with their defaults, or show one");
-  cmd->add_option("name", args->name, "A profile to show in full");
-  cmd->add_option("--format", args->format, "table (default) or json")
-      ->check(CLI::IsMember({"table", "json"}));
-  return {cmd, [args] { return profiles(*args); }};
+  return subcommand(app, "profiles",
+                    "List the worker profiles (job systems) with their defaults, or show one",
+                    declare_profiles, profiles);
 }
 
 Command add_conformance_command(CLI::App& app) {
-  auto args = std::make_shared<ConformanceArgs>();
-  CLI::App* cmd = app.add_subcommand(
-      "conformance",
+  return subcommand(
+      app, "conformance",
       "Check a profile against the OJS graceful-shutdown conformance requirements (GS-001..005, "
-      "GS-R001..R004); exit 1 when a required one fails");
-  cmd->add_option("--profile", args->profile, "The profile to check")->required();
-  cmd->add_option("--format", args->format, "text (default) or json")
-      ->check(CLI::IsMember({"text", "json"}));
-  cmd->add_option("--out", args->out, "Write the report here (default stdout)");
-  return {cmd, [args] { return conformance(*args); }};
+      "GS-R001..R004); exit 1 when a required one fails",
+      declare_conformance, conformance);
 }
 
 Command add_export_command(CLI::App& app) {
-  auto args = std::make_shared<ExportArgs>();
-  CLI::App* cmd = app.add_subcommand(
-      "export", "Write a run's timeline (drainsim run --timeline) in another format");
-  cmd->add_option("--format", args->format, "chrome-trace (Perfetto, chrome://tracing)")
-      ->required()
-      ->check(CLI::IsMember({"chrome-trace"}));
-  cmd->add_option("results", args->results, "Results file with a timeline")->required();
-  cmd->add_option("--out", args->out, "Write it here (default stdout)");
-  return {cmd, [args] { return export_trace(*args); }};
+  return subcommand(app, "export",
+                    "Write a run's timeline (drainsim run --timeline) in another format",
+                    declare_export, export_trace);
 }
 
 }  // namespace drainsim::cli

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -27,7 +28,18 @@ struct Command {
   std::function<int()> run;
 };
 
-// Each adds its subcommand(s) to `app` (sim/cli/*_command.cpp).
+// Adds subcommand `name` to `app`: `declare` declares its options into a fresh Args, and
+// `run` runs it with them once the command line is parsed.
+template <class Args>
+Command subcommand(CLI::App& app, const std::string& name, const std::string& description,
+                   void (*declare)(CLI::App*, Args&), int (*run)(const Args&)) {
+  auto args = std::make_shared<Args>();
+  CLI::App* cmd = app.add_subcommand(name, description);
+  declare(cmd, *args);
+  return {cmd, [args, run] { return run(*args); }};
+}
+
+// Each adds its subcommand to `app` (sim/cli/*_command.cpp).
 Command add_run_command(CLI::App& app);
 Command add_fidelity_command(CLI::App& app);
 Command add_compare_command(CLI::App& app);

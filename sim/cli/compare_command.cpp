@@ -51,24 +51,26 @@ int compare(const CompareArgs& args) {
   return c.audits_ok() ? 0 : kAuditFailed;
 }
 
+void declare_compare(CLI::App* cmd, CompareArgs& args) {
+  add_scenario_argument(cmd, args.scenario);
+  cmd->add_option("--profiles", args.profiles,
+                  "all (default, in registry order) or a comma-separated list");
+  add_seeds_option(cmd, args.seeds, "Runs per profile (default 10)");
+  add_seed_option(cmd, args.seed, "First seed (default: the scenario's); then +1, +2, ...");
+  add_enum_option(cmd, "--format", args.format, "table (default), md, json or csv");
+  add_set_option(cmd, args.sets);
+  cmd->add_option("--out", args.out, "Write the comparison here (default stdout)");
+  add_fault_option(cmd, args.fault);
+}
+
 }  // namespace
 
 Command add_compare_command(CLI::App& app) {
-  auto args = std::make_shared<CompareArgs>();
-  CLI::App* cmd = app.add_subcommand(
-      "compare",
+  return subcommand(
+      app, "compare",
       "Run a scenario against several worker profiles over several seeds; each metric's mean "
-      "and 95% interval per profile");
-  add_scenario_argument(cmd, args->scenario);
-  cmd->add_option("--profiles", args->profiles,
-                  "all (default, in registry order) or a comma-separated list");
-  add_seeds_option(cmd, args->seeds, "Runs per profile (default 10)");
-  add_seed_option(cmd, args->seed, "First seed (default: the scenario's); then +1, +2, ...");
-  add_enum_option(cmd, "--format", args->format, "table (default), md, json or csv");
-  add_set_option(cmd, args->sets);
-  cmd->add_option("--out", args->out, "Write the comparison here (default stdout)");
-  add_fault_option(cmd, args->fault);
-  return {cmd, [args] { return compare(*args); }};
+      "and 95% interval per profile",
+      declare_compare, compare);
 }
 
 }  // namespace drainsim::cli

@@ -234,28 +234,31 @@ int fidelity(const RunArgs& args) {
   return audits_ok ? 0 : kAuditFailed;
 }
 
+void declare_run(CLI::App* cmd, RunArgs& args) {
+  add_scenario_options(cmd, args);
+  cmd->add_flag("--timeline", args.timeline, "Record the timeline in the results");
+  cmd->add_option("--out", args.out, "Results file (default results/<name>-<seed>.json)");
+  add_enum_option(cmd, "--engine", args.engine, "virtual (default), realtime or process");
+  add_engine_options(cmd, args);
+  add_fault_option(cmd, args.fault);
+}
+
+void declare_fidelity(CLI::App* cmd, RunArgs& args) {
+  add_scenario_options(cmd, args);
+  add_engine_options(cmd, args);
+}
+
 }  // namespace
 
 Command add_run_command(CLI::App& app) {
-  auto args = std::make_shared<RunArgs>();
-  CLI::App* cmd = app.add_subcommand(
-      "run", "Run one scenario (in virtual time unless --engine says otherwise)");
-  add_scenario_options(cmd, *args);
-  cmd->add_flag("--timeline", args->timeline, "Record the timeline in the results");
-  cmd->add_option("--out", args->out, "Results file (default results/<name>-<seed>.json)");
-  add_enum_option(cmd, "--engine", args->engine, "virtual (default), realtime or process");
-  add_engine_options(cmd, *args);
-  add_fault_option(cmd, args->fault);
-  return {cmd, [args] { return run(*args); }};
+  return subcommand(app, "run", "Run one scenario (in virtual time unless --engine says otherwise)",
+                    declare_run, run);
 }
 
 Command add_fidelity_command(CLI::App& app) {
-  auto args = std::make_shared<RunArgs>();
-  CLI::App* cmd = app.add_subcommand(
-      "fidelity", "Run a scenario on the virtual and real-time engines and compare the metrics");
-  add_scenario_options(cmd, *args);
-  add_engine_options(cmd, *args);
-  return {cmd, [args] { return fidelity(*args); }};
+  return subcommand(app, "fidelity",
+                    "Run a scenario on the virtual and real-time engines and compare the metrics",
+                    declare_fidelity, fidelity);
 }
 
 }  // namespace drainsim::cli

@@ -202,40 +202,45 @@ int merge(const MergeArgs& args) {
   return result.audits_ok() ? 0 : kAuditFailed;
 }
 
-}  // namespace
-
-Command add_sweep_command(CLI::App& app) {
-  auto args = std::make_shared<SweepArgs>();
-  CLI::App* cmd = app.add_subcommand(
-      "sweep",
-      "Run a scenario over a grid of field values and several seeds per point; each metric's "
-      "mean and 95% interval per point");
-  add_scenario_argument(cmd, args->scenario);
-  cmd->add_option("--grid", args->grid,
+void declare_sweep(CLI::App* cmd, SweepArgs& args) {
+  add_scenario_argument(cmd, args.scenario);
+  cmd->add_option("--grid", args.grid,
                   "An axis: PATH=START..END/STEP (5s..120s/5s, 1..10/1) or PATH=V1,V2,... "
                   "(repeatable; the grid is their product, first axis outermost)")
       ->required();
-  add_seeds_option(cmd, args->seeds, "Runs per point (default 10)");
-  add_seed_option(cmd, args->seed, "First seed (default: the scenario's); then +1, +2, ...");
-  add_threads_option(cmd, args->threads);
-  add_set_option(cmd, args->sets);
-  cmd->add_option("--out", args->out, "Write the JSON here (default stdout)");
-  cmd->add_option("--csv", args->csv, "Also write a row per point and metric here");
-  cmd->add_option("--shard", args->shard,
+  add_seeds_option(cmd, args.seeds, "Runs per point (default 10)");
+  add_seed_option(cmd, args.seed, "First seed (default: the scenario's); then +1, +2, ...");
+  add_threads_option(cmd, args.threads);
+  add_set_option(cmd, args.sets);
+  cmd->add_option("--out", args.out, "Write the JSON here (default stdout)");
+  cmd->add_option("--csv", args.csv, "Also write a row per point and metric here");
+  cmd->add_option("--shard", args.shard,
                   "Run only slice I of N (I from 0, e.g. $JOB_COMPLETION_INDEX/16) and "
                   "write it as a part file for `drainsim merge`");
-  add_fault_option(cmd, args->fault);
-  return {cmd, [args] { return sweep(*args); }};
+  add_fault_option(cmd, args.fault);
+}
+
+void declare_merge(CLI::App* cmd, MergeArgs& args) {
+  cmd->add_option("parts", args.files, "Part files, one per shard, in any order")->required();
+  cmd->add_option("--out", args.out, "Write the JSON here (default stdout)");
+  cmd->add_option("--csv", args.csv, "Also write a row per point and metric here");
+}
+
+}  // namespace
+
+Command add_sweep_command(CLI::App& app) {
+  return subcommand(
+      app, "sweep",
+      "Run a scenario over a grid of field values and several seeds per point; each metric's "
+      "mean and 95% interval per point",
+      declare_sweep, sweep);
 }
 
 Command add_merge_command(CLI::App& app) {
-  auto args = std::make_shared<MergeArgs>();
-  CLI::App* cmd = app.add_subcommand(
-      "merge", "Join the part files of a sharded sweep (sweep --shard) into the sweep's output");
-  cmd->add_option("parts", args->files, "Part files, one per shard, in any order")->required();
-  cmd->add_option("--out", args->out, "Write the JSON here (default stdout)");
-  cmd->add_option("--csv", args->csv, "Also write a row per point and metric here");
-  return {cmd, [args] { return merge(*args); }};
+  return subcommand(
+      app, "merge",
+      "Join the part files of a sharded sweep (sweep --shard) into the sweep's output",
+      declare_merge, merge);
 }
 
 }  // namespace drainsim::cli

@@ -127,45 +127,47 @@ int tune(const TuneArgs& args) {
   return result.recommended() ? 0 : 1;
 }
 
+void declare_tune(CLI::App* cmd, TuneArgs& args) {
+  add_scenario_argument(cmd, args.scenario);
+  cmd->add_option("--max-job-loss", args.max_job_loss,
+                  "Target: mean jobs lost per run (default 0 when no target is given)");
+  cmd->add_option("--max-interrupted", args.max_interrupted,
+                  "Target: mean interrupted fraction, e.g. 0.1% or 0.001 (default 0 when "
+                  "no target is given)");
+  cmd->add_option("--max-deploy-duration", args.max_deploy_duration,
+                  "Target: mean longest rollout per run, e.g. 10m");
+  cmd->add_option("--grace-range", args.grace_range,
+                  "The worker grace periods searched, START..END/STEP (default 0s..10m/1s)");
+  cmd->add_option("--pre-stop", args.pre_stops,
+                  "Also try these preStop durations (0s: none; e.g. --pre-stop 0s,5s,10s)")
+      ->delimiter(',');
+  add_enum_option(cmd, "--platform-grace", args.platform_grace,
+                  "paired (default): preStop + grace + margin; scenario: keep the scenario's; "
+                  "search: search it on --platform-range, keeping the worker's grace");
+  cmd->add_option("--platform-range", args.platform_range,
+                  "With --platform-grace search: the platform graces searched, "
+                  "START..END/STEP (default 1s..10m/1s)");
+  cmd->add_option("--margin", args.margin,
+                  "Platform grace beyond preStop + worker grace (default 10s, spec §6.3)");
+  cmd->add_option("--safety-margin", args.safety_margin,
+                  "The safety_margin of the spec's §6.2 rule of thumb (default 10s)");
+  add_seeds_option(cmd, args.seeds, "Runs per setting (default 30)");
+  add_seed_option(cmd, args.seed, "First seed (default: the scenario's)");
+  add_threads_option(cmd, args.threads);
+  add_set_option(cmd, args.sets);
+  cmd->add_option("--format", args.format, "text (default) or json")
+      ->check(CLI::IsMember({"text", "json"}));
+  cmd->add_option("--out", args.out, "Write the report here (default stdout)");
+}
+
 }  // namespace
 
 Command add_tune_command(CLI::App& app) {
-  auto args = std::make_shared<TuneArgs>();
-  CLI::App* cmd = app.add_subcommand(
-      "tune",
+  return subcommand(
+      app, "tune",
       "Find the shortest worker grace period (and preStop) that meets your targets, with the "
-      "platform grace to pair with it; exit 1 when no setting on the grid does");
-  add_scenario_argument(cmd, args->scenario);
-  cmd->add_option("--max-job-loss", args->max_job_loss,
-                  "Target: mean jobs lost per run (default 0 when no target is given)");
-  cmd->add_option("--max-interrupted", args->max_interrupted,
-                  "Target: mean interrupted fraction, e.g. 0.1% or 0.001 (default 0 when "
-                  "no target is given)");
-  cmd->add_option("--max-deploy-duration", args->max_deploy_duration,
-                  "Target: mean longest rollout per run, e.g. 10m");
-  cmd->add_option("--grace-range", args->grace_range,
-                  "The worker grace periods searched, START..END/STEP (default 0s..10m/1s)");
-  cmd->add_option("--pre-stop", args->pre_stops,
-                  "Also try these preStop durations (0s: none; e.g. --pre-stop 0s,5s,10s)")
-      ->delimiter(',');
-  add_enum_option(cmd, "--platform-grace", args->platform_grace,
-                  "paired (default): preStop + grace + margin; scenario: keep the scenario's; "
-                  "search: search it on --platform-range, keeping the worker's grace");
-  cmd->add_option("--platform-range", args->platform_range,
-                  "With --platform-grace search: the platform graces searched, "
-                  "START..END/STEP (default 1s..10m/1s)");
-  cmd->add_option("--margin", args->margin,
-                  "Platform grace beyond preStop + worker grace (default 10s, spec §6.3)");
-  cmd->add_option("--safety-margin", args->safety_margin,
-                  "The safety_margin of the spec's §6.2 rule of thumb (default 10s)");
-  add_seeds_option(cmd, args->seeds, "Runs per setting (default 30)");
-  add_seed_option(cmd, args->seed, "First seed (default: the scenario's)");
-  add_threads_option(cmd, args->threads);
-  add_set_option(cmd, args->sets);
-  cmd->add_option("--format", args->format, "text (default) or json")
-      ->check(CLI::IsMember({"text", "json"}));
-  cmd->add_option("--out", args->out, "Write the report here (default stdout)");
-  return {cmd, [args] { return tune(*args); }};
+      "platform grace to pair with it; exit 1 when no setting on the grid does",
+      declare_tune, tune);
 }
 
 }  // namespace drainsim::cli

@@ -11,16 +11,15 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <string_view>
 
 #include "base/names.h"
 #include "engine/runtime.h"
 
 namespace drainsim {
 
-enum class JobBody : std::uint8_t { kTimer, kSleep, kSpin };
-inline constexpr std::array<Named<JobBody>, 3> kJobBodyNames{
-    {{JobBody::kSleep, "sleep"}, {JobBody::kSpin, "spin"}, {JobBody::kTimer, "timer"}}};
-constexpr const auto& names(JobBody) { return kJobBodyNames; }
+enum class JobBody : std::uint8_t { kSleep, kSpin, kTimer };
+constexpr std::array<std::string_view, 3> names(JobBody) { return {"sleep", "spin", "timer"}; }
 inline const char* to_string(JobBody b) { return name_of(b).data(); }
 
 class JobRunner {

@@ -96,14 +96,6 @@ std::vector<std::string_view> names_of(const std::vector<E>& values) {
   return out;
 }
 
-// Every value of E, in its table's order.
-template <class E>
-std::vector<E> all_values() {
-  std::vector<E> out;
-  for (const Named<E>& n : names(E{})) out.push_back(n.value);
-  return out;
-}
-
 // The value of `values` that `v` names; fails naming the choices otherwise.
 template <class E>
 E choose(const Context& c, const nlohmann::json& v, const std::string& path,

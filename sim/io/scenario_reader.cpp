@@ -387,17 +387,17 @@ ScenarioEvent read_event(const Reader& r, Time end, const PlatformConfig& platfo
       const std::vector<Signal> signals = all_values<Signal>();
       r.need("signal", fmt::format("one of {}", quoted_list(names_of(signals))));
       const json& v = *r.find("signal");
-      const Named<Signal>* found = nullptr;
-      for (const Named<Signal>& row : names(Signal{})) {
+      std::optional<Signal> found;
+      for (Signal s : signals) {
         // Short names ("TERM") too.
-        if (v.is_string() && (v == row.name || v == row.name.substr(3))) found = &row;
+        if (v.is_string() && (v == name_of(s) || v == name_of(s).substr(3))) found = s;
       }
-      if (found == nullptr) {
+      if (!found) {
         r.fail("signal", fmt::format("unknown signal, expected one of {} (\"SIG\" may be left "
                                      "out), got {}",
                                      quoted_list(names_of(signals)), show(v)));
       }
-      e.signal = found->value;
+      e.signal = *found;
       break;
     }
     case EK::kNodeDrain:

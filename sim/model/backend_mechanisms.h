@@ -11,6 +11,7 @@
 
 #include <array>
 #include <cstdint>
+#include <string_view>
 
 #include "base/duration.h"
 #include "base/names.h"
@@ -58,12 +59,9 @@ struct Rescuer {
   bool backoff = false;
 };
 
-inline constexpr std::array<Named<LeaseExpiry::Fate>, 3> kLeaseFateNames{{
-    {LeaseExpiry::Fate::kRequeue, "requeue"},
-    {LeaseExpiry::Fate::kRetry, "retry"},
-    {LeaseExpiry::Fate::kStall, "stall"},
-}};
-constexpr const auto& names(LeaseExpiry::Fate) { return kLeaseFateNames; }
+constexpr std::array<std::string_view, 3> names(LeaseExpiry::Fate) {
+  return {"requeue", "retry", "stall"};
+}
 
 // Where a fetched job lives until its holder acknowledges it.
 enum class FetchMode : std::uint8_t {
@@ -80,12 +78,9 @@ enum class FetchMode : std::uint8_t {
   // deregister pushes the worker's parked jobs back to the queue.
   kPrivateList,
 };
-inline constexpr std::array<Named<FetchMode>, 3> kFetchModeNames{{
-    {FetchMode::kReliable, "reliable"},
-    {FetchMode::kAtMostOnce, "at_most_once"},
-    {FetchMode::kPrivateList, "private_list"},
-}};
-constexpr const auto& names(FetchMode) { return kFetchModeNames; }
+constexpr std::array<std::string_view, 3> names(FetchMode) {
+  return {"reliable", "at_most_once", "private_list"};
+}
 
 struct BackendMechanisms {
   bool heartbeat_detection = true;  // dead worker after heartbeat_timeout (OJS)

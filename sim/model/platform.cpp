@@ -10,26 +10,6 @@ namespace {
 constexpr Duration kPreStopExtension = 2 * kSecond;  // kubelet's one-off grace extension
 }
 
-const char* to_string(ExitKind k) {
-  switch (k) {
-    case ExitKind::kRunning:
-      return "running";
-    case ExitKind::kClean:
-      return "clean";
-    case ExitKind::kExitedWithError:
-      return "exited_with_error";
-    case ExitKind::kDiedOnTerm:
-      return "died_on_term";
-    case ExitKind::kKilledAtDeadline:
-      return "killed_at_deadline";
-    case ExitKind::kOomKilled:
-      return "oom_killed";
-    case ExitKind::kKilledBySignal:
-      return "killed_by_signal";
-  }
-  return "?";
-}
-
 ProcessFactory simulated_processes(Runtime& runtime, const Scenario& scenario, Backend& backend,
                                    Recorder& recorder, JobBody bodies, double time_scale) {
   return [&runtime, &scenario, &backend, &recorder, bodies, time_scale](

@@ -8,9 +8,12 @@
 // the Runtime. Not thread-safe.
 #pragma once
 
+#include <array>
 #include <memory>
+#include <string_view>
 #include <vector>
 
+#include "base/names.h"
 #include "base/stats.h"
 #include "engine/runtime.h"
 #include "model/backend.h"
@@ -30,7 +33,12 @@ enum class ExitKind : std::uint8_t {
   kOomKilled,
   kKilledBySignal,  // SIGKILL from a signal event or a preStop script
 };
-const char* to_string(ExitKind k);
+constexpr std::array<std::string_view, 7> names(ExitKind) {
+  return {
+      "running",    "clean",           "exited_with_error", "died_on_term", "killed_at_deadline",
+      "oom_killed", "killed_by_signal"};
+}
+inline const char* to_string(ExitKind v) { return name_of(v).data(); }
 
 struct ProcessRecord {
   int pod = 0;

@@ -14,26 +14,6 @@ bool is_shutdown_outcome(Outcome o) {
 }
 }  // namespace
 
-const char* to_string(PodState s) {
-  switch (s) {
-    case PodState::kStarting:
-      return "starting";
-    case PodState::kReady:
-      return "ready";
-    case PodState::kQuiet:
-      return "quiet";
-    case PodState::kDraining:
-      return "draining";
-    case PodState::kTerminating:
-      return "terminating";
-    case PodState::kCrashed:
-      return "crashed";
-    case PodState::kGone:
-      return "gone";
-  }
-  return "?";
-}
-
 Recorder::Recorder(bool timeline) : timeline_(timeline) {}
 
 std::uint32_t Recorder::job_enqueued(JobId id, Time now, std::uint32_t backend_handle) {
@@ -272,18 +252,6 @@ AuditResult Recorder::finish(const BackendView& backend) {
 }
 
 // --- heartbeats and job reports (timeline only)
-
-const char* to_string(ReportKind k) {
-  switch (k) {
-    case ReportKind::kAck:
-      return "ack";
-    case ReportKind::kFail:
-      return "fail";
-    case ReportKind::kRequeue:
-      return "requeue";
-  }
-  return "?";
-}
 
 void Recorder::heartbeat(Time now, int pod, WorkerId worker, Directive state) {
   if (timeline_) heartbeats_.push_back({now, pod, worker, state});

@@ -5,13 +5,16 @@
 // timeline when asked, and runs the conservation audit. Not thread-safe.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
 #include "base/ids.h"
+#include "base/names.h"
 #include "base/stats.h"
 #include "model/scenario.h"
 
@@ -50,7 +53,10 @@ enum class PodState : std::uint8_t {
   kCrashed,      // process died outside a deletion; container restart pending
   kGone,
 };
-const char* to_string(PodState s);
+constexpr std::array<std::string_view, 7> names(PodState) {
+  return {"starting", "ready", "quiet", "draining", "terminating", "crashed", "gone"};
+}
+inline const char* to_string(PodState v) { return name_of(v).data(); }
 
 struct PodStateRecord {
   Time at;
@@ -79,7 +85,8 @@ struct SeriesPoint {
 
 // What a worker told the backend about a job (timeline only).
 enum class ReportKind : std::uint8_t { kAck, kFail, kRequeue };
-const char* to_string(ReportKind k);  // "ack", "fail", "requeue"
+constexpr std::array<std::string_view, 3> names(ReportKind) { return {"ack", "fail", "requeue"}; }
+inline const char* to_string(ReportKind v) { return name_of(v).data(); }
 
 struct HeartbeatRecord {
   Time at;

@@ -35,16 +35,9 @@ struct DurationDistribution {
   std::vector<Bucket> histogram;  // empirical {histogram}
 };
 
-inline constexpr std::array<Named<DurationDistribution::Kind>, 7> kDistributionKindNames{{
-    {DurationDistribution::Kind::kConstant, "constant"},
-    {DurationDistribution::Kind::kUniform, "uniform"},
-    {DurationDistribution::Kind::kExponential, "exponential"},
-    {DurationDistribution::Kind::kLognormal, "lognormal"},
-    {DurationDistribution::Kind::kPareto, "pareto"},
-    {DurationDistribution::Kind::kEmpirical, "empirical"},
-    {DurationDistribution::Kind::kSequence, "sequence"},
-}};
-constexpr const auto& names(DurationDistribution::Kind) { return kDistributionKindNames; }
+constexpr std::array<std::string_view, 7> names(DurationDistribution::Kind) {
+  return {"constant", "uniform", "exponential", "lognormal", "pareto", "empirical", "sequence"};
+}
 
 struct ArrivalProcess {
   enum class Kind { kPoisson, kConstant, kBurst, kList };
@@ -55,13 +48,9 @@ struct ArrivalProcess {
   std::vector<Time> times;  // list, ascending
 };
 
-inline constexpr std::array<Named<ArrivalProcess::Kind>, 4> kArrivalKindNames{{
-    {ArrivalProcess::Kind::kPoisson, "poisson"},
-    {ArrivalProcess::Kind::kConstant, "constant"},
-    {ArrivalProcess::Kind::kBurst, "burst"},
-    {ArrivalProcess::Kind::kList, "list"},
-}};
-constexpr const auto& names(ArrivalProcess::Kind) { return kArrivalKindNames; }
+constexpr std::array<std::string_view, 4> names(ArrivalProcess::Kind) {
+  return {"poisson", "constant", "burst", "list"};
+}
 
 struct CancelBehaviour {
   double cooperative_fraction = 1.0;      // share of jobs that stop when cancelled
@@ -115,13 +104,9 @@ struct PreStop {
   Duration timeout = 2 * kMinute;  // quiet_then_wait: SIGKILLs the worker then
 };
 
-inline constexpr std::array<Named<PreStop::Kind>, 4> kPreStopKindNames{{
-    {PreStop::Kind::kNone, "none"},
-    {PreStop::Kind::kSleep, "sleep"},
-    {PreStop::Kind::kQuietThenSleep, "quiet_then_sleep"},
-    {PreStop::Kind::kQuietThenWait, "quiet_then_wait"},
-}};
-constexpr const auto& names(PreStop::Kind) { return kPreStopKindNames; }
+constexpr std::array<std::string_view, 4> names(PreStop::Kind) {
+  return {"none", "sleep", "quiet_then_sleep", "quiet_then_wait"};
+}
 
 struct PlatformConfig {
   enum class Kind { kKubernetes, kDocker };
@@ -141,22 +126,14 @@ struct PlatformConfig {
   }
 };
 
-inline constexpr std::array<Named<PlatformConfig::Kind>, 2> kPlatformKindNames{{
-    {PlatformConfig::Kind::kKubernetes, "kubernetes"},
-    {PlatformConfig::Kind::kDocker, "docker"},
-}};
-constexpr const auto& names(PlatformConfig::Kind) { return kPlatformKindNames; }
+constexpr std::array<std::string_view, 2> names(PlatformConfig::Kind) {
+  return {"kubernetes", "docker"};
+}
 
 enum class Signal { kTerm, kInt, kTstp, kCont, kKill, kQuit };
-inline constexpr std::array<Named<Signal>, 6> kSignalNames{{
-    {Signal::kTerm, "SIGTERM"},
-    {Signal::kInt, "SIGINT"},
-    {Signal::kTstp, "SIGTSTP"},
-    {Signal::kCont, "SIGCONT"},
-    {Signal::kKill, "SIGKILL"},
-    {Signal::kQuit, "SIGQUIT"},
-}};
-constexpr const auto& names(Signal) { return kSignalNames; }
+constexpr std::array<std::string_view, 6> names(Signal) {
+  return {"SIGTERM", "SIGINT", "SIGTSTP", "SIGCONT", "SIGKILL", "SIGQUIT"};
+}
 
 // A count of pods or a percentage of the replicas ("25%").
 struct Amount {
@@ -167,12 +144,9 @@ struct Amount {
 };
 
 enum class Directive { kRunning, kQuiet, kTerminate };
-inline constexpr std::array<Named<Directive>, 3> kDirectiveNames{{
-    {Directive::kRunning, "running"},
-    {Directive::kQuiet, "quiet"},
-    {Directive::kTerminate, "terminate"},
-}};
-constexpr const auto& names(Directive) { return kDirectiveNames; }
+constexpr std::array<std::string_view, 3> names(Directive) {
+  return {"running", "quiet", "terminate"};
+}
 
 struct ScenarioEvent {
   enum class Kind {
@@ -197,17 +171,10 @@ struct ScenarioEvent {
   Directive state = Directive::kQuiet;
 };
 
-inline constexpr std::array<Named<ScenarioEvent::Kind>, 8> kEventKindNames{{
-    {ScenarioEvent::Kind::kRollingRestart, "rolling_restart"},
-    {ScenarioEvent::Kind::kOomKill, "oom_kill"},
-    {ScenarioEvent::Kind::kScaleDown, "scale_down"},
-    {ScenarioEvent::Kind::kScaleUp, "scale_up"},
-    {ScenarioEvent::Kind::kSignal, "signal"},
-    {ScenarioEvent::Kind::kNodeDrain, "node_drain"},
-    {ScenarioEvent::Kind::kDirective, "directive"},
-    {ScenarioEvent::Kind::kDeletePod, "delete_pod"},
-}};
-constexpr const auto& names(ScenarioEvent::Kind) { return kEventKindNames; }
+constexpr std::array<std::string_view, 8> names(ScenarioEvent::Kind) {
+  return {"rolling_restart", "oom_kill",   "scale_down", "scale_up",
+          "signal",          "node_drain", "directive",  "delete_pod"};
+}
 
 struct Scenario {
   std::string name;

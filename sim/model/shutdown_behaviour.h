@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstdint>
+#include <string_view>
 
 #include "base/duration.h"
 #include "base/ids.h"
@@ -47,19 +48,12 @@ struct ShutdownBehaviour {
                             // departed worker still holds)
 };
 
-inline constexpr std::array<Named<ShutdownBehaviour::SecondTerm>, 3> kSecondTermNames{{
-    {ShutdownBehaviour::SecondTerm::kForceStop, "force_stop"},
-    {ShutdownBehaviour::SecondTerm::kIgnore, "ignore"},
-    {ShutdownBehaviour::SecondTerm::kDeadline, "deadline_now"},
-}};
-constexpr const auto& names(ShutdownBehaviour::SecondTerm) { return kSecondTermNames; }
+constexpr std::array<std::string_view, 3> names(ShutdownBehaviour::SecondTerm) {
+  return {"force_stop", "ignore", "deadline_now"};
+}
 
-inline constexpr std::array<Named<ShutdownBehaviour::AtDeadline>, 4> kAtDeadlineNames{{
-    {ShutdownBehaviour::AtDeadline::kFail, "fail"},
-    {ShutdownBehaviour::AtDeadline::kRequeue, "requeue_front"},
-    {ShutdownBehaviour::AtDeadline::kLeave, "leave"},
-    {ShutdownBehaviour::AtDeadline::kCancelAndWait, "cancel_and_wait"},
-}};
-constexpr const auto& names(ShutdownBehaviour::AtDeadline) { return kAtDeadlineNames; }
+constexpr std::array<std::string_view, 4> names(ShutdownBehaviour::AtDeadline) {
+  return {"fail", "requeue_front", "leave", "cancel_and_wait"};
+}
 
 }  // namespace drainsim

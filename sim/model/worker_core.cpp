@@ -6,22 +6,6 @@ namespace {
 constexpr Duration kRemainingLogInterval = 5 * kSecond;
 }
 
-const char* to_string(WorkerState s) {
-  switch (s) {
-    case WorkerState::kRunning:
-      return "running";
-    case WorkerState::kQuiet:
-      return "quiet";
-    case WorkerState::kDraining:
-      return "draining";
-    case WorkerState::kStopped:
-      return "stopped";
-    case WorkerState::kStarting:
-      return "starting";
-  }
-  return "?";
-}
-
 WorkerCore::WorkerCore(Runtime& runtime, WorkerPort& port, const WorkerConfig& config)
     : rt_(runtime),
       port_(port),

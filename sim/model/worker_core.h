@@ -15,11 +15,14 @@
 // Not thread-safe: one strand per worker.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <span>
+#include <string_view>
 #include <vector>
 
 #include "base/ids.h"
+#include "base/names.h"
 #include "engine/runtime.h"
 #include "model/scenario.h"
 
@@ -27,7 +30,10 @@ namespace drainsim {
 
 // kStarting: the process runs but its worker has not registered yet (real processes).
 enum class WorkerState : std::uint8_t { kRunning, kQuiet, kDraining, kStopped, kStarting };
-const char* to_string(WorkerState s);
+constexpr std::array<std::string_view, 5> names(WorkerState) {
+  return {"running", "quiet", "draining", "stopped", "starting"};
+}
+inline const char* to_string(WorkerState v) { return name_of(v).data(); }
 
 // What a finished job body reports.
 enum class JobResult : std::uint8_t { kSucceeded, kFailed, kCancelled };

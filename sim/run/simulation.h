@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -24,18 +25,15 @@ enum class Engine {
   kRealtime,  // Boost.Asio on real threads, time scaled to the wall clock
   kProcess,   // as realtime, with every worker a real process speaking HTTP
 };
-inline constexpr std::array<Named<Engine>, 3> kEngineNames{{{Engine::kVirtual, "virtual"},
-                                                            {Engine::kRealtime, "realtime"},
-                                                            {Engine::kProcess, "process"}}};
-constexpr const auto& names(Engine) { return kEngineNames; }
+constexpr std::array<std::string_view, 3> names(Engine) {
+  return {"virtual", "realtime", "process"};
+}
 inline const char* to_string(Engine e) { return name_of(e).data(); }
 
 // realtime: how a worker process's strand reaches the models (backend, recorder,
 // platform): by posting to the models' strand, or by taking the models' lock.
 enum class ModelAccess { kStrand, kLock };
-inline constexpr std::array<Named<ModelAccess>, 2> kModelAccessNames{
-    {{ModelAccess::kStrand, "strand"}, {ModelAccess::kLock, "lock"}}};
-constexpr const auto& names(ModelAccess) { return kModelAccessNames; }
+constexpr std::array<std::string_view, 2> names(ModelAccess) { return {"strand", "lock"}; }
 
 struct RunOptions {
   bool timeline = false;
