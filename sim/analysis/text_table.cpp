@@ -37,4 +37,6 @@ std::string interval_cell(const Interval& v, int decimals, std::size_t runs) {
   return s;
 }
 
+std::string percent_text(double fraction) { return fmt::format("{:.3g}%", 100 * fraction); }
+
 }  // namespace drainsim

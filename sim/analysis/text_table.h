@@ -21,6 +21,9 @@ std::size_t display_width(std::string_view s);
 // the others right-aligned; every line ends with '\n'. Rows may be shorter than others.
 std::string aligned_table(const std::vector<std::vector<std::string>>& rows);
 
+// A fraction as a percentage with 3 significant digits: 0.00125 -> "0.125%".
+std::string percent_text(double fraction);
+
 // "mean ±half" with `decimals` decimals, "(n=k)" added when only k of `runs` runs had the
 // metric, kNoValue when none did.
 std::string interval_cell(const Interval& v, int decimals, std::size_t runs);

@@ -1,0 +1,316 @@
+// tune's report: the text, the JSON and the settings snippet (analysis/tune.h).
+#include <cmath>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "analysis/text_table.h"
+#include "analysis/tune.h"
+#include "io/scenario_writer.h"
+#include "io/stats_json.h"
+
+namespace drainsim {
+
+namespace {
+
+using nlohmann::json;
+
+bool kubernetes(const Scenario& s) { return s.platform.kind == PlatformConfig::Kind::kKubernetes; }
+
+double seconds_of(Duration d) { return to_seconds(d); }
+
+std::string pre_stop_text(const PreStop& p) {
+  switch (p.kind) {
+    case PreStop::Kind::kNone:
+      return "none";
+    case PreStop::Kind::kSleep:
+    case PreStop::Kind::kQuietThenSleep:
+      return fmt::format("{} {}", pre_stop_json(p)["kind"].get<std::string>(),
+                         format_duration(p.duration));
+    case PreStop::Kind::kQuietThenWait:
+      return fmt::format("quiet_then_wait (timeout {})", format_duration(p.timeout));
+  }
+  return "?";
+}
+
+json grace_seconds(Duration d) { return d == kNever ? json("forever") : json(to_seconds(d)); }
+
+std::string targets_text(const TuneTargets& t) {
+  std::vector<std::string> parts;
+  if (t.max_job_loss) parts.push_back(fmt::format("job_loss <= {:g}", *t.max_job_loss));
+  if (t.max_interrupted)
+    parts.push_back(fmt::format("interrupted <= {}", percent_text(*t.max_interrupted)));
+  if (t.max_deploy_duration) {
+    parts.push_back(fmt::format("deploy <= {}", format_duration(*t.max_deploy_duration)));
+  }
+  return fmt::format("{}", fmt::join(parts, ", "));
+}
+
+// The columns of the trade-off table: summary key, header, decimals, factor.
+struct Column {
+  const char* key;
+  const char* header;
+  int decimals;
+  double factor;
+};
+constexpr Column kColumns[] = {
+    {"interrupted_fraction", "interrupted %", 3, 100},
+    {"job_loss", "job_loss", 1, 1},
+    {"shutdown_retries", "retries", 1, 1},
+    {"wasted_work_s", "wasted s", 1, 1},
+    {"drain_latency_s.p99", "drain p99 s", 1, 1},
+    {"deploy_duration_s.max", "deploy s", 1, 1},
+};
+
+Interval scaled(Interval v, double f) {
+  v.mean *= f;
+  v.half_width *= f;
+  v.low *= f;
+  v.high *= f;
+  return v;
+}
+
+// Seconds for Kubernetes, which takes whole seconds: rounded up.
+std::int64_t whole_seconds(Duration d) { return (d + kSecond - 1) / kSecond; }
+
+std::vector<std::string> header_row() {
+  std::vector<std::string> row{"grace", "platform"};
+  for (const Column& c : kColumns) row.emplace_back(c.header);
+  row.emplace_back("meets targets");
+  return row;
+}
+
+std::vector<std::string> setting_row(const TuneSetting& e, std::size_t runs) {
+  std::vector<std::string> row{format_grace(e.grace), format_duration(e.platform_grace)};
+  for (const Column& c : kColumns) {
+    const auto it = e.metrics.find(c.key);
+    row.push_back(it == e.metrics.end()
+                      ? std::string(kNoValue)
+                      : interval_cell(scaled(it->second, c.factor), c.decimals, runs));
+  }
+  row.push_back(e.meets() ? "yes" : fmt::format("no: {}", fmt::join(e.misses, "; ")));
+  return row;
+}
+
+}  // namespace
+
+std::string tune_text(const Tune& t) {
+  const TuneSetting* r = t.recommended();
+  std::string out;
+  if (r == nullptr) {
+    out += "recommended grace_period: none\n";
+  } else {
+    const TuneSearch& s = t.searches[*t.best];
+    out += fmt::format("recommended grace_period: {}\n", format_grace(r->grace));
+    out += fmt::format("{} {}: {}",
+                       t.platform_grace == PlatformGrace::kSearched ? "recommended" : "paired",
+                       kubernetes(t.base) ? "terminationGracePeriodSeconds" : "stop_grace_period",
+                       format_duration(r->platform_grace));
+    switch (t.platform_grace) {
+      case PlatformGrace::kPaired:
+        out += fmt::format(" (preStop {} + grace {} + margin {})",
+                           format_duration(pre_stop_time(s.pre_stop)), format_duration(r->grace),
+                           format_duration(t.margin));
+        break;
+      case PlatformGrace::kScenario:
+        out += " (the scenario's, kept)";
+        break;
+      case PlatformGrace::kSearched:
+        out += " (searched; the worker's grace_period is the scenario's)";
+        break;
+    }
+    out += '\n';
+    if (kubernetes(t.base)) out += fmt::format("preStop: {}\n", pre_stop_text(s.pre_stop));
+  }
+  out += fmt::format("targets: {}, each setting's mean over {} seeds ({}..{}) of scenario {}\n",
+                     targets_text(t.targets), t.seeds.size(), t.seeds.front(), t.seeds.back(),
+                     t.scenario);
+  for (const std::string& o : t.overrides) out += fmt::format("  --set {}\n", o);
+  out += fmt::format("\nthe scenario's own settings (preStop {}):\n",
+                     pre_stop_text(t.base.platform.pre_stop));
+  out += aligned_table({header_row(), setting_row(t.current, t.seeds.size())});
+
+  for (std::size_t i = 0; i < t.searches.size(); ++i) {
+    const TuneSearch& s = t.searches[i];
+    if (t.searches.size() > 1 || r == nullptr) {
+      std::string verdict = "no grace on the grid meets the targets";
+      if (s.recommended) {
+        const TuneSetting& e = s.evaluated[*s.recommended];
+        verdict = fmt::format("grace {}, platform grace {}", format_grace(e.grace),
+                              format_duration(e.platform_grace));
+      } else if (s.least_quality) {
+        verdict = fmt::format(
+            "grace {} meets the job-loss and interrupted targets, not the "
+            "deploy target",
+            format_duration(s.evaluated[*s.least_quality].grace));
+      }
+      out += fmt::format("\npreStop {}: {}\n", pre_stop_text(s.pre_stop), verdict);
+    }
+    if (t.best && i != *t.best) continue;
+    // The trade-offs: the settings evaluated nearest the answer.
+    const std::size_t centre = s.recommended     ? *s.recommended
+                               : s.least_quality ? *s.least_quality
+                                                 : s.evaluated.size() - 1;
+    const std::size_t from = centre >= 5 ? centre - 5 : 0;
+    const std::size_t to = std::min(s.evaluated.size(), centre + 6);
+    std::vector<std::vector<std::string>> rows{header_row()};
+    for (std::size_t k = from; k < to; ++k) {
+      rows.push_back(setting_row(s.evaluated[k], t.seeds.size()));
+      if (s.recommended && k == *s.recommended) rows.back().back() += "  <- recommended";
+    }
+    out += fmt::format(
+        "\ntrade-offs (mean ±95 % half-width over the seeds; {} of {} settings "
+        "evaluated shown):\n",
+        to - from, s.evaluated.size());
+    out += aligned_table(rows);
+  }
+
+  const SpecRule& rule = t.rule;
+  out += fmt::format(
+      "\nspec §6.2 rule of thumb: max_job_duration {} ({}) + heartbeat_interval {} + "
+      "safety_margin {} = {}",
+      format_duration(rule.max_job_duration), rule.basis, format_duration(rule.heartbeat_interval),
+      format_duration(rule.safety_margin), format_duration(rule.grace()));
+  if (r != nullptr && r->grace != kNever) {
+    const Duration diff = rule.grace() - r->grace;
+    if (diff > 0) {
+      out += fmt::format("; drainsim's answer is {} shorter", format_duration(diff));
+    } else if (diff < 0) {
+      out += fmt::format("; drainsim's answer is {} longer", format_duration(-diff));
+    } else {
+      out += "; the same as drainsim's answer";
+    }
+  }
+  out += '\n';
+  for (const std::string& w : t.warnings) out += fmt::format("warning: {}\n", w);
+  if (const std::string snippet = settings_snippet(t); !snippet.empty()) {
+    out += "\n" + snippet;
+  }
+  return out;
+}
+
+json tune_json(const Tune& t) {
+  const auto setting_json = [&](const TuneSetting& s) {
+    json metrics = json::object();
+    for (const auto& [key, v] : s.metrics) metrics[key] = interval_json(v);
+    return json{{"grace_period", format_duration(s.grace)},
+                {"grace_period_s", grace_seconds(s.grace)},
+                {"termination_grace_period_s", seconds_of(s.platform_grace)},
+                {"meets_targets", s.meets()},
+                {"misses", s.misses},
+                {"metrics", metrics},
+                {"audit_failures", [&] {
+                   json failures = json::array();
+                   for (const CompareRun& r : s.runs) {
+                     if (!r.audit_ok) failures.push_back(audit_failure_json(r));
+                   }
+                   return failures;
+                 }()}};
+  };
+  json searches = json::array();
+  for (const TuneSearch& s : t.searches) {
+    json settings = json::array();
+    for (const TuneSetting& e : s.evaluated) settings.push_back(setting_json(e));
+    searches.push_back(
+        {{"pre_stop", pre_stop_json(s.pre_stop)},
+         {"pre_stop_s", seconds_of(pre_stop_time(s.pre_stop))},
+         {"recommended_grace_period_s",
+          s.recommended ? grace_seconds(s.evaluated[*s.recommended].grace) : json(nullptr)},
+         {"settings", settings}});
+  }
+  json recommended = nullptr;
+  if (const TuneSetting* r = t.recommended()) {
+    const PreStop& p = t.searches[*t.best].pre_stop;
+    json metrics = setting_json(*r)["metrics"];
+    recommended = {{"grace_period", format_grace(r->grace)},
+                   {"grace_period_s", grace_seconds(r->grace)},
+                   {"termination_grace_period_s", seconds_of(r->platform_grace)},
+                   {"platform_grace", t.platform_grace == PlatformGrace::kPaired     ? "paired"
+                                      : t.platform_grace == PlatformGrace::kSearched ? "searched"
+                                                                                     : "scenario"},
+                   {"pre_stop", pre_stop_json(p)},
+                   {"pre_stop_s", seconds_of(pre_stop_time(p))},
+                   {"metrics", metrics}};
+  }
+  const TuneTargets& tg = t.targets;
+  return {{"drainsim_version", DRAINSIM_VERSION},
+          {"engine", "virtual"},
+          {"scenario", t.scenario},
+          {"overrides", t.overrides},
+          {"seeds", t.seeds},
+          {"targets",
+           {{"max_job_loss", tg.max_job_loss ? json(*tg.max_job_loss) : json(nullptr)},
+            {"max_interrupted", tg.max_interrupted ? json(*tg.max_interrupted) : json(nullptr)},
+            {"max_deploy_duration_s",
+             tg.max_deploy_duration ? json(seconds_of(*tg.max_deploy_duration)) : json(nullptr)}}},
+          {"recommended", recommended},
+          {"spec_rule",
+           {{"max_job_duration_s", seconds_of(t.rule.max_job_duration)},
+            {"max_job_duration_basis", t.rule.basis},
+            {"heartbeat_interval_s", seconds_of(t.rule.heartbeat_interval)},
+            {"safety_margin_s", seconds_of(t.rule.safety_margin)},
+            {"grace_period_s", seconds_of(t.rule.grace())}}},
+          {"warnings", t.warnings},
+          {"current",
+           [&] {
+             json j = setting_json(t.current);
+             j["pre_stop"] = pre_stop_json(t.base.platform.pre_stop);
+             return j;
+           }()},
+          {"searches", searches},
+          {"snippet", settings_snippet(t)}};
+}
+
+std::string settings_snippet(const Tune& t) {
+  const TuneSetting* r = t.recommended();
+  if (r == nullptr) return {};
+  const PreStop& p = t.searches[*t.best].pre_stop;
+  const std::string grace = format_grace(r->grace);
+  std::string out;
+  const bool ojs = t.base.worker.profile.starts_with("ojs");
+  if (!kubernetes(t.base)) {
+    out += "# docker-compose.yml, service of the worker\n";
+    out += "services:\n  worker:\n";
+    out += fmt::format("    stop_grace_period: {}\n", format_duration(r->platform_grace));
+    out += fmt::format("    environment:\n      OJS_SHUTDOWN_GRACE_PERIOD: \"{}\"\n", grace);
+  } else {
+    out += "# Kubernetes: the worker's pod template (Deployment .spec.template)\n";
+    out += "spec:\n";
+    out += fmt::format("  terminationGracePeriodSeconds: {}\n", whole_seconds(r->platform_grace));
+    out += "  containers:\n    - name: worker\n";
+    out += fmt::format(
+        "      env:\n        - name: OJS_SHUTDOWN_GRACE_PERIOD\n          value: \"{}\"\n", grace);
+    const std::int64_t wait = whole_seconds(p.duration);
+    switch (p.kind) {
+      case PreStop::Kind::kNone:
+        break;
+      case PreStop::Kind::kSleep:
+        out += fmt::format(
+            "      lifecycle:\n        preStop:\n          exec:\n            command: [\"sleep\", "
+            "\"{}\"]\n",
+            wait);
+        break;
+      case PreStop::Kind::kQuietThenSleep:
+        out += fmt::format(
+            "      lifecycle:\n        preStop:\n          exec:\n            command: [\"sh\", "
+            "\"-c\", \"kill -TSTP 1 && sleep {}\"]\n",
+            wait);
+        break;
+      case PreStop::Kind::kQuietThenWait:
+        out += fmt::format(
+            "      # keep your quiet-then-wait preStop script (TSTP, then poll until idle; "
+            "timeout {})\n",
+            format_duration(p.timeout));
+        break;
+    }
+  }
+  if (!ojs) {
+    out += fmt::format(
+        "# worker.profile is {}: give its own shutdown timeout the value {} "
+        "(OJS_SHUTDOWN_GRACE_PERIOD is the OJS SDKs' name)\n",
+        t.base.worker.profile, grace);
+  }
+  return out;
+}
+
+}  // namespace drainsim
