@@ -16,8 +16,8 @@
 #include <QImage>
 #include <QPainter>
 
-#include "render.h"
-#include "timeline_view.h"
+#include "widgets/render.h"
+#include "widgets/timeline_view.h"
 
 using namespace drainsim::viewer;
 

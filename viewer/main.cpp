@@ -13,8 +13,8 @@
 #include <QScreen>
 #include <QTimer>
 
-#include "main_window.h"
-#include "render.h"
+#include "widgets/main_window.h"
+#include "widgets/render.h"
 
 using namespace drainsim::viewer;
 

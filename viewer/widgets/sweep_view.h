@@ -11,8 +11,8 @@
 #include <QPointF>
 #include <QString>
 
-#include "metric_chart.h"
-#include "results_reader.h"
+#include "reader/results_reader.h"
+#include "widgets/metric_chart.h"
 
 namespace drainsim::viewer {
 

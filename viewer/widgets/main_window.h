@@ -7,7 +7,7 @@
 #include <QMainWindow>
 #include <QStringList>
 
-#include "render.h"
+#include "widgets/render.h"
 
 QT_BEGIN_NAMESPACE
 class QFileSystemWatcher;

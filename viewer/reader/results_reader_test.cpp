@@ -8,7 +8,7 @@
 // 20 s ends at 65 s, where it FAILs job 1 (interrupted, 0..65 s) and exits: pod-0 is gone
 // at 65 s; the platform's deadline would have been 40 + 30 = 70 s. Job 1 is retried after
 // 1 s (no jitter) and runs again on pod-1, slot 0, from 66 s to 166 s, when the run ends.
-#include "results_reader.h"
+#include "reader/results_reader.h"
 
 #include <gtest/gtest.h>
 

@@ -8,7 +8,7 @@
 #include <optional>
 #include <vector>
 
-#include "results_reader.h"
+#include "reader/results_reader.h"
 
 namespace drainsim::viewer {
 

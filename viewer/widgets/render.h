@@ -13,7 +13,7 @@
 #include <QString>
 #include <QWidget>
 
-#include "results_reader.h"
+#include "reader/results_reader.h"
 
 namespace drainsim::viewer {
 

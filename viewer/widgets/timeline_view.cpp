@@ -1,4 +1,4 @@
-#include "timeline_view.h"
+#include "widgets/timeline_view.h"
 
 #include <algorithm>
 #include <cmath>
@@ -10,7 +10,7 @@
 #include <QWheelEvent>
 
 #include "base/duration.h"
-#include "palette.h"
+#include "widgets/palette.h"
 
 namespace drainsim::viewer {
 

@@ -1,4 +1,4 @@
-#include "timeline_layout.h"
+#include "widgets/timeline_layout.h"
 
 #include <algorithm>
 

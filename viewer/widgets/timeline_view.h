@@ -17,8 +17,8 @@
 
 #include <QWidget>
 
-#include "results_reader.h"
-#include "timeline_layout.h"
+#include "reader/results_reader.h"
+#include "widgets/timeline_layout.h"
 
 namespace drainsim::viewer {
 

@@ -1,4 +1,4 @@
-#include "compare_view.h"
+#include "widgets/compare_view.h"
 
 #include <algorithm>
 

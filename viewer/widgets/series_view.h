@@ -13,7 +13,7 @@
 #include <QPointF>
 #include <QWidget>
 
-#include "results_reader.h"
+#include "reader/results_reader.h"
 
 QT_BEGIN_NAMESPACE
 class QVBoxLayout;

@@ -1,4 +1,4 @@
-#include "metric_chart.h"
+#include "widgets/metric_chart.h"
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-#include "series_view.h"
+#include "widgets/series_view.h"
 
 #include <algorithm>
 
@@ -11,7 +11,7 @@
 #include <QVBoxLayout>
 #include <QValueAxis>
 
-#include "palette.h"
+#include "widgets/palette.h"
 
 namespace drainsim::viewer {
 

@@ -1,4 +1,4 @@
-#include "sweep_view.h"
+#include "widgets/sweep_view.h"
 
 #include <algorithm>
 #include <cmath>

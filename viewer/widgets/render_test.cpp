@@ -10,13 +10,13 @@
 #include <QWheelEvent>
 #include <QtTest>
 
-#include "compare_view.h"
-#include "main_window.h"
-#include "palette.h"
-#include "render.h"
-#include "series_view.h"
-#include "sweep_view.h"
-#include "timeline_view.h"
+#include "widgets/compare_view.h"
+#include "widgets/main_window.h"
+#include "widgets/palette.h"
+#include "widgets/render.h"
+#include "widgets/series_view.h"
+#include "widgets/sweep_view.h"
+#include "widgets/timeline_view.h"
 
 using namespace drainsim::viewer;
 

@@ -10,8 +10,8 @@
 #include <QList>
 #include <QStringList>
 
-#include "metric_chart.h"
-#include "results_reader.h"
+#include "reader/results_reader.h"
+#include "widgets/metric_chart.h"
 
 namespace drainsim::viewer {
 

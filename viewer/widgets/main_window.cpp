@@ -1,4 +1,4 @@
-#include "main_window.h"
+#include "widgets/main_window.h"
 
 #include <QAction>
 #include <QDragEnterEvent>
@@ -13,11 +13,11 @@
 #include <QTabWidget>
 #include <QTimer>
 
-#include "compare_view.h"
-#include "series_view.h"
-#include "summary_view.h"
-#include "sweep_view.h"
-#include "timeline_view.h"
+#include "widgets/compare_view.h"
+#include "widgets/series_view.h"
+#include "widgets/summary_view.h"
+#include "widgets/sweep_view.h"
+#include "widgets/timeline_view.h"
 
 namespace drainsim::viewer {
 

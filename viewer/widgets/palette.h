@@ -4,7 +4,7 @@
 
 #include <QColor>
 
-#include "results_reader.h"
+#include "reader/results_reader.h"
 
 namespace drainsim::viewer {
 

@@ -1,4 +1,4 @@
-#include "summary_view.h"
+#include "widgets/summary_view.h"
 
 #include <map>
 

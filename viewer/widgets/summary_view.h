@@ -8,7 +8,7 @@
 
 #include <QWidget>
 
-#include "results_reader.h"
+#include "reader/results_reader.h"
 
 QT_BEGIN_NAMESPACE
 class QTableWidget;

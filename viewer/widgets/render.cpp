@@ -1,14 +1,14 @@
-#include "render.h"
+#include "widgets/render.h"
 
 #include <QCoreApplication>
 #include <QLayout>
 #include <QPixmap>
 
-#include "compare_view.h"
-#include "series_view.h"
-#include "summary_view.h"
-#include "sweep_view.h"
-#include "timeline_view.h"
+#include "widgets/compare_view.h"
+#include "widgets/series_view.h"
+#include "widgets/summary_view.h"
+#include "widgets/sweep_view.h"
+#include "widgets/timeline_view.h"
 
 namespace drainsim::viewer {
 

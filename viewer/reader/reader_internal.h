@@ -1,0 +1,370 @@
+// Inside the results reader: the timeline's rows as the reader streams them out of a
+// results file, the SAX handler that does it (Reader), the fast scanner that does the same
+// for big files, and what builds a Results or a Sweep/Comparison from them. Not for the
+// widgets: they read reader/results_reader.h.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "reader/results_reader.h"
+
+namespace drainsim::viewer::detail {
+
+using nlohmann::json;
+
+inline constexpr std::array<const char*, kPodStateCount> kStateNames = {
+    "starting", "ready", "quiet", "draining", "terminating", "crashed", "gone"};
+inline constexpr std::array<const char*, 7> kMarkerNames = {"TERM", "INT",  "TSTP", "CONT",
+                                                            "KILL", "QUIT", "OOM"};
+inline constexpr std::array<const char*, kOutcomeCount> kOutcomeNames = {
+    "completed", "failed", "interrupted", "killed", "abandoned", "cancelled", "duplicate"};
+
+template <std::size_t N>
+int index_of(const std::array<const char*, N>& names, std::string_view s) {
+  for (std::size_t i = 0; i < N; ++i) {
+    if (s == names[i]) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+// One cell of a timeline row.
+struct Cell {
+  enum Kind : std::uint8_t { kNull, kBool, kInt, kDouble, kString } kind = kNull;
+  bool b = false;
+  std::int64_t i = 0;
+  double d = 0;
+  std::string s;
+  bool number() const { return kind == kInt || kind == kDouble; }
+  double num() const { return kind == kInt ? static_cast<double>(i) : d; }
+};
+
+struct PodStateRow {
+  double t;
+  int pod;
+  PodState state;
+};
+struct SignalRow {
+  double t;
+  int pod;
+  MarkerKind kind;
+  bool delivered;
+  std::string source;
+};
+struct SeriesRow {
+  double t, queued, scheduled, in_flight;
+};
+
+// The timeline tables this reader uses, with the columns it expects.
+enum Table : int { kPodStates, kSignals, kAttempts, kSeries, kTableCount, kIgnored = -1 };
+inline const std::array<std::vector<std::string>, kTableCount> kColumns = {{
+    {"t_s", "pod", "state"},
+    {"t_s", "pod", "signal", "delivered", "source"},
+    {"job", "attempt", "pod", "worker", "slot", "start_s", "end_s", "outcome"},
+    {"t_s", "queued", "scheduled", "in_flight"},
+}};
+inline Table table_of(std::string_view name) {
+  if (name == "pod_states") return kPodStates;
+  if (name == "signals") return kSignals;
+  if (name == "attempts") return kAttempts;
+  if (name == "series") return kSeries;
+  return kIgnored;
+}
+
+// SAX handler: builds a DOM of everything but the rows of the timeline tables, which it
+// streams into typed vectors. Knows where it is by a stack of frames.
+class Reader {
+ public:
+  json root;
+  std::vector<PodStateRow> pod_states;
+  std::vector<SignalRow> signals;
+  std::vector<Attempt> attempts;
+  std::vector<SeriesRow> series;
+  std::string schema_version;
+  std::string error;  // a problem in the timeline rows (parsing stops)
+  std::size_t rows_seen[kTableCount] = {};
+
+  bool null() { return scalar(Cell{}, json(nullptr)); }
+  bool boolean(bool v) {
+    Cell c;
+    c.kind = Cell::kBool;
+    c.b = v;
+    return scalar(c, json(v));
+  }
+  bool number_integer(json::number_integer_t v) {
+    Cell c;
+    c.kind = Cell::kInt;
+    c.i = v;
+    return scalar(c, json(v));
+  }
+  bool number_unsigned(json::number_unsigned_t v) {
+    Cell c;
+    c.kind = Cell::kInt;
+    c.i = static_cast<std::int64_t>(v);
+    return scalar(c, json(v));
+  }
+  bool number_float(json::number_float_t v, const json::string_t&) {
+    Cell c;
+    c.kind = Cell::kDouble;
+    c.d = v;
+    return scalar(c, json(v));
+  }
+  bool string(json::string_t& v) {
+    if (in_row_) {
+      if (ncells_ >= cells_.size()) return too_many_cells();
+      Cell& c = cells_[ncells_++];
+      c.kind = Cell::kString;
+      c.s.assign(v);
+      return true;
+    }
+    if (frames_.size() == 1 && key_ == "schema_version") schema_version = v;
+    return add(json(std::move(v)));
+  }
+  bool binary(json::binary_t&) { return add(json(nullptr)); }
+
+  bool start_object(std::size_t) {
+    if (in_row_ || skipping_rows_) return nested();
+    frames_.push_back({false, key_});
+    return open(json::object());
+  }
+  bool key(json::string_t& k) {
+    key_ = std::move(k);
+    return true;
+  }
+  bool end_object() {
+    frames_.pop_back();
+    dom_.pop_back();
+    return true;
+  }
+  bool start_array(std::size_t) {
+    if (in_row_) return nested();
+    if (skipping_rows_) {  // a row
+      in_row_ = true;
+      ncells_ = 0;
+      return true;
+    }
+    // timeline.<table>.rows: streamed, not kept in the DOM.
+    if (frames_.size() == 3 && key_ == "rows" && frames_[1].key == "timeline") {
+      table_ = table_of(frames_[2].key);
+      if (table_ != kIgnored && !columns_ok()) return false;
+      skipping_rows_ = true;
+      return true;
+    }
+    frames_.push_back({true, key_});
+    return open(json::array());
+  }
+  bool end_array() {
+    if (in_row_) {
+      in_row_ = false;
+      return table_ == kIgnored || row();
+    }
+    if (skipping_rows_) {
+      skipping_rows_ = false;
+      return true;
+    }
+    frames_.pop_back();
+    dom_.pop_back();
+    return true;
+  }
+  bool parse_error(std::size_t position, const std::string&, const nlohmann::detail::exception& e) {
+    parse_error_position = position;
+    parse_error_message = e.what();
+    return false;
+  }
+
+  std::size_t parse_error_position = 0;
+  std::string parse_error_message;
+
+  // The fast reader's way in: it fills row_cells() and commits the row to table t.
+  static constexpr std::size_t kMaxCells = 8;
+  Cell* row_cells() { return cells_.data(); }
+  bool commit_row(Table t, std::size_t n) {
+    table_ = t;
+    ncells_ = n;
+    return row();
+  }
+
+ private:
+  struct Frame {
+    bool array;
+    std::string key;
+  };
+
+  bool scalar(const Cell& c, json v) {
+    if (in_row_) {
+      if (ncells_ >= cells_.size()) return too_many_cells();
+      cells_[ncells_++] = c;
+      return true;
+    }
+    if (skipping_rows_) return fail("timeline rows must be arrays");
+    return add(std::move(v));
+  }
+  bool add(json v) {
+    if (dom_.empty()) {
+      root = std::move(v);
+      return true;
+    }
+    json& parent = *dom_.back();
+    if (parent.is_array()) {
+      parent.push_back(std::move(v));
+    } else {
+      parent[key_] = std::move(v);
+    }
+    return true;
+  }
+  bool open(json v) {
+    if (dom_.empty()) {
+      root = std::move(v);
+      dom_.push_back(&root);
+      return true;
+    }
+    json& parent = *dom_.back();
+    if (parent.is_array()) {
+      parent.push_back(std::move(v));
+      dom_.push_back(&parent.back());
+    } else {
+      json& slot = parent[key_];
+      slot = std::move(v);
+      dom_.push_back(&slot);
+    }
+    return true;
+  }
+  bool nested() { return fail("a timeline cell holds an object or array"); }
+  bool too_many_cells() { return fail("a timeline row has more cells than columns"); }
+  bool fail(std::string what) {
+    if (error.empty()) {
+      error = fmt::format("timeline.{}: {}", frames_.size() > 2 ? frames_[2].key : "?", what);
+    }
+    return false;
+  }
+
+  bool columns_ok() {
+    const json* t = dom_.size() >= 3 ? dom_[2] : nullptr;
+    if (t == nullptr || !t->contains("columns")) {
+      return fail("no columns before the rows");
+    }
+    const json& cols = (*t)["columns"];
+    if (cols != json(kColumns[table_])) {
+      return fail(fmt::format("columns {} are not the {} this viewer reads", cols.dump(),
+                              json(kColumns[table_]).dump()));
+    }
+    return true;
+  }
+
+  // Checks the cell kinds of the current row against `spec`: n number, i integer, s string,
+  // b bool.
+  bool shape(const char* spec) {
+    const std::size_t n = std::char_traits<char>::length(spec);
+    if (ncells_ != n) {
+      return fail(fmt::format("row {} has {} cells, expected {}", rows_seen[table_], ncells_, n));
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+      const Cell& c = cells_[i];
+      const bool ok = spec[i] == 'n'   ? c.number()
+                      : spec[i] == 'i' ? c.kind == Cell::kInt
+                      : spec[i] == 's' ? c.kind == Cell::kString
+                                       : c.kind == Cell::kBool;
+      if (!ok) {
+        return fail(fmt::format("row {}, column {}: expected {}", rows_seen[table_],
+                                kColumns[table_][i],
+                                spec[i] == 's'   ? "a string"
+                                : spec[i] == 'b' ? "true or false"
+                                                 : "a number"));
+      }
+    }
+    return true;
+  }
+
+  bool row() {
+    bool ok = true;
+    switch (table_) {
+      case kPodStates: {
+        if (!(ok = shape("nis"))) break;
+        const int st = index_of(kStateNames, cells_[2].s);
+        if (st < 0) {
+          ok =
+              fail(fmt::format("row {}: unknown pod state \"{}\"", rows_seen[table_], cells_[2].s));
+          break;
+        }
+        pod_states.push_back(
+            {cells_[0].num(), static_cast<int>(cells_[1].i), static_cast<PodState>(st)});
+        break;
+      }
+      case kSignals: {
+        if (!(ok = shape("nisbs"))) break;
+        std::string_view sig = cells_[2].s;
+        if (sig.starts_with("SIG")) sig.remove_prefix(3);
+        int k = index_of(kMarkerNames, sig);
+        if (k < 0 || k == static_cast<int>(MarkerKind::kOom)) {
+          ok = fail(fmt::format("row {}: unknown signal \"{}\"", rows_seen[table_], cells_[2].s));
+          break;
+        }
+        if (k == static_cast<int>(MarkerKind::kKill) && cells_[4].s == "oom") {
+          k = static_cast<int>(MarkerKind::kOom);
+        }
+        signals.push_back({cells_[0].num(), static_cast<int>(cells_[1].i),
+                           static_cast<MarkerKind>(k), cells_[3].b, cells_[4].s});
+        break;
+      }
+      case kAttempts: {
+        if (!(ok = shape("iiiiinns"))) break;
+        const int o = index_of(kOutcomeNames, cells_[7].s);
+        if (o < 0) {
+          ok = fail(fmt::format("row {}: unknown outcome \"{}\"", rows_seen[table_], cells_[7].s));
+          break;
+        }
+        Attempt a;
+        a.job = cells_[0].i;
+        a.attempt = static_cast<std::int32_t>(cells_[1].i);
+        a.pod = static_cast<std::int32_t>(cells_[2].i);
+        a.worker = static_cast<std::int32_t>(cells_[3].i);
+        a.slot = static_cast<std::int32_t>(cells_[4].i);
+        a.start = cells_[5].num();
+        a.end = cells_[6].num();
+        a.outcome = static_cast<Outcome>(o);
+        attempts.push_back(a);
+        break;
+      }
+      case kSeries:
+        if (!(ok = shape("nnnn"))) break;
+        series.push_back({cells_[0].num(), cells_[1].num(), cells_[2].num(), cells_[3].num()});
+        break;
+      default:
+        break;
+    }
+    ++rows_seen[table_];
+    return ok;
+  }
+
+  std::vector<Frame> frames_;
+  std::vector<json*> dom_;
+  std::string key_;
+  bool skipping_rows_ = false, in_row_ = false;
+  Table table_ = kIgnored;
+  std::array<Cell, kMaxCells> cells_;
+  std::size_t ncells_ = 0;
+};
+
+// The fast path (fast_scanner.cpp): true when it read the whole document into `r`; false
+// when the file is anything unusual (the SAX reader then reads it and gives the precise
+// message).
+bool fast_read(std::string_view text, Reader& r);
+
+// The lanes, series and windows of `run` from the streamed tables (run_model.cpp).
+void build_timeline(Reader& r, const json& doc, Results& run);
+// The summary metrics flattened to dotted keys, the audit left out (run_model.cpp).
+void flatten(const json& v, const std::string& prefix, std::vector<SummaryRow>& out);
+
+// A document that could not be read: "PATH: WHAT".
+Document fail(const std::string& path, const std::string& what);
+// A sweep's or a comparison's file (documents.cpp).
+Document read_sweep(const json& doc, const std::string& path);
+Document read_comparison(const json& doc, const std::string& path);
+
+}  // namespace drainsim::viewer::detail

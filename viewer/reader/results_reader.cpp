@@ -1,0 +1,226 @@
+#include "reader/results_reader.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <optional>
+
+#include "reader/reader_internal.h"
+
+namespace drainsim::viewer {
+
+using namespace detail;
+
+namespace {
+
+std::string line_col(std::string_view text, std::size_t pos) {
+  pos = std::min(pos, text.size());
+  std::size_t line = 1, col = 1;
+  for (std::size_t i = 0; i + 1 < pos; ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      col = 1;
+    } else {
+      ++col;
+    }
+  }
+  return fmt::format("line {}, column {}", line, col);
+}
+
+Document parse_or_throw(std::string_view text, const std::string& path) {
+  if (text.empty()) return fail(path, "the file is empty");
+  std::optional<Reader> fast(std::in_place);
+  Reader* used = &*fast;
+  std::optional<Reader> slow;
+  bool parsed = fast_read(text, *fast);
+  if (!parsed) {
+    fast.reset();
+    slow.emplace();
+    used = &*slow;
+    parsed = json::sax_parse(text.begin(), text.end(), used);
+  }
+  Reader& r = *used;
+  auto version_problem = [&]() -> std::string {
+    if (r.schema_version.empty()) return {};
+    int major = -1, minor = -1;
+    char rest = 0;
+    if (std::sscanf(r.schema_version.c_str(), "%d.%d%c", &major, &minor, &rest) != 2 ||
+        major != kSchemaMajor) {
+      return fmt::format(
+          "results of schema_version \"{}\", which this viewer cannot read (it reads {}.x); "
+          "use the drainsim-viewer of the drainsim that wrote it",
+          r.schema_version, kSchemaMajor);
+    }
+    return {};
+  };
+  if (!parsed) {
+    if (std::string v = version_problem(); !v.empty()) return fail(path, v);
+    if (!r.error.empty()) return fail(path, r.error);
+    if (r.parse_error_position >= text.size()) {
+      return fail(path, fmt::format("the JSON ends early, at byte {} ({}): the file is truncated",
+                                    text.size(), line_col(text, text.size())));
+    }
+    return fail(path, fmt::format("not valid JSON at byte {} ({}): {}", r.parse_error_position,
+                                  line_col(text, r.parse_error_position), r.parse_error_message));
+  }
+  const json& doc = r.root;
+  if (!doc.is_object())
+    return fail(path, "not a drainsim results, sweep or compare file (not a JSON object)");
+  if (doc.contains("axes") && doc.contains("points")) return read_sweep(doc, path);
+  if (doc.contains("profiles") && doc["profiles"].is_array() && !doc.contains("summary")) {
+    return read_comparison(doc, path);
+  }
+  if (!doc.contains("schema_version")) {
+    return fail(path,
+                "not a drainsim results, sweep or compare file (no \"schema_version\", "
+                "\"axes\" or \"profiles\")");
+  }
+  if (!doc["schema_version"].is_string()) return fail(path, "schema_version is not a string");
+  if (std::string v = version_problem(); !v.empty()) return fail(path, v);
+  for (const char* key : {"summary", "pods", "scenario", "run"}) {
+    if (!doc.contains(key)) return fail(path, fmt::format("a results file needs \"{}\"", key));
+  }
+  if (!doc["pods"].is_array() || !doc["summary"].is_object() || !doc["scenario"].is_object()) {
+    return fail(path, "\"pods\" must be an array, \"summary\" and \"scenario\" objects");
+  }
+
+  Results run;
+  run.path = path;
+  run.schema_version = r.schema_version;
+  run.drainsim_version = doc.value("drainsim_version", std::string());
+  run.scenario_name = doc["scenario"].value("name", std::string());
+  run.engine = doc.value("engine", std::string());
+  run.result_hash = doc.value("result_hash", std::string());
+  run.seed = doc.value("seed", std::uint64_t{0});
+  if (doc.contains("profile") && doc["profile"].is_object()) {
+    run.profile = doc["profile"].value("name", std::string());
+  }
+  run.ended_at = doc["run"].value("ended_at_s", 0.0);
+  const json& scenario = doc["scenario"];
+  if (scenario.contains("worker") && scenario["worker"].is_object()) {
+    run.concurrency = scenario["worker"].value("concurrency", 1);
+  }
+  run.platform_kind = scenario.contains("platform") && scenario["platform"].is_object()
+                          ? scenario["platform"].value("kind", std::string("kubernetes"))
+                          : "kubernetes";
+
+  flatten(doc["summary"], "", run.summary);
+  if (doc["summary"].contains("audit") && doc["summary"]["audit"].is_object()) {
+    const json& a = doc["summary"]["audit"];
+    run.audit_ok = a.value("ok", false);
+    run.audit_balance = a.value("balance", std::string());
+    if (a.contains("errors") && a["errors"].is_array()) {
+      for (const json& e : a["errors"]) {
+        if (e.is_string()) run.audit_errors.push_back(e.get<std::string>());
+      }
+    }
+  }
+  if (doc.contains("warnings") && doc["warnings"].is_array()) {
+    for (const json& w : doc["warnings"]) {
+      if (w.is_string()) run.warnings.push_back(w.get<std::string>());
+    }
+  }
+
+  if (!doc.contains("timeline")) {
+    run.timeline_missing = "this run has no timeline: run drainsim with --timeline to record one";
+  } else if (r.pod_states.empty() && r.attempts.empty() && r.series.empty()) {
+    run.timeline_missing = "the timeline is empty: no pod state, attempt or series row";
+  }
+  if (run.timeline_missing.empty()) build_timeline(r, doc, run);
+  Document d;
+  d.run = std::move(run);
+  return d;
+}
+
+}  // namespace
+
+const char* to_string(PodState s) { return kStateNames[static_cast<int>(s)]; }
+const char* to_string(MarkerKind k) { return kMarkerNames[static_cast<int>(k)]; }
+const char* to_string(Outcome o) { return kOutcomeNames[static_cast<int>(o)]; }
+
+double Steps::at(double time) const {
+  const auto it = std::upper_bound(t.begin(), t.end(), time);
+  if (it == t.begin()) return 0;
+  return values[static_cast<std::size_t>(it - t.begin()) - 1];
+}
+
+Document parse_document(std::string_view text, const std::string& path) {
+  try {
+    return parse_or_throw(text, path);
+  } catch (const nlohmann::json::exception& e) {
+    // A field of an unexpected type (value() of the wrong type, get<>()).
+    return fail(path, fmt::format("not a results, sweep or compare file of a shape this viewer "
+                                  "reads: {}",
+                                  e.what()));
+  }
+}
+
+Document load_document(const std::string& path) {
+  // Mapped, not read: a big timeline is not copied before it is scanned.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return fail(path, "cannot open the file");
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return fail(path, "cannot read the file (not a regular file)");
+  }
+  const auto size = static_cast<std::size_t>(st.st_size);
+  if (size == 0) {
+    ::close(fd);
+    return parse_document({}, path);
+  }
+  void* map = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+  ::close(fd);
+  if (map == MAP_FAILED) return fail(path, "cannot read the file");
+  Document d = parse_document(std::string_view(static_cast<const char*>(map), size), path);
+  ::munmap(map, size);
+  return d;
+}
+
+Steps downsample(const Steps& s, double t0, double t1, int buckets) {
+  Steps out;
+  if (s.t.empty() || t1 <= t0 || buckets <= 0) return out;
+  const auto begin = std::upper_bound(s.t.begin(), s.t.end(), t0) - s.t.begin();
+  out.t.push_back(t0);
+  out.values.push_back(s.at(t0));
+  const double width = (t1 - t0) / buckets;
+  std::size_t i = static_cast<std::size_t>(begin);
+  while (i < s.t.size() && s.t[i] <= t1) {
+    const int b = std::min(buckets - 1, static_cast<int>((s.t[i] - t0) / width));
+    const double bucket_end = t0 + (b + 1) * width;
+    std::size_t lo = i, hi = i, j = i;
+    for (; j < s.t.size() && s.t[j] < bucket_end && s.t[j] <= t1; ++j) {
+      if (s.values[j] < s.values[lo]) lo = j;
+      if (s.values[j] > s.values[hi]) hi = j;
+    }
+    if (j == i) ++j;  // t == bucket_end by rounding: take it alone
+    const std::size_t last = j - 1;
+    std::size_t picks[4] = {i, std::min(lo, hi), std::max(lo, hi), last};
+    std::size_t prev = SIZE_MAX;
+    for (std::size_t p : picks) {
+      if (p == prev) continue;
+      out.t.push_back(s.t[p]);
+      out.values.push_back(s.values[p]);
+      prev = p;
+    }
+    i = j;
+  }
+  return out;
+}
+
+IndexRange visible(const Track& track, const std::vector<Attempt>& attempts, double t0, double t1) {
+  IndexRange r;
+  r.first = static_cast<std::size_t>(
+      std::lower_bound(track.max_end.begin(), track.max_end.end(), t0) - track.max_end.begin());
+  (void)attempts;
+  r.last = static_cast<std::size_t>(std::upper_bound(track.start.begin(), track.start.end(), t1) -
+                                    track.start.begin());
+  r.last = std::max(r.last, r.first);
+  return r;
+}
+
+}  // namespace drainsim::viewer
