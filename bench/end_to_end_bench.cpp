@@ -112,7 +112,7 @@ void BM_Reference(benchmark::State& state) {
                     [&](std::string_view piece) { written += static_cast<double>(piece.size()); });
     }
     peak_mb = std::max(peak_mb, static_cast<double>(g_peak.load() - before) / 1e6);
-    if (!out.audit.ok) state.SkipWithError("the run's audit failed");
+    if (!out.summary.audit.ok) state.SkipWithError("the run's audit failed");
     jobs += out.results["summary"]["jobs_enqueued"].get<std::int64_t>();
     simulated_s += to_seconds(out.ended_at);
     events = static_cast<double>(out.events);

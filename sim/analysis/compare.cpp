@@ -6,9 +6,9 @@
 #include <boost/algorithm/string/trim.hpp>
 
 #include "analysis/text_table.h"
-#include "io/results.h"
 #include "io/scenario_reader.h"
 #include "io/stats_json.h"
+#include "model/metrics.h"
 #include "profiles/profile.h"
 #include "run/simulation.h"
 
@@ -18,10 +18,10 @@ namespace {
 
 using nlohmann::json;
 
-constexpr CompareMetric kMetrics[] = {
-    {"job_loss", 1},      {"duplicate_executions", 1},   {"shutdown_retries", 1},
-    {"wasted_work_s", 2}, {"drain_latency_s.p99", 2},    {"orphan_recovery_delay_s.p99", 2},
-    {"stuck_at_end", 1},  {"deploy_duration_s.mean", 2},
+const std::vector<const Metric*> kMetrics = {
+    &metric("job_loss"),      &metric("duplicate_executions"), &metric("shutdown_retries"),
+    &metric("wasted_work_s"), &metric("drain_latency_s.p99"),  &metric("orphan_recovery_delay_s.p99"),
+    &metric("stuck_at_end"),  &metric("deploy_duration_s.mean"),
 };
 
 std::string known_profiles() {
@@ -36,11 +36,11 @@ std::string known_profiles() {
 std::vector<std::vector<std::string>> text_rows(const Comparison& c) {
   std::vector<std::vector<std::string>> rows;
   rows.emplace_back(1, "profile");
-  for (const CompareMetric& m : kMetrics) rows.back().emplace_back(m.key);
+  for (const Metric* m : kMetrics) rows.back().emplace_back(m->name);
   for (const ProfileComparison& p : c.profiles) {
     rows.emplace_back(1, p.profile);
     for (std::size_t i = 0; i < std::size(kMetrics); ++i) {
-      rows.back().push_back(interval_cell(p.metrics[i], kMetrics[i].decimals, c.seeds.size()));
+      rows.back().push_back(interval_cell(p.metrics[i], kMetrics[i]->decimals(), c.seeds.size()));
     }
   }
   return rows;
@@ -93,7 +93,7 @@ std::string csv(const Comparison& c) {
   for (const ProfileComparison& p : c.profiles) {
     for (std::size_t i = 0; i < std::size(kMetrics); ++i) {
       const Interval& v = p.metrics[i];
-      out += fmt::format("{},{},{}", p.profile, kMetrics[i].key, v.n);
+      out += fmt::format("{},{},{}", p.profile, kMetrics[i]->name, v.n);
       if (v.n == 0) {
         out += ",,,,\n";
       } else {
@@ -107,7 +107,7 @@ std::string csv(const Comparison& c) {
 
 }  // namespace
 
-std::span<const CompareMetric> compare_metrics() { return kMetrics; }
+const std::vector<const Metric*>& compare_metrics() { return kMetrics; }
 
 ProfileSelection select_profiles(std::string_view spec) {
   ProfileSelection out;
@@ -142,7 +142,7 @@ ProfileSelection select_profiles(std::string_view spec) {
 }
 
 CompareRun compare_run(std::uint64_t seed, const RunOutput& out) {
-  return {seed, out.hash, out.audit.ok, out.audit.error_count, out.audit.errors};
+  return {seed, out.hash, out.summary.audit.ok, out.summary.audit.error_count, out.summary.audit.errors};
 }
 
 json audit_failure_json(const CompareRun& r) {
@@ -185,9 +185,8 @@ Comparison compare_profiles(const CompareSpec& spec) {
       s.seed = seed;
       const RunOutput out = run_scenario(s, options);
       p.runs.push_back(compare_run(seed, out));
-      const json& summary = out.results["summary"];
       for (std::size_t i = 0; i < std::size(kMetrics); ++i) {
-        if (const auto v = summary_value(summary, kMetrics[i].key)) samples[i].push_back(*v);
+        if (const auto v = kMetrics[i]->value(out.summary)) samples[i].push_back(*v);
       }
     }
     for (const std::vector<double>& values : samples) p.metrics.push_back(student_t_95(values));
@@ -201,7 +200,7 @@ json compare_json(const Comparison& c) {
   for (const ProfileComparison& p : c.profiles) {
     json metrics = json::object();
     for (std::size_t i = 0; i < std::size(kMetrics); ++i) {
-      metrics[std::string(kMetrics[i].key)] = interval_json(p.metrics[i]);
+      metrics[std::string(kMetrics[i]->name)] = interval_json(p.metrics[i]);
     }
     json hashes = json::array(), failures = json::array();
     for (const CompareRun& r : p.runs) {
@@ -216,7 +215,7 @@ json compare_json(const Comparison& c) {
                         {"audit_failures", failures}});
   }
   json metric_keys = json::array();
-  for (const CompareMetric& m : kMetrics) metric_keys.push_back(std::string(m.key));
+  for (const Metric* m : kMetrics) metric_keys.push_back(std::string(m->name));
   return {{"drainsim_version", DRAINSIM_VERSION},
           {"engine", "virtual"},
           {"scenario", c.scenario},

@@ -1,6 +1,6 @@
 // Compare: one scenario replayed against several worker profiles over several seeds on
 // the virtual engine, each summary metric reported per profile as its mean over the seeds
-// with a Student-t 95 % interval (DESIGN.md, Metrics), and formatters for the result as a
+// with a Student-t 95 % interval (docs/design.md, Metrics), and formatters for the result as a
 // text table, a Markdown table, JSON or CSV. Same inputs, same bytes: every run is
 // deterministic and numbers are printed with fixed formats. Not thread-safe.
 #pragma once
@@ -19,19 +19,15 @@
 #include "base/names.h"
 #include "base/stats.h"
 #include "model/backend.h"
+#include "model/metrics.h"
 
 namespace drainsim {
 
-// A compared summary metric: its dotted path in the results' summary, and the decimals
-// the text formats show (counts 1, seconds 2).
-struct CompareMetric {
-  std::string_view key;  // e.g. "drain_latency_s.p99"
-  int decimals;
-};
-
-// job_loss, duplicate_executions, shutdown_retries, wasted_work_s, drain_latency_s.p99,
-// orphan_recovery_delay_s.p99, stuck_at_end, deploy_duration_s.mean — in that order.
-std::span<const CompareMetric> compare_metrics();
+// The compared summary metrics (model/metrics.h): job_loss, duplicate_executions,
+// shutdown_retries, wasted_work_s, drain_latency_s.p99, orphan_recovery_delay_s.p99,
+// stuck_at_end, deploy_duration_s.mean — in that order. The text formats show a metric
+// with its decimals().
+const std::vector<const Metric*>& compare_metrics();
 
 // The profile names a `--profiles` value stands for: "all" is every registered profile in
 // registry order, anything else a comma-separated list of names (spaces around a name

@@ -59,7 +59,7 @@ const char* kPoisson = R"({"name": "poisson", "duration": "60s", "settle": "10m"
 std::size_t metric_index(std::string_view key) {
   const auto metrics = compare_metrics();
   for (std::size_t i = 0; i < metrics.size(); ++i) {
-    if (metrics[i].key == key) return i;
+    if (metrics[i]->name == key) return i;
   }
   throw std::runtime_error("no metric " + std::string(key));
 }
@@ -148,7 +148,7 @@ TEST_F(Compare, SeedsThatDisagreeGiveTheStudentTIntervalOfTheirValues) {
     Scenario s = load_scenario_file(spec.scenario, {"worker.profile=ojs"});
     s.seed = seed;
     const RunOutput out = run_scenario(s);
-    ASSERT_TRUE(out.audit.ok);
+    ASSERT_TRUE(out.summary.audit.ok);
     EXPECT_EQ(p.runs.at(seed - 1).seed, seed);
     EXPECT_EQ(p.runs.at(seed - 1).result_hash, out.hash) << "seed " << seed;
     const json& summary = out.results["summary"];

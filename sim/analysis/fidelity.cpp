@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "io/results.h"
+#include "model/metrics.h"
 
 namespace drainsim {
 
@@ -39,13 +39,12 @@ std::string show(const std::optional<double>& v) {
 
 }  // namespace
 
-std::vector<FidelityRow> fidelity_rows(const std::vector<nlohmann::json>& results) {
+std::vector<FidelityRow> fidelity_rows(const std::vector<RunSummary>& summaries) {
   std::vector<FidelityRow> rows;
-  for (const char* metric : kMetrics) {
-    FidelityRow row{metric, {}};
-    for (const nlohmann::json& r : results) {
-      row.values.push_back(summary_value(r["summary"], metric));
-    }
+  for (const char* name : kMetrics) {
+    const Metric& m = metric(name);
+    FidelityRow row{name, {}};
+    for (const RunSummary& s : summaries) row.values.push_back(m.value(s));
     rows.push_back(std::move(row));
   }
   return rows;

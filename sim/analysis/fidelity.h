@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
+#include "model/run_summary.h"
 
 namespace drainsim {
 
@@ -15,8 +15,8 @@ struct FidelityRow {
   std::vector<std::optional<double>> values;  // one per engine; nullopt where null
 };
 
-// The compared metrics, in display order, read from each results document's summary.
-std::vector<FidelityRow> fidelity_rows(const std::vector<nlohmann::json>& results);
+// The compared metrics (model/metrics.h), in display order, from each engine's summary.
+std::vector<FidelityRow> fidelity_rows(const std::vector<RunSummary>& summaries);
 
 // A text table: metric, each engine's value, and each later engine's difference from the
 // first (absolute, and relative when the reference is not 0).

@@ -5,17 +5,14 @@
 namespace drainsim {
 namespace {
 
-using nlohmann::json;
-
-TEST(Fidelity, RowsReadNestedMetricsAndNulls) {
-  const json v = {{"summary",
-                   {{"jobs_enqueued", 4},
-                    {"drain_latency_s", {{"p50", 5.0}, {"p99", 5.0}, {"max", 5.0}}},
-                    {"deploy_duration_s", nullptr}}}};
-  const json r = {{"summary",
-                   {{"jobs_enqueued", 4},
-                    {"drain_latency_s", {{"p50", 5.25}, {"p99", 5.5}, {"max", 5.5}}},
-                    {"deploy_duration_s", {{"mean", 10.0}}}}}};
+TEST(Fidelity, RowsReadTheSummariesMetricsAndNulls) {
+  RunSummary v;  // four jobs, one drain of 5 s, no finished deploy
+  v.jobs.enqueued = 4;
+  v.drain_latency = Spread{1, 5.0, 5.0, 5.0};
+  RunSummary r = v;  // the same, with a slower drain, a deploy and a lost job
+  r.drain_latency = Spread{2, 5.25, 5.5, 5.5};
+  r.deploy_duration = DeployDurations{1, 10.0, 10.0};
+  r.jobs.lost = 1;
   const auto rows = fidelity_rows({v, r});
   auto find = [&](const std::string& m) -> const FidelityRow& {
     for (const auto& row : rows) {
@@ -27,7 +24,8 @@ TEST(Fidelity, RowsReadNestedMetricsAndNulls) {
   EXPECT_EQ(find("drain_latency_s.p99").values, (std::vector<std::optional<double>>{5.0, 5.5}));
   EXPECT_EQ(find("deploy_duration_s.mean").values,
             (std::vector<std::optional<double>>{std::nullopt, 10.0}));
-  EXPECT_EQ(find("job_loss").values,
+  EXPECT_EQ(find("job_loss").values, (std::vector<std::optional<double>>{0.0, 1.0}));
+  EXPECT_EQ(find("job_latency_s.p50").values,
             (std::vector<std::optional<double>>{std::nullopt, std::nullopt}));
 }
 

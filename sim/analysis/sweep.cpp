@@ -22,6 +22,7 @@
 #include "io/results.h"
 #include "io/scenario_reader.h"
 #include "io/stats_json.h"
+#include "model/metrics.h"
 #include "run/simulation.h"
 
 namespace drainsim {
@@ -115,23 +116,6 @@ std::string parse_range(std::string_view range, SweepAxis& axis) {
     return "START, END and STEP must be all durations (5s..120s/5s) or all numbers (1..10/1)";
   }
   return {};
-}
-
-// Every numeric leaf of a summary by its dotted path, nullopt for null leaves; the audit
-// left out.
-void collect_metrics(const json& node, const std::string& prefix,
-                     std::map<std::string, std::optional<double>>& out) {
-  for (const auto& [key, value] : node.items()) {
-    if (prefix.empty() && key == "audit") continue;
-    const std::string path = prefix.empty() ? key : prefix + "." + key;
-    if (value.is_object()) {
-      collect_metrics(value, path, out);
-    } else if (value.is_number()) {
-      out[path] = value.get<double>();
-    } else if (value.is_null()) {
-      out.emplace(path, std::nullopt);
-    }
-  }
 }
 
 std::string csv_field(const json& v) {
@@ -319,7 +303,7 @@ SweepPart run_sweep_part(const SweepSpec& spec, SweepShard shard) {
         options.faults = spec.faults;
         const RunOutput run = run_scenario(s, options);
         r.run = compare_run(s.seed, run);
-        collect_metrics(run.results["summary"], "", r.metrics);
+        collect_metrics(run.summary, r.metrics);
       } catch (...) {
         const std::lock_guard lock(mu);
         if (!failure) failure = std::current_exception();

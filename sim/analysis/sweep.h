@@ -1,7 +1,7 @@
 // Sweep: one scenario run over a grid of field values (the cartesian product of axes such
 // as worker.grace_period=5s..120s/5s) and several seeds per grid point on the virtual
 // engine, each numeric summary metric reported per point as its mean over the seeds with a
-// Student-t 95 % interval (DESIGN.md, Metrics). The runs are spread over a pool of
+// Student-t 95 % interval (docs/design.md, Metrics). The runs are spread over a pool of
 // threads, but results are stored by index: the output does not depend on the thread
 // count. A sweep can be cut into shards (run_sweep_part) whose raw runs are later joined
 // (sweep_part.h) and aggregated by the same code as an unsharded sweep (sweep_of).

@@ -17,7 +17,6 @@
 namespace drainsim::cli {
 namespace {
 
-using nlohmann::json;
 
 struct RunArgs {
   std::string scenario;
@@ -58,67 +57,57 @@ void add_engine_options(CLI::App* cmd, RunArgs& args) {
                   "process: append the workers' output to this file (default: discarded)");
 }
 
-std::string fmt_seconds(const json& v) {
-  if (v.is_null()) return "-";
-  return fmt::format("{:.3f}s", v.get<double>());
+std::string fmt_seconds(double v) { return fmt::format("{:.3f}s", v); }
+
+std::string fmt_spread(const std::optional<Spread>& d) {
+  if (!d) return "none";
+  return fmt::format("p50 {}  p99 {}  max {}  (n={})", fmt_seconds(d->p50), fmt_seconds(d->p99),
+                     fmt_seconds(d->max), d->count);
 }
 
-std::string fmt_dist(const json& d) {
-  if (d.is_null()) return "none";
-  return fmt::format("p50 {}  p99 {}  max {}  (n={})", fmt_seconds(d["p50"]), fmt_seconds(d["p99"]),
-                     fmt_seconds(d["max"]), d["count"].get<long>());
-}
-
-void print_summary(const json& r, const std::string& path, double wall_s) {
-  const json& s = r["summary"];
-  const json& e = s["exits"];
-  fmt::print("drainsim {} — scenario {} (seed {}), engine {}\n",
-             r["drainsim_version"].get<std::string>(), r["scenario"]["name"].get<std::string>(),
-             r["seed"].get<std::uint64_t>(), r["engine"].get<std::string>());
-  fmt::print("  simulated {:.1f}s{}\n", r["run"]["ended_at_s"].get<double>(),
-             r["run"]["ended_early"].get<bool>() ? " (ended once nothing was left to do)" : "");
+void print_summary(const Scenario& scenario, Engine engine, const RunOutput& out,
+                   const std::string& path, double wall_s) {
+  const RunSummary& s = out.summary;
+  const JobTotals& j = s.jobs;
+  fmt::print("drainsim {} — scenario {} (seed {}), engine {}\n", DRAINSIM_VERSION, scenario.name,
+             scenario.seed, to_string(engine));
+  fmt::print("  simulated {:.1f}s{}\n", to_seconds(s.ended_at),
+             s.ended_early ? " (ended once nothing was left to do)" : "");
   fmt::print("jobs\n");
-  fmt::print("  enqueued {}  completed {}  pending {}  discarded {}  lost {}\n",
-             s["jobs_enqueued"].get<long>(), s["jobs_completed"].get<long>(),
-             s["jobs_pending"].get<long>(), s["jobs_discarded"].get<long>(),
-             s["jobs_lost"].get<long>());
-  fmt::print("  job loss {} (lost {} + discarded by shutdown {})\n", s["job_loss"].get<long>(),
-             s["jobs_lost"].get<long>(), s["jobs_discarded_by_shutdown"].get<long>());
+  fmt::print("  enqueued {}  completed {}  pending {}  discarded {}  lost {}\n", j.enqueued,
+             j.completed, j.pending, j.discarded, j.lost);
+  fmt::print("  job loss {} (lost {} + discarded by shutdown {})\n", s.job_loss(), j.lost,
+             j.discarded_by_shutdown);
   fmt::print("  interrupted jobs {} ({:.3f}%)  shutdown retries {}  duplicate executions {}\n",
-             s["interrupted_jobs"].get<long>(), 100 * s["interrupted_fraction"].get<double>(),
-             s["shutdown_retries"].get<long>(), s["duplicate_executions"].get<long>());
-  fmt::print("  wasted work {:.1f}s  stuck at end {}\n", s["wasted_work_s"].get<double>(),
-             s["stuck_at_end"].get<long>());
+             j.interrupted, 100 * s.interrupted_fraction, j.shutdown_retries,
+             j.duplicate_executions);
+  fmt::print("  wasted work {:.1f}s  stuck at end {}\n", to_seconds(j.wasted_work), j.stuck_at_end);
   fmt::print("  job latency {}\n",
-             s["job_latency_s"].is_null()
-                 ? std::string("none")
-                 : fmt::format("p50 {}  p99 {}", fmt_seconds(s["job_latency_s"]["p50"]),
-                               fmt_seconds(s["job_latency_s"]["p99"])));
+             s.job_latency ? fmt::format("p50 {}  p99 {}", fmt_seconds(s.job_latency->p50),
+                                         fmt_seconds(s.job_latency->p99))
+                           : std::string("none"));
   fmt::print("shutdown\n");
-  fmt::print("  drain latency          {}\n", fmt_dist(s["drain_latency_s"]));
-  fmt::print("  orphan recovery delay  {}\n", fmt_dist(s["orphan_recovery_delay_s"]));
+  fmt::print("  drain latency          {}\n", fmt_spread(s.drain_latency));
+  fmt::print("  orphan recovery delay  {}\n", fmt_spread(s.orphan_recovery_delay));
   fmt::print(
       "  exits: clean {}  died on TERM {}  killed at deadline {}  OOM killed {}  "
       "exited with error {}  killed by signal {}  (still running at the end: {})\n",
-      e["clean"].get<long>(), e["died_on_term"].get<long>(), e["killed_at_deadline"].get<long>(),
-      e["oom_killed"].get<long>(), e["exited_with_error"].get<long>(),
-      e["killed_by_signal"].get<long>(), s["processes_running_at_end"].get<long>());
-  const json& d = s["deploy_duration_s"];
-  fmt::print("  deploys: {}\n",
-             d.is_null() ? std::string("none")
-                         : fmt::format("{} finished, mean {}  max {}", d["count"].get<long>(),
-                                       fmt_seconds(d["mean"]), fmt_seconds(d["max"])));
-  for (const auto& w : r["warnings"]) fmt::print("warning: {}\n", w.get<std::string>());
-  const json& a = s["audit"];
-  if (a["ok"].get<bool>()) {
-    fmt::print("audit: ok ({})\n", a["balance"].get<std::string>());
+      s.exit_count(ExitKind::kClean), s.exit_count(ExitKind::kDiedOnTerm),
+      s.exit_count(ExitKind::kKilledAtDeadline), s.exit_count(ExitKind::kOomKilled),
+      s.exit_count(ExitKind::kExitedWithError), s.exit_count(ExitKind::kKilledBySignal),
+      s.exit_count(ExitKind::kRunning));
+  const auto& d = s.deploy_duration;
+  fmt::print("  deploys: {}\n", d ? fmt::format("{} finished, mean {}  max {}", d->count,
+                                                fmt_seconds(d->mean), fmt_seconds(d->max))
+                                  : std::string("none"));
+  for (const std::string& w : s.warnings) fmt::print("warning: {}\n", w);
+  if (s.audit.ok) {
+    fmt::print("audit: ok ({})\n", s.balance);
   } else {
-    fmt::print("audit: FAILED, {} errors ({})\n", a["error_count"].get<long>(),
-               a["balance"].get<std::string>());
-    for (const auto& err : a["errors"]) fmt::print("  {}\n", err.get<std::string>());
+    fmt::print("audit: FAILED, {} errors ({})\n", s.audit.error_count, s.balance);
+    for (const std::string& err : s.audit.errors) fmt::print("  {}\n", err);
   }
-  fmt::print("result hash {}  written to {}  ({:.3f}s wall)\n", r["result_hash"].get<std::string>(),
-             path, wall_s);
+  fmt::print("result hash {}  written to {}  ({:.3f}s wall)\n", out.hash, path, wall_s);
 }
 
 // Loads the scenario and options of `run` and `fidelity`; false (the error printed) on bad
@@ -195,11 +184,11 @@ int run(const RunArgs& args) {
     fmt::print(stderr, "error: {}: cannot write the results file\n", path);
     return kBadInput;
   }
-  print_summary(out.results, path, wall);
-  if (!out.audit.ok) {
+  print_summary(s, options.engine, out, path, wall);
+  if (!out.summary.audit.ok) {
     fmt::print(stderr, "error: the audit failed: {} jobs or totals do not balance\n",
-               out.audit.error_count);
-    for (const std::string& e : out.audit.errors) fmt::print(stderr, "  {}\n", e);
+               out.summary.audit.error_count);
+    for (const std::string& e : out.summary.audit.errors) fmt::print(stderr, "  {}\n", e);
     return kAuditFailed;
   }
   return 0;
@@ -209,7 +198,7 @@ int fidelity(const RunArgs& args) {
   Scenario s;
   RunOptions options;
   if (!prepare(args, s, options)) return kBadInput;
-  std::vector<json> results;
+  std::vector<RunSummary> summaries;
   std::vector<std::string> engines;
   bool audits_ok = true;
   for (Engine e : {Engine::kVirtual, Engine::kRealtime, Engine::kProcess}) {
@@ -217,20 +206,20 @@ int fidelity(const RunArgs& args) {
     RunOutput out;
     int status = 0;
     if (!run_or_explain(s, options, out, status)) return status;
-    if (!out.audit.ok) {
+    if (!out.summary.audit.ok) {
       audits_ok = false;
       fmt::print(stderr, "error: the {} engine's audit failed:\n", to_string(e));
-      for (const std::string& err : out.audit.errors) fmt::print(stderr, "  {}\n", err);
+      for (const std::string& err : out.summary.audit.errors) fmt::print(stderr, "  {}\n", err);
     }
     engines.push_back(to_string(e));
-    results.push_back(std::move(out.results));
+    summaries.push_back(std::move(out.summary));
   }
   fmt::print(
       "fidelity of scenario {} (seed {}), realtime and process at time scale {}, realtime with {} "
       "job bodies, process with {}\n",
       s.name, s.seed, options.time_scale, to_string(options.job_body),
       options.worker_cmd.empty() ? std::string("drainsim-worker") : options.worker_cmd);
-  fmt::print("{}", fidelity_table(engines, fidelity_rows(results)));
+  fmt::print("{}", fidelity_table(engines, fidelity_rows(summaries)));
   return audits_ok ? 0 : kAuditFailed;
 }
 

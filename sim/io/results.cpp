@@ -9,7 +9,7 @@
 
 #include "io/scenario_reader.h"
 #include "io/scenario_writer.h"
-#include "io/stats_json.h"
+#include "model/metrics.h"
 
 namespace drainsim {
 
@@ -19,85 +19,23 @@ using nlohmann::json;
 
 json seconds_or_null(Time t) { return t < 0 ? json(nullptr) : json(to_seconds(t)); }
 
-json summary(const Recorder& rec, const Platform& platform, const AuditResult& audit) {
-  const JobTotals& t = rec.totals();
-  json exits = {{"clean", 0},      {"died_on_term", 0},      {"killed_at_deadline", 0},
-                {"oom_killed", 0}, {"exited_with_error", 0}, {"killed_by_signal", 0}};
-  int running = 0;  // left alone at the end: not an exit
-  Percentiles drain;
-  for (const ProcessRecord& p : platform.processes()) {
-    if (p.exit == ExitKind::kRunning) {
-      ++running;
-    } else {
-      exits[to_string(p.exit)] = exits[to_string(p.exit)].get<int>() + 1;
+json summary_json(const RunSummary& s) {
+  json out = json::object();
+  for (const Metric& m : metrics()) {
+    const std::optional<double> v = m.value(s);
+    if (!v) {
+      out[std::string(m.group())] = nullptr;
+      continue;
     }
-    if (p.termination >= 0 && p.ended >= 0 && p.exit != ExitKind::kOomKilled) {
-      drain.add(to_seconds(p.ended - p.termination));
-    }
+    json& slot = m.group().empty() ? out[std::string(m.name)]
+                                   : out[std::string(m.group())][std::string(m.leaf())];
+    slot = m.unit == Unit::kCount ? json(static_cast<std::int64_t>(*v)) : json(*v);
   }
-  json deploy = nullptr;
-  Percentiles deploys;
-  int superseded = 0, unfinished = 0;
-  for (const DeployRecord& d : platform.deploys()) {
-    if (d.superseded) {
-      ++superseded;
-    } else if (d.end < 0) {
-      ++unfinished;
-    } else {
-      deploys.add(to_seconds(d.end - d.start));
-    }
-  }
-  if (deploys.count() > 0) {
-    deploy = {{"count", deploys.count()}, {"mean", deploys.mean()}, {"max", deploys.max()}};
-  }
-  json latency = nullptr;
-  if (rec.job_latency().count() > 0) {
-    latency = {{"p50", rec.job_latency().quantile(0.5)}, {"p99", rec.job_latency().quantile(0.99)}};
-  }
-  json attempts = json::object();
-  for (int o = 0; o < 6; ++o) attempts[to_string(static_cast<Outcome>(o))] = t.attempts[o];
-  json audit_json = {
-      {"ok", audit.ok},
-      {"error_count", audit.error_count},
-      {"errors", audit.errors},
-      {"balance", fmt::format("enqueued {} = completed {} + lost {} + discarded "
-                              "{} + pending {}",
-                              t.enqueued, t.completed, t.lost, t.discarded, t.pending)}};
-  const std::int64_t clean = exits["clean"].get<std::int64_t>();
-  // Every SIGKILL: at the deadline, by the OOM killer, or by an operator or preStop script.
-  const std::int64_t forced = exits["killed_at_deadline"].get<std::int64_t>() +
-                              exits["oom_killed"].get<std::int64_t>() +
-                              exits["killed_by_signal"].get<std::int64_t>();
-  return json{
-      {"jobs_enqueued", t.enqueued},
-      {"jobs_completed", t.completed},
-      {"jobs_discarded", t.discarded},
-      {"jobs_pending", t.pending},
-      {"jobs_lost", t.lost},
-      {"jobs_discarded_by_shutdown", t.discarded_by_shutdown},
-      {"job_loss", t.lost + t.discarded_by_shutdown},
-      {"duplicate_executions", t.duplicate_executions},
-      {"shutdown_retries", t.shutdown_retries},
-      {"interrupted_jobs", t.interrupted},
-      {"interrupted_fraction",
-       t.enqueued ? static_cast<double>(t.interrupted) / static_cast<double>(t.enqueued) : 0.0},
-      {"wasted_work_s", to_seconds(t.wasted_work)},
-      {"drain_latency_s", percentiles_json(drain)},
-      {"exits", exits},
-      {"graceful_exits", clean},
-      {"forced_kills", forced},
-      {"processes_running_at_end", running},
-      {"orphan_recovery_delay_s", percentiles_json(rec.orphan_recovery())},
-      {"stuck_at_end", t.stuck_at_end},
-      {"deploy_duration_s", deploy},
-      {"deploys_superseded", superseded},
-      {"deploys_unfinished", unfinished},
-      {"job_latency_s", latency},
-      {"attempts", attempts},
-      {"rejected_acks", t.rejected_acks},
-      {"rejected_fails", t.rejected_fails},
-      {"audit", audit_json},
-  };
+  out["audit"] = {{"ok", s.audit.ok},
+                  {"error_count", s.audit.error_count},
+                  {"errors", s.audit.errors},
+                  {"balance", s.balance}};
+  return out;
 }
 
 json pods_json(const Platform& platform) {
@@ -216,8 +154,8 @@ class Fnv1a64 {
 
 }  // namespace
 
-json build_results(const Scenario& scenario, const Recorder& recorder, const Platform& platform,
-                   const AuditResult& audit, Time ended_at, bool ended_early, const char* engine) {
+json build_results(const Scenario& scenario, const RunSummary& summary, const Platform& platform,
+                   const char* engine) {
   json out = {
       {"schema_version", kResultsSchemaVersion},
       {"drainsim_version", DRAINSIM_VERSION},
@@ -229,12 +167,12 @@ json build_results(const Scenario& scenario, const Recorder& recorder, const Pla
         {"shutdown", behaviour_json(scenario.worker.shutdown)},
         {"backend_mechanisms", mechanisms_json(scenario.backend.mechanisms)}}},
       {"run",
-       {{"ended_at_s", to_seconds(ended_at)},
-        {"ended_early", ended_early},
-        {"attempts_in_flight_at_end", recorder.in_flight()}}},
-      {"summary", summary(recorder, platform, audit)},
+       {{"ended_at_s", to_seconds(summary.ended_at)},
+        {"ended_early", summary.ended_early},
+        {"attempts_in_flight_at_end", summary.attempts_in_flight_at_end}}},
+      {"summary", summary_json(summary)},
       {"pods", pods_json(platform)},
-      {"warnings", recorder.warnings()},
+      {"warnings", summary.warnings},
   };
   return out;
 }
@@ -286,20 +224,6 @@ std::string stamp_hash(json& results, const Timeline* timeline) {
   std::string hex = h.hex();
   results["result_hash"] = hex;
   return hex;
-}
-
-std::optional<double> summary_value(const json& summary, std::string_view metric) {
-  const json* v = &summary;
-  while (true) {
-    const std::size_t dot = metric.find('.');
-    const std::string key(metric.substr(0, dot));
-    if (!v->is_object() || !v->contains(key)) return std::nullopt;
-    v = &(*v)[key];
-    if (dot == std::string_view::npos) break;
-    metric.remove_prefix(dot + 1);
-  }
-  if (!v->is_number()) return std::nullopt;
-  return v->get<double>();
 }
 
 }  // namespace drainsim

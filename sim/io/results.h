@@ -1,5 +1,5 @@
 // The results document of a run (schema in results/README.md): the effective scenario,
-// the summary metrics of DESIGN.md, per-pod process records, warnings, the audit, and the
+// the summary (model/run_summary.h), per-pod process records, warnings, the audit, and the
 // timeline when recorded. Times are seconds (doubles) of simulated time.
 #pragma once
 
@@ -12,6 +12,7 @@
 
 #include "model/platform.h"
 #include "model/recorder.h"
+#include "model/run_summary.h"
 #include "model/scenario.h"
 
 namespace drainsim {
@@ -19,9 +20,8 @@ namespace drainsim {
 inline constexpr const char* kResultsSchemaVersion = "1.1";
 
 // The document without the timeline (see timeline_json and write_results).
-nlohmann::json build_results(const Scenario& scenario, const Recorder& recorder,
-                             const Platform& platform, const AuditResult& audit, Time ended_at,
-                             bool ended_early, const char* engine);
+nlohmann::json build_results(const Scenario& scenario, const RunSummary& summary,
+                             const Platform& platform, const char* engine);
 
 // The FNV-1a 64 hash of `bytes` as 16 lower-case hex digits.
 std::string fnv1a64_hex(std::string_view bytes);
@@ -41,9 +41,5 @@ void write_results(const nlohmann::json& results, const Timeline* timeline, cons
 // compact dump without that field (write_results, with `timeline` when not null), and
 // returns it.
 std::string stamp_hash(nlohmann::json& results, const Timeline* timeline = nullptr);
-
-// A number in a summary by its dotted path, e.g. "drain_latency_s.p99"; nullopt when a step
-// is missing or the value is null or not a number.
-std::optional<double> summary_value(const nlohmann::json& summary, std::string_view metric);
 
 }  // namespace drainsim

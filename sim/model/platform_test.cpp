@@ -23,7 +23,7 @@ RunOutput run(const std::string& job, const std::string& platform, const std::st
   options.timeline = true;
   RunOutput out =
       run_scenario(parse_scenario(test::one_pod(job, worker, platform, events), "test"), options);
-  EXPECT_TRUE(out.audit.ok);
+  EXPECT_TRUE(out.summary.audit.ok);
   return out;
 }
 
@@ -168,7 +168,7 @@ TEST(Signals, TstpQuietsAndContResumesFetching) {
   RunOptions options;
   options.timeline = true;
   const RunOutput r = run_scenario(parse_scenario(text, "test"), options);
-  ASSERT_TRUE(r.audit.ok);
+  ASSERT_TRUE(r.summary.audit.ok);
   EXPECT_TRUE(has_state(r, 10.0, 0, "quiet"));
   EXPECT_TRUE(has_state(r, 30.0, 0, "ready"));
   int late = 0;

@@ -68,7 +68,7 @@ TEST(ProcessEngine, PythonWorkerRunsTheRollingRestart) {
   options.worker_cmd =
       std::string(DRAINSIM_PYTHON) + " " + DRAINSIM_SOURCE_DIR + "/examples/ojs_worker.py";
   const RunOutput r = run_scenario(s, options);
-  ASSERT_TRUE(r.audit.ok) << r.audit.errors.front();
+  ASSERT_TRUE(r.summary.audit.ok) << r.summary.audit.errors.front();
   const json& sum = r.results["summary"];
   EXPECT_EQ(sum["jobs_enqueued"], 2431);
   EXPECT_EQ(sum["jobs_completed"], 2431);

@@ -56,7 +56,7 @@ Replay run(const std::string& text) {
   RunOptions options;
   options.timeline = true;
   const RunOutput out = run_scenario(parse_scenario(text, "case"), options);
-  EXPECT_TRUE(out.audit.ok) << (out.audit.errors.empty() ? "" : out.audit.errors.front());
+  EXPECT_TRUE(out.summary.audit.ok) << (out.summary.audit.errors.empty() ? "" : out.summary.audit.errors.front());
   Replay r{out.results["summary"], {}};
   for (const json& row : out.results["timeline"]["attempts"]["rows"]) {
     r.attempts.push_back({row[0].get<std::uint64_t>(), row[1].get<int>(), row[2].get<int>(),
@@ -260,7 +260,7 @@ TEST(Profiles, EveryProfileRunsTheShippedScenariosWithABalancedAudit) {
           load_scenario_file(std::string(DRAINSIM_SOURCE_DIR) + "/scenarios/" + file + ".json",
                              {std::string("worker.profile=") + profile});
       const RunOutput out = run_scenario(s);
-      EXPECT_TRUE(out.audit.ok) << file << " " << profile << ": " << out.audit.errors.front();
+      EXPECT_TRUE(out.summary.audit.ok) << file << " " << profile << ": " << out.summary.audit.errors.front();
     }
   }
 }

@@ -53,7 +53,7 @@ void compare(const Scenario& s, const RunOutput& v, Engine engine, double time_s
   options.time_scale = time_scale;
   options.access = access;
   const RunOutput r = run_scenario(s, options);
-  ASSERT_TRUE(r.audit.ok) << r.audit.errors.front();
+  ASSERT_TRUE(r.summary.audit.ok) << r.summary.audit.errors.front();
   EXPECT_EQ(r.results["engine"], to_string(engine));
   const Fates fv = fates(v), fr = fates(r);
   EXPECT_EQ(fr.jobs, fv.jobs);
@@ -90,7 +90,7 @@ void compare_engines(const std::string& text, double process_scale = kProcessSca
   RunOptions options;
   options.timeline = true;
   const RunOutput v = run_scenario(s, options);
-  ASSERT_TRUE(v.audit.ok);
+  ASSERT_TRUE(v.summary.audit.ok);
   compare(s, v, Engine::kRealtime, kRealtimeScale, ModelAccess::kStrand);
   compare(s, v, Engine::kRealtime, kRealtimeScale, ModelAccess::kLock);
   compare(s, v, Engine::kProcess, process_scale);

@@ -69,18 +69,17 @@ struct Run {
     script.start(rt);
     workload.start();
   }
-  // Nothing is left to happen (DESIGN.md, Semantics: run and time).
+  // Nothing is left to happen (docs/design.md, Semantics: run and time).
   bool quiet() const {
     return workload.done() && script.done() && backend.unfinished() == 0 &&
            recorder.in_flight() == 0 && !platform.busy();
   }
   RunOutput finish(Time ended_at, bool early, std::uint64_t events, Engine engine) {
     RunOutput out;
-    out.audit = recorder.finish(backend);
+    out.summary = summarize(recorder, platform, recorder.finish(backend), ended_at, early);
     out.events = events;
     out.ended_at = ended_at;
-    out.results =
-        build_results(scenario, recorder, platform, out.audit, ended_at, early, to_string(engine));
+    out.results = build_results(scenario, out.summary, platform, to_string(engine));
     if (recorder.timeline()) {
       auto timeline = std::make_shared<const Timeline>(recorder.take_timeline());
       if (stream_timeline) {

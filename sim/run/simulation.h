@@ -16,6 +16,7 @@
 #include "engine/job_runner.h"
 #include "model/backend.h"
 #include "model/recorder.h"
+#include "model/run_summary.h"
 #include "model/scenario.h"
 
 namespace drainsim {
@@ -58,8 +59,8 @@ struct RunError : std::runtime_error {
 };
 
 struct RunOutput {
-  nlohmann::json results;  // the results document (DESIGN.md, Metrics; results/README.md)
-  AuditResult audit;
+  RunSummary summary;      // the metrics, the audit and the warnings
+  nlohmann::json results;  // the results document (results/README.md), built from `summary`
   std::string hash;  // result_hash: FNV-1a 64 of the document without it, in hex
   std::shared_ptr<const Timeline> timeline;  // with RunOptions::stream_timeline
   std::uint64_t events = 0;

@@ -42,7 +42,7 @@ const json& process(const RunOutput& r, int pod, int index = 0) {
 
 TEST(HandWorked, A_RollingRestartDrainsWithinGrace) {
   const RunOutput r = run_json(one_pod("20s"));
-  ASSERT_TRUE(r.audit.ok) << r.audit.errors.front();
+  ASSERT_TRUE(r.summary.audit.ok) << r.summary.audit.errors.front();
   // pod-1 is created at 10 s and ready at 15 s; pod-0 is deleted then and gets TERM.
   const json& signals = rows(r, "signals");
   ASSERT_EQ(signals.size(), 1u);
@@ -64,7 +64,7 @@ TEST(HandWorked, A_RollingRestartDrainsWithinGrace) {
 
 TEST(HandWorked, B_ShortGraceFailsJobsWithShutdownError) {
   const RunOutput r = run_json(one_pod("20s", R"(, "grace_period": "2s")"));
-  ASSERT_TRUE(r.audit.ok);
+  ASSERT_TRUE(r.summary.audit.ok);
   const json& s = summary(r);
   // TERM at 15 s, grace deadline at 17 s: four FAILs, four interrupted attempts of 17 s.
   EXPECT_EQ(count_attempts(r, 0, "interrupted"), 4);
@@ -97,7 +97,7 @@ TEST(HandWorked, B_ShortGraceFailsJobsWithShutdownError) {
 
 TEST(HandWorked, C_OomKillRecoveredByDeadWorkerDetection) {
   const RunOutput r = run_json(one_pod("20s", "", "", R"([{"at": "10s", "kind": "oom_kill"}])"));
-  ASSERT_TRUE(r.audit.ok);
+  ASSERT_TRUE(r.summary.audit.ok);
   const json& s = summary(r);
   // Killed at 10 s, before that instant's heartbeat: the last one was at 5 s, so the
   // worker is dead at 5 + 30 = 35 s: a recovery delay of 30 - (10 - 5) = 25 s.
@@ -128,7 +128,7 @@ TEST(HandWorked, C_OomKillRecoveredByDeadWorkerDetection) {
 TEST(HandWorked, D_PlatformGraceShorterThanWorkerGraceKillsAtDeadline) {
   const RunOutput r = run_json(
       one_pod("100s", R"(, "grace_period": "60s")", R"(, "termination_grace_period": "30s")"));
-  ASSERT_TRUE(r.audit.ok);
+  ASSERT_TRUE(r.summary.audit.ok);
   const json& s = summary(r);
   // TERM at 15 s, SIGKILL at 45 s; heartbeats at 40 s were the last: dead at 70 s.
   EXPECT_EQ(process(r, 0)["exit"], "killed_at_deadline");
@@ -152,7 +152,7 @@ TEST(HandWorked, E_Pid1ShellSwallowsTermAndKeepsFetching) {
   // deadline SIGKILL at 45 s kills them.
   const RunOutput r =
       run_json(one_pod("30s", "", R"(, "pid1_shell": true)", test::kRollingRestartAt10s, 12));
-  ASSERT_TRUE(r.audit.ok);
+  ASSERT_TRUE(r.summary.audit.ok);
   EXPECT_EQ(rows(r, "signals")[0], json({15.0, 0, "SIGTERM", false, "deletion"}));
   for (const json& st : rows(r, "pod_states")) {
     if (st[1] == 0) {
@@ -185,7 +185,7 @@ TEST(HandWorked, F_SpecShutdownTimeline) {
     "worker": {"concurrency": 10, "grace_period": "80s"},
     "platform": {"replicas": 1, "termination_grace_period": "90s"},
     "events": [{"at": "1s", "kind": "signal", "pod": "pod-0", "signal": "SIGTERM"}]})");
-  ASSERT_TRUE(r.audit.ok);
+  ASSERT_TRUE(r.summary.audit.ok);
   const json& remaining = rows(r, "drain_remaining");
   ASSERT_EQ(remaining.size(), 5u);
   EXPECT_EQ(remaining[0], json({1.0, 0, 0, 7}));
@@ -207,7 +207,7 @@ TEST(HandWorked, G_ScaleDownOfShortJobsExitsCleanly) {
     "worker": {"concurrency": 2},
     "platform": {"replicas": 4},
     "events": [{"at": "30s", "kind": "scale_down", "replicas": 1}]})");
-  ASSERT_TRUE(r.audit.ok);
+  ASSERT_TRUE(r.summary.audit.ok);
   const json& s = summary(r);
   EXPECT_EQ(s["exits"]["clean"], 3);
   EXPECT_EQ(s["graceful_exits"], 3);
@@ -235,7 +235,7 @@ TEST(RunEnd, NotWhileAttemptsStillRun) {
                  "job_duration": {"kind": "constant", "value": "10s"}},
     "backend": {"visibility_timeout": "3s", "retry": {"max_attempts": 2}},
     "worker": {"concurrency": 1}, "platform": {"replicas": 2}})");
-  ASSERT_TRUE(r.audit.ok);
+  ASSERT_TRUE(r.summary.audit.ok);
   const json& s = summary(r);
   EXPECT_EQ(r.results["run"]["ended_at_s"], 13.0);
   EXPECT_EQ(r.results["run"]["attempts_in_flight_at_end"], 0);
@@ -261,7 +261,7 @@ TEST(Fetch, AJobWakesAnIdleWorkerAtOnceWhenTheFirstWaiterStoppedRunning) {
       "worker": {"concurrency": 2, "grace_period": "200s"},
       "platform": {"replicas": 2, "termination_grace_period": "300s"},
       "events": [)") + event + "]}");
-    ASSERT_TRUE(r.audit.ok);
+    ASSERT_TRUE(r.summary.audit.ok);
     bool found = false;
     for (const json& a : rows(r, "attempts")) {
       if (a[0] == 2 && a[1] == 1) {
@@ -285,7 +285,7 @@ TEST(Orphans, AStaleAttemptKilledAfterItsLeaseWasRecoveredIsNoOrphan) {
     "backend": {"visibility_timeout": "3s"},
     "worker": {"concurrency": 1}, "platform": {"replicas": 2},
     "events": [{"at": "5s", "kind": "oom_kill", "pod": "pod-0"}]})");
-  ASSERT_TRUE(r.audit.ok);
+  ASSERT_TRUE(r.summary.audit.ok);
   EXPECT_EQ(summary(r)["orphan_recovery_delay_s"], nullptr);
   EXPECT_EQ(summary(r)["jobs_completed"], 1);
 }
@@ -338,9 +338,9 @@ TEST(Audit, DroppedAckedJobFailsTheAuditNamingIt) {
   RunOptions options;
   options.faults.drop_acked_job = 2;
   const RunOutput r = run_scenario(parse_scenario(one_pod("20s"), "test"), options);
-  ASSERT_FALSE(r.audit.ok);
-  ASSERT_FALSE(r.audit.errors.empty());
-  EXPECT_NE(r.audit.errors.front().find("job 2:"), std::string::npos) << r.audit.errors.front();
+  ASSERT_FALSE(r.summary.audit.ok);
+  ASSERT_FALSE(r.summary.audit.errors.empty());
+  EXPECT_NE(r.summary.audit.errors.front().find("job 2:"), std::string::npos) << r.summary.audit.errors.front();
   EXPECT_EQ(r.results["summary"]["audit"]["ok"], false);
 }
 

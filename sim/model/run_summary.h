@@ -1,0 +1,62 @@
+// The summary of a run (docs/design.md, Metrics; results/README.md), computed once from
+// the recorder, the platform and the audit at the end of the run. The results writer
+// serializes it; everything that picks a metric by name goes through model/metrics.h.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/platform.h"
+#include "model/recorder.h"
+
+namespace drainsim {
+
+// A sample of durations in seconds: its count, median, 99th percentile and maximum.
+struct Spread {
+  std::int64_t count = 0;
+  double p50 = 0, p99 = 0, max = 0;
+};
+
+// The durations of the finished rollouts, in seconds.
+struct DeployDurations {
+  std::int64_t count = 0;
+  double mean = 0, max = 0;
+};
+
+// Enqueue to completion, in seconds.
+struct JobLatency {
+  double p50 = 0, p99 = 0;
+};
+
+struct RunSummary {
+  JobTotals jobs;
+  double interrupted_fraction = 0;  // interrupted / enqueued (0 when nothing was enqueued)
+  // Processes by how they ended; exits[kRunning] counts the ones still running at the end.
+  std::array<std::int64_t, std::size(names(ExitKind{}))> exits = {};
+  std::int64_t forced_kills = 0;  // every SIGKILL: at the deadline, OOM, signal or preStop
+  std::optional<Spread> drain_latency;           // TERM to exit, OOM kills left out
+  std::optional<Spread> orphan_recovery_delay;   // an orphaned job's death to its recovery
+  std::optional<DeployDurations> deploy_duration;
+  std::int64_t deploys_superseded = 0, deploys_unfinished = 0;
+  std::optional<JobLatency> job_latency;
+  AuditResult audit;
+  std::string balance;  // "enqueued N = completed N + lost N + discarded N + pending N"
+
+  // The run itself.
+  Time ended_at = 0;
+  bool ended_early = false;  // nothing was left to happen before duration + settle
+  std::int64_t attempts_in_flight_at_end = 0;
+  std::vector<std::string> warnings;
+
+  std::int64_t exit_count(ExitKind k) const { return exits[static_cast<std::size_t>(k)]; }
+  std::int64_t job_loss() const { return jobs.lost + jobs.discarded_by_shutdown; }
+};
+
+// The summary of a finished run: `audit` is what Recorder::finish returned.
+RunSummary summarize(const Recorder& recorder, const Platform& platform, const AuditResult& audit,
+                     Time ended_at, bool ended_early);
+
+}  // namespace drainsim
