@@ -19,9 +19,14 @@ namespace {
 using nlohmann::json;
 
 const std::vector<const Metric*> kMetrics = {
-    &metric("job_loss"),      &metric("duplicate_executions"), &metric("shutdown_retries"),
-    &metric("wasted_work_s"), &metric("drain_latency_s.p99"),  &metric("orphan_recovery_delay_s.p99"),
-    &metric("stuck_at_end"),  &metric("deploy_duration_s.mean"),
+    &metric("job_loss"),
+    &metric("duplicate_executions"),
+    &metric("shutdown_retries"),
+    &metric("wasted_work_s"),
+    &metric("drain_latency_s.p99"),
+    &metric("orphan_recovery_delay_s.p99"),
+    &metric("stuck_at_end"),
+    &metric("deploy_duration_s.mean"),
 };
 
 std::string known_profiles() {
@@ -142,7 +147,8 @@ ProfileSelection select_profiles(std::string_view spec) {
 }
 
 CompareRun compare_run(std::uint64_t seed, const RunOutput& out) {
-  return {seed, out.hash, out.summary.audit.ok, out.summary.audit.error_count, out.summary.audit.errors};
+  return {seed, out.hash, out.summary.audit.ok, out.summary.audit.error_count,
+          out.summary.audit.errors};
 }
 
 json audit_failure_json(const CompareRun& r) {

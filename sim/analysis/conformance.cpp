@@ -70,50 +70,50 @@ CheckedRun run_setup(const Profile& profile, const std::string& id, const Setup&
   const Scenario scenario = parse_scenario(scenario_text(profile, id, setup), "conformance " + id);
   RunOptions options;
   options.timeline = true;
+  options.stream_timeline = true;
   const RunOutput out = run_scenario(scenario, options);
-  const json& r = out.results;
   CheckedRun run;
   run.setup = setup;
   run.grace =
       scenario.worker.grace_period == kNever ? -1 : to_seconds(scenario.worker.grace_period);
   run.heartbeat = to_seconds(scenario.worker.heartbeat_interval);
   run.run_end = to_seconds(out.ended_at);
-  const json& proc = r["pods"][0]["processes"][0];
+  const json& proc = out.results["pods"][0]["processes"][0];
   run.worker = proc["worker"].get<WorkerId>();
   if (!proc["ended_s"].is_null()) {
     run.ended = proc["ended_s"].get<double>();
     run.code = proc["exit_code"].get<int>();
   }
   run.exit = proc["exit"].get<std::string>();
-  const json& t = r["timeline"];
-  for (const json& s : t["signals"]["rows"]) {
-    if (s[1] != 0) continue;
-    run.signals.emplace_back(
-        s[0].get<double>(),
-        fmt::format("{} {} {} {} ({})", secs(s[0].get<double>()), kPod, s[2].get<std::string>(),
-                    s[3].get<bool>() ? "delivered" : "swallowed", s[4].get<std::string>()));
+  const Timeline& t = *out.timeline;
+  for (const SignalRecord& s : t.signals) {
+    if (s.pod != 0) continue;
+    const double at = to_seconds(s.at);
+    run.signals.emplace_back(at,
+                             fmt::format("{} {} {} {} ({})", secs(at), kPod, to_string(s.signal),
+                                         s.delivered ? "delivered" : "swallowed", s.source));
   }
-  for (const json& s : t["pod_states"]["rows"]) {
-    if (s[1] == 0) run.states.emplace_back(s[0].get<double>(), s[2].get<std::string>());
+  for (const PodStateRecord& s : t.pod_states) {
+    if (s.pod == 0) run.states.emplace_back(to_seconds(s.at), to_string(s.state));
   }
-  for (const json& a : t["attempts"]["rows"]) {
-    if (a[3] != run.worker) continue;
-    run.attempts.push_back({a[0].get<JobId>(), a[1].get<int>(), run.worker, a[5].get<double>(),
-                            a[6].get<double>(), a[7].get<std::string>()});
+  for (const AttemptRecord& a : t.attempts) {
+    if (a.worker != run.worker) continue;
+    run.attempts.push_back(
+        {a.job, a.attempt, run.worker, to_seconds(a.start), to_seconds(a.end), outcome_name(a)});
   }
-  for (const json& p : t["reports"]["rows"]) {
-    if (p[2] != run.worker) continue;
-    run.reports.push_back({p[0].get<double>(), run.worker, p[3].get<JobId>(), p[4].get<int>(),
-                           p[5].get<std::string>(), p[6].get<std::string>(), p[7].get<bool>()});
+  for (const ReportRecord& p : t.reports) {
+    if (p.worker != run.worker) continue;
+    run.reports.push_back({to_seconds(p.at), run.worker, p.job, p.attempt, to_string(p.kind),
+                           error_name(p), p.accepted});
   }
-  for (const json& h : t["heartbeats"]["rows"]) {
-    if (h[2] == run.worker) {
-      run.heartbeats.push_back({h[0].get<double>(), run.worker, h[3].get<std::string>()});
+  for (const HeartbeatRecord& h : t.heartbeats) {
+    if (h.worker == run.worker) {
+      run.heartbeats.push_back({to_seconds(h.at), run.worker, to_string(h.state)});
     }
   }
-  for (const json& m : t["drain_remaining"]["rows"]) {
-    if (m[2] == run.worker) {
-      run.remaining.push_back({m[0].get<double>(), run.worker, std::to_string(m[3].get<int>())});
+  for (const RemainingRecord& m : t.remaining) {
+    if (m.worker == run.worker) {
+      run.remaining.push_back({to_seconds(m.at), run.worker, std::to_string(m.remaining)});
     }
   }
   return run;

@@ -9,10 +9,10 @@
 
 #include "analysis/sweep.h"
 #include "analysis/text_table.h"
-#include "io/results.h"
 #include "io/scenario_reader.h"
 #include "io/scenario_writer.h"
 #include "io/stats_json.h"
+#include "model/metrics.h"
 
 namespace drainsim {
 
@@ -40,8 +40,8 @@ SweepAxis single(const std::string& path, const std::string& value) {
 
 double seconds_of(Duration d) { return to_seconds(d); }
 
-double mean_or(const TuneSetting& s, const std::string& key, double fallback) {
-  const auto it = s.metrics.find(key);
+double mean_or(const TuneSetting& s, const Metric& m, double fallback) {
+  const auto it = s.metrics.find(std::string(m.name));
   return it == s.metrics.end() || it->second.n == 0 ? fallback : it->second.mean;
 }
 
@@ -129,8 +129,8 @@ class Searcher {
     s.metrics = std::move(point.metrics);
     s.runs = std::move(point.runs);
     const TuneTargets& t = spec_.targets;
-    const double loss = mean_or(s, "job_loss", 0);
-    const double interrupted = mean_or(s, "interrupted_fraction", 0);
+    const double loss = mean_or(s, metric("job_loss"), 0);
+    const double interrupted = mean_or(s, metric("interrupted_fraction"), 0);
     if (t.max_job_loss && loss > *t.max_job_loss) {
       s.misses.push_back(fmt::format("job_loss {:.3g} > {:g}", loss, *t.max_job_loss));
     }
@@ -139,7 +139,7 @@ class Searcher {
                                      percent_text(*t.max_interrupted)));
     }
     s.meets_quality = s.misses.empty();
-    const double deploy = mean_or(s, "deploy_duration_s.max", 0);
+    const double deploy = mean_or(s, metric("deploy_duration_s.max"), 0);
     if (t.max_deploy_duration && deploy > seconds_of(*t.max_deploy_duration)) {
       s.misses.push_back(
           fmt::format("deploy {:.1f}s > {}", deploy, format_duration(*t.max_deploy_duration)));
@@ -316,7 +316,8 @@ Tune run_tune(const TuneSpec& spec) {
   }
   if (spec.targets.max_deploy_duration) {
     for (const TuneSearch& s : t.searches) {
-      if (!s.evaluated.empty() && mean_or(s.evaluated.front(), "deploy_duration_s.max", -1) < 0) {
+      if (!s.evaluated.empty() &&
+          mean_or(s.evaluated.front(), metric("deploy_duration_s.max"), -1) < 0) {
         t.warnings.push_back(
             "the scenario has no rollout, so --max-deploy-duration constrains nothing");
         break;

@@ -8,6 +8,7 @@
 #include "analysis/tune.h"
 #include "io/scenario_writer.h"
 #include "io/stats_json.h"
+#include "model/metrics.h"
 
 namespace drainsim {
 
@@ -46,20 +47,20 @@ std::string targets_text(const TuneTargets& t) {
   return fmt::format("{}", fmt::join(parts, ", "));
 }
 
-// The columns of the trade-off table: summary key, header, decimals, factor.
+// The columns of the trade-off table: the summary metric, header, decimals, factor.
 struct Column {
-  const char* key;
+  const Metric& metric;
   const char* header;
   int decimals;
   double factor;
 };
-constexpr Column kColumns[] = {
-    {"interrupted_fraction", "interrupted %", 3, 100},
-    {"job_loss", "job_loss", 1, 1},
-    {"shutdown_retries", "retries", 1, 1},
-    {"wasted_work_s", "wasted s", 1, 1},
-    {"drain_latency_s.p99", "drain p99 s", 1, 1},
-    {"deploy_duration_s.max", "deploy s", 1, 1},
+const Column kColumns[] = {
+    {metric("interrupted_fraction"), "interrupted %", 3, 100},
+    {metric("job_loss"), "job_loss", 1, 1},
+    {metric("shutdown_retries"), "retries", 1, 1},
+    {metric("wasted_work_s"), "wasted s", 1, 1},
+    {metric("drain_latency_s.p99"), "drain p99 s", 1, 1},
+    {metric("deploy_duration_s.max"), "deploy s", 1, 1},
 };
 
 Interval scaled(Interval v, double f) {
@@ -83,7 +84,7 @@ std::vector<std::string> header_row() {
 std::vector<std::string> setting_row(const TuneSetting& e, std::size_t runs) {
   std::vector<std::string> row{format_grace(e.grace), format_duration(e.platform_grace)};
   for (const Column& c : kColumns) {
-    const auto it = e.metrics.find(c.key);
+    const auto it = e.metrics.find(std::string(c.metric.name));
     row.push_back(it == e.metrics.end()
                       ? std::string(kNoValue)
                       : interval_cell(scaled(it->second, c.factor), c.decimals, runs));

@@ -17,7 +17,6 @@
 namespace drainsim::cli {
 namespace {
 
-
 struct RunArgs {
   std::string scenario;
   std::vector<std::string> sets;

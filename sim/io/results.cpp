@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "base/timeline_schema.h"
 #include "io/scenario_reader.h"
 #include "io/scenario_writer.h"
 #include "model/metrics.h"
@@ -69,12 +70,22 @@ json pods_json(const Platform& platform) {
   return pods;
 }
 
+// The column names of a table, as JSON.
+template <std::size_t N>
+json columns(const std::array<std::string_view, N>& names) {
+  json out = json::array();
+  for (const std::string_view n : names) out.push_back(n);
+  return out;
+}
+
 // Calls visit(name, columns, records, row) for each timeline table, in the order of their
-// names (the document's key order); row(record) is the record's row.
+// names (the document's key order); row(record) is the record's row, its cells in the
+// order of the table's columns (base/timeline_schema.h).
 template <typename Visit>
 void visit_tables(const Timeline& t, Visit&& visit) {
-  visit("attempts", json{"job", "attempt", "pod", "worker", "slot", "start_s", "end_s", "outcome"},
-        t.attempts, [](const AttemptRecord& a) {
+  namespace ts = timeline_schema;
+  visit(ts::attempts::kName, columns(ts::attempts::kColumns), t.attempts,
+        [](const AttemptRecord& a) {
           return json{a.job,
                       a.attempt,
                       a.pod,
@@ -82,38 +93,30 @@ void visit_tables(const Timeline& t, Visit&& visit) {
                       a.slot,
                       to_seconds(a.start),
                       to_seconds(a.end),
-                      a.duplicate ? "duplicate" : to_string(a.outcome)};
+                      outcome_name(a)};
         });
-  visit("drain_remaining", json{"t_s", "pod", "worker", "remaining"}, t.remaining,
+  visit(ts::drain_remaining::kName, columns(ts::drain_remaining::kColumns), t.remaining,
         [](const RemainingRecord& r) {
           return json{to_seconds(r.at), r.pod, r.worker, r.remaining};
         });
-  visit("heartbeats", json{"t_s", "pod", "worker", "state"}, t.heartbeats,
+  visit(ts::heartbeats::kName, columns(ts::heartbeats::kColumns), t.heartbeats,
         [](const HeartbeatRecord& h) {
           return json{to_seconds(h.at), h.pod, h.worker, to_string(h.state)};
         });
-  visit("pod_states", json{"t_s", "pod", "state"}, t.pod_states, [](const PodStateRecord& r) {
-    return json{to_seconds(r.at), r.pod, to_string(r.state)};
+  visit(ts::pod_states::kName, columns(ts::pod_states::kColumns), t.pod_states,
+        [](const PodStateRecord& r) {
+          return json{to_seconds(r.at), r.pod, to_string(r.state)};
+        });
+  visit(ts::reports::kName, columns(ts::reports::kColumns), t.reports, [](const ReportRecord& r) {
+    return json{to_seconds(r.at),  r.pod,         r.worker,  r.job, r.attempt,
+                to_string(r.kind), error_name(r), r.accepted};
   });
-  visit("reports", json{"t_s", "pod", "worker", "job", "attempt", "kind", "error", "accepted"},
-        t.reports, [](const ReportRecord& r) {
-          return json{to_seconds(r.at),
-                      r.pod,
-                      r.worker,
-                      r.job,
-                      r.attempt,
-                      to_string(r.kind),
-                      r.kind == ReportKind::kFail ? to_string(r.error) : "",
-                      r.accepted};
-        });
-  visit("series", json{"t_s", "queued", "scheduled", "in_flight"}, t.series,
-        [](const SeriesPoint& p) {
-          return json{to_seconds(p.at), p.queued, p.scheduled, p.in_flight};
-        });
-  visit("signals", json{"t_s", "pod", "signal", "delivered", "source"}, t.signals,
-        [](const SignalRecord& r) {
-          return json{to_seconds(r.at), r.pod, to_string(r.signal), r.delivered, r.source};
-        });
+  visit(ts::series::kName, columns(ts::series::kColumns), t.series, [](const SeriesPoint& p) {
+    return json{to_seconds(p.at), p.queued, p.scheduled, p.in_flight};
+  });
+  visit(ts::signals::kName, columns(ts::signals::kColumns), t.signals, [](const SignalRecord& r) {
+    return json{to_seconds(r.at), r.pod, to_string(r.signal), r.delivered, r.source};
+  });
 }
 
 void write_timeline(const Timeline& t, const TextSink& out) {

@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include "base/timeline_schema.h"
+
 namespace drainsim {
 
 namespace {
@@ -16,13 +18,15 @@ using nlohmann::json;
 
 std::int64_t micros(const json& seconds) { return std::llround(seconds.get<double>() * 1e6); }
 
-// Column index by name, or -1.
-int column(const json& table, const char* name) {
+// The timeline table `name` has the schema's columns, in order.
+template <std::size_t N>
+bool has_columns(const json& table, const std::array<std::string_view, N>& names) {
   const json& cols = table["columns"];
-  for (std::size_t i = 0; i < cols.size(); ++i) {
-    if (cols[i] == name) return static_cast<int>(i);
+  if (!cols.is_array() || cols.size() != N) return false;
+  for (std::size_t i = 0; i < N; ++i) {
+    if (cols[i] != names[i]) return false;
   }
-  return -1;
+  return true;
 }
 
 struct Slice {
@@ -43,33 +47,33 @@ TraceExport chrome_trace(const json& results) {
     return out;
   }
   const json& tl = results["timeline"];
-  for (const char* t : {"pod_states", "signals", "attempts", "series"}) {
-    if (!tl.contains(t) || !tl[t].contains("columns") || !tl[t].contains("rows")) {
+  namespace ts = timeline_schema;
+  for (const std::string_view t :
+       {ts::pod_states::kName, ts::signals::kName, ts::attempts::kName, ts::series::kName}) {
+    const std::string key(t);
+    if (!tl.contains(key) || !tl[key].contains("columns") || !tl[key].contains("rows")) {
       out.error = fmt::format("timeline.{} is missing or has no columns and rows", t);
       return out;
     }
   }
-  const json& attempts = tl["attempts"];
-  const int a_job = column(attempts, "job"), a_attempt = column(attempts, "attempt"),
-            a_pod = column(attempts, "pod"), a_worker = column(attempts, "worker"),
-            a_slot = column(attempts, "slot"), a_start = column(attempts, "start_s"),
-            a_end = column(attempts, "end_s"), a_outcome = column(attempts, "outcome");
-  const json& states = tl["pod_states"];
-  const int s_t = column(states, "t_s"), s_pod = column(states, "pod"),
-            s_state = column(states, "state");
-  const json& signals = tl["signals"];
-  const int g_t = column(signals, "t_s"), g_pod = column(signals, "pod"),
-            g_signal = column(signals, "signal"), g_delivered = column(signals, "delivered"),
-            g_source = column(signals, "source");
-  const json& series = tl["series"];
-  const int c_t = column(series, "t_s");
-  for (int c : {a_job, a_attempt, a_pod, a_worker, a_slot, a_start, a_end, a_outcome, s_t, s_pod,
-                s_state, g_t, g_pod, g_signal, g_delivered, g_source, c_t}) {
-    if (c < 0) {
-      out.error = "a timeline table lacks a column this export needs";
-      return out;
-    }
+  const json& attempts = tl[std::string(ts::attempts::kName)];
+  const json& states = tl[std::string(ts::pod_states::kName)];
+  const json& signals = tl[std::string(ts::signals::kName)];
+  const json& series = tl[std::string(ts::series::kName)];
+  if (!has_columns(attempts, ts::attempts::kColumns) ||
+      !has_columns(states, ts::pod_states::kColumns) ||
+      !has_columns(signals, ts::signals::kColumns) || !has_columns(series, ts::series::kColumns)) {
+    out.error = "a timeline table has other columns than this export reads (results/README.md)";
+    return out;
   }
+  namespace ta = ts::attempts;
+  const int a_job = ta::kJob, a_attempt = ta::kAttempt, a_pod = ta::kPod, a_worker = ta::kWorker,
+            a_slot = ta::kSlot, a_start = ta::kStart, a_end = ta::kEnd, a_outcome = ta::kOutcome;
+  const int s_t = ts::pod_states::kTime, s_pod = ts::pod_states::kPod,
+            s_state = ts::pod_states::kState;
+  const int g_t = ts::signals::kTime, g_pod = ts::signals::kPod, g_signal = ts::signals::kSignal,
+            g_delivered = ts::signals::kDelivered, g_source = ts::signals::kSource;
+  const int c_t = ts::series::kTime;
 
   const int npods = static_cast<int>(results["pods"].size());
   const double ended = results.contains("run") ? results["run"].value("ended_at_s", 0.0) : 0.0;

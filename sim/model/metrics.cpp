@@ -65,15 +65,13 @@ constexpr Metric kMetrics[] = {
     {"exits.oom_killed", kCount, exits<ExitKind::kOomKilled>},
     {"forced_kills", kCount, count<&RunSummary::forced_kills>},
     {"graceful_exits", kCount, exits<ExitKind::kClean>},
-    {"interrupted_fraction", kFraction, [](const RunSummary& s) -> Value {
-       return s.interrupted_fraction;
-     }},
+    {"interrupted_fraction", kFraction,
+     [](const RunSummary& s) -> Value { return s.interrupted_fraction; }},
     {"interrupted_jobs", kCount, job<&JobTotals::interrupted>},
     {"job_latency_s.p50", kSeconds, member<kLatency, &JobLatency::p50>},
     {"job_latency_s.p99", kSeconds, member<kLatency, &JobLatency::p99>},
-    {"job_loss", kCount, [](const RunSummary& s) -> Value {
-       return static_cast<double>(s.job_loss());
-     }},
+    {"job_loss", kCount,
+     [](const RunSummary& s) -> Value { return static_cast<double>(s.job_loss()); }},
     {"jobs_completed", kCount, job<&JobTotals::completed>},
     {"jobs_discarded", kCount, job<&JobTotals::discarded>},
     {"jobs_discarded_by_shutdown", kCount, job<&JobTotals::discarded_by_shutdown>},
@@ -89,9 +87,8 @@ constexpr Metric kMetrics[] = {
     {"rejected_fails", kCount, job<&JobTotals::rejected_fails>},
     {"shutdown_retries", kCount, job<&JobTotals::shutdown_retries>},
     {"stuck_at_end", kCount, job<&JobTotals::stuck_at_end>},
-    {"wasted_work_s", kSeconds, [](const RunSummary& s) -> Value {
-       return to_seconds(s.jobs.wasted_work);
-     }},
+    {"wasted_work_s", kSeconds,
+     [](const RunSummary& s) -> Value { return to_seconds(s.jobs.wasted_work); }},
 };
 
 }  // namespace

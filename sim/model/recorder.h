@@ -43,6 +43,11 @@ struct AttemptRecord {
   bool duplicate = false;  // a completed attempt of a job that had completed before
 };
 
+// An attempt's outcome as the timeline names it: "duplicate" for a duplicate execution.
+inline const char* outcome_name(const AttemptRecord& a) {
+  return a.duplicate ? "duplicate" : to_string(a.outcome);
+}
+
 // Pod states as drawn on a timeline.
 enum class PodState : std::uint8_t {
   kStarting,     // created or restarting, no worker yet
@@ -104,6 +109,10 @@ struct ReportRecord {
   ErrorKind error;  // kFail only
   bool accepted;    // the backend took it (the worker still held the job)
 };
+// A report's error as the timeline names it: "" unless it is a FAIL.
+inline const char* error_name(const ReportRecord& r) {
+  return r.kind == ReportKind::kFail ? to_string(r.error) : "";
+}
 
 struct JobTotals {
   std::int64_t enqueued = 0, completed = 0, discarded = 0, discarded_by_shutdown = 0, pending = 0,

@@ -27,8 +27,8 @@ RunSummary summarize(const Recorder& recorder, const Platform& platform, const A
       drain.add(to_seconds(p.ended - p.termination));
     }
   }
-  s.forced_kills = s.exit_count(ExitKind::kKilledAtDeadline) +
-                   s.exit_count(ExitKind::kOomKilled) + s.exit_count(ExitKind::kKilledBySignal);
+  s.forced_kills = s.exit_count(ExitKind::kKilledAtDeadline) + s.exit_count(ExitKind::kOomKilled) +
+                   s.exit_count(ExitKind::kKilledBySignal);
   s.drain_latency = spread(drain);
   s.orphan_recovery_delay = spread(recorder.orphan_recovery());
 
@@ -47,8 +47,8 @@ RunSummary summarize(const Recorder& recorder, const Platform& platform, const A
         DeployDurations{static_cast<std::int64_t>(deploys.count()), deploys.mean(), deploys.max()};
   }
   if (recorder.job_latency().count() > 0) {
-    s.job_latency = JobLatency{recorder.job_latency().quantile(0.5),
-                               recorder.job_latency().quantile(0.99)};
+    s.job_latency =
+        JobLatency{recorder.job_latency().quantile(0.5), recorder.job_latency().quantile(0.99)};
   }
   s.audit = audit;
   s.balance = fmt::format("enqueued {} = completed {} + lost {} + discarded {} + pending {}",

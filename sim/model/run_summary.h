@@ -36,9 +36,9 @@ struct RunSummary {
   double interrupted_fraction = 0;  // interrupted / enqueued (0 when nothing was enqueued)
   // Processes by how they ended; exits[kRunning] counts the ones still running at the end.
   std::array<std::int64_t, std::size(names(ExitKind{}))> exits = {};
-  std::int64_t forced_kills = 0;  // every SIGKILL: at the deadline, OOM, signal or preStop
-  std::optional<Spread> drain_latency;           // TERM to exit, OOM kills left out
-  std::optional<Spread> orphan_recovery_delay;   // an orphaned job's death to its recovery
+  std::int64_t forced_kills = 0;        // every SIGKILL: at the deadline, OOM, signal or preStop
+  std::optional<Spread> drain_latency;  // TERM to exit, OOM kills left out
+  std::optional<Spread> orphan_recovery_delay;  // an orphaned job's death to its recovery
   std::optional<DeployDurations> deploy_duration;
   std::int64_t deploys_superseded = 0, deploys_unfinished = 0;
   std::optional<JobLatency> job_latency;

@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "base/timeline_schema.h"
 #include "reader/results_reader.h"
 
 namespace drainsim::viewer::detail {
@@ -61,19 +62,24 @@ struct SeriesRow {
   double t, queued, scheduled, in_flight;
 };
 
-// The timeline tables this reader uses, with the columns it expects.
+// The timeline tables this reader uses, with the columns it expects (base/timeline_schema.h).
+namespace ts = drainsim::timeline_schema;
 enum Table : int { kPodStates, kSignals, kAttempts, kSeries, kTableCount, kIgnored = -1 };
+template <std::size_t N>
+std::vector<std::string> column_list(const std::array<std::string_view, N>& names) {
+  return {names.begin(), names.end()};
+}
 inline const std::array<std::vector<std::string>, kTableCount> kColumns = {{
-    {"t_s", "pod", "state"},
-    {"t_s", "pod", "signal", "delivered", "source"},
-    {"job", "attempt", "pod", "worker", "slot", "start_s", "end_s", "outcome"},
-    {"t_s", "queued", "scheduled", "in_flight"},
+    column_list(ts::pod_states::kColumns),
+    column_list(ts::signals::kColumns),
+    column_list(ts::attempts::kColumns),
+    column_list(ts::series::kColumns),
 }};
 inline Table table_of(std::string_view name) {
-  if (name == "pod_states") return kPodStates;
-  if (name == "signals") return kSignals;
-  if (name == "attempts") return kAttempts;
-  if (name == "series") return kSeries;
+  if (name == ts::pod_states::kName) return kPodStates;
+  if (name == ts::signals::kName) return kSignals;
+  if (name == ts::attempts::kName) return kAttempts;
+  if (name == ts::series::kName) return kSeries;
   return kIgnored;
 }
 
@@ -285,56 +291,65 @@ class Reader {
     bool ok = true;
     switch (table_) {
       case kPodStates: {
+        namespace tp = ts::pod_states;
         if (!(ok = shape("nis"))) break;
-        const int st = index_of(kStateNames, cells_[2].s);
+        const int st = index_of(kStateNames, cells_[tp::kState].s);
         if (st < 0) {
-          ok =
-              fail(fmt::format("row {}: unknown pod state \"{}\"", rows_seen[table_], cells_[2].s));
+          ok = fail(fmt::format("row {}: unknown pod state \"{}\"", rows_seen[table_],
+                                cells_[tp::kState].s));
           break;
         }
-        pod_states.push_back(
-            {cells_[0].num(), static_cast<int>(cells_[1].i), static_cast<PodState>(st)});
+        pod_states.push_back({cells_[tp::kTime].num(), static_cast<int>(cells_[tp::kPod].i),
+                              static_cast<PodState>(st)});
         break;
       }
       case kSignals: {
+        namespace tg = ts::signals;
         if (!(ok = shape("nisbs"))) break;
-        std::string_view sig = cells_[2].s;
+        std::string_view sig = cells_[tg::kSignal].s;
         if (sig.starts_with("SIG")) sig.remove_prefix(3);
         int k = index_of(kMarkerNames, sig);
         if (k < 0 || k == static_cast<int>(MarkerKind::kOom)) {
-          ok = fail(fmt::format("row {}: unknown signal \"{}\"", rows_seen[table_], cells_[2].s));
+          ok = fail(fmt::format("row {}: unknown signal \"{}\"", rows_seen[table_],
+                                cells_[tg::kSignal].s));
           break;
         }
-        if (k == static_cast<int>(MarkerKind::kKill) && cells_[4].s == "oom") {
+        if (k == static_cast<int>(MarkerKind::kKill) && cells_[tg::kSource].s == "oom") {
           k = static_cast<int>(MarkerKind::kOom);
         }
-        signals.push_back({cells_[0].num(), static_cast<int>(cells_[1].i),
-                           static_cast<MarkerKind>(k), cells_[3].b, cells_[4].s});
+        signals.push_back({cells_[tg::kTime].num(), static_cast<int>(cells_[tg::kPod].i),
+                           static_cast<MarkerKind>(k), cells_[tg::kDelivered].b,
+                           cells_[tg::kSource].s});
         break;
       }
       case kAttempts: {
+        namespace ta = ts::attempts;
         if (!(ok = shape("iiiiinns"))) break;
-        const int o = index_of(kOutcomeNames, cells_[7].s);
+        const int o = index_of(kOutcomeNames, cells_[ta::kOutcome].s);
         if (o < 0) {
-          ok = fail(fmt::format("row {}: unknown outcome \"{}\"", rows_seen[table_], cells_[7].s));
+          ok = fail(fmt::format("row {}: unknown outcome \"{}\"", rows_seen[table_],
+                                cells_[ta::kOutcome].s));
           break;
         }
         Attempt a;
-        a.job = cells_[0].i;
-        a.attempt = static_cast<std::int32_t>(cells_[1].i);
-        a.pod = static_cast<std::int32_t>(cells_[2].i);
-        a.worker = static_cast<std::int32_t>(cells_[3].i);
-        a.slot = static_cast<std::int32_t>(cells_[4].i);
-        a.start = cells_[5].num();
-        a.end = cells_[6].num();
+        a.job = cells_[ta::kJob].i;
+        a.attempt = static_cast<std::int32_t>(cells_[ta::kAttempt].i);
+        a.pod = static_cast<std::int32_t>(cells_[ta::kPod].i);
+        a.worker = static_cast<std::int32_t>(cells_[ta::kWorker].i);
+        a.slot = static_cast<std::int32_t>(cells_[ta::kSlot].i);
+        a.start = cells_[ta::kStart].num();
+        a.end = cells_[ta::kEnd].num();
         a.outcome = static_cast<Outcome>(o);
         attempts.push_back(a);
         break;
       }
-      case kSeries:
+      case kSeries: {
+        namespace tr = ts::series;
         if (!(ok = shape("nnnn"))) break;
-        series.push_back({cells_[0].num(), cells_[1].num(), cells_[2].num(), cells_[3].num()});
+        series.push_back({cells_[tr::kTime].num(), cells_[tr::kQueued].num(),
+                          cells_[tr::kScheduled].num(), cells_[tr::kInFlight].num()});
         break;
+      }
       default:
         break;
     }
