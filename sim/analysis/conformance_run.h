@@ -13,7 +13,7 @@
 #include <fmt/ranges.h>
 
 #include "analysis/conformance.h"
-#include "base/ids.h"
+#include "base/job.h"
 
 namespace drainsim::conformance {
 

@@ -25,7 +25,7 @@ using nlohmann::json;
 // preStop quiets it at once (no more fetches: the job of 40 s goes to pod-1) and sleeps
 // PRE_STOP, then TERM. pod-0 then holds the jobs of 10 s, 20 s and 30 s, ending at 50 s,
 // 60 s and 70 s; the job of 0 s ends at 40 s. The last needs 70 - (38 + PRE_STOP) seconds
-// of grace after TERM; a job ending exactly at the deadline has completed (DESIGN.md), so
+// of grace after TERM; a job ending exactly at the deadline has completed (docs/design.md), so
 // that is the least grace with no interrupted job: 32 s without a preStop, 29 s with 3 s,
 // 24 s with 8 s. One second less interrupts exactly that job: 1 of the 12 jobs.
 std::string const40(

@@ -10,7 +10,7 @@
 
 namespace drainsim {
 
-// At equal virtual times, events run in this order (DESIGN.md, Semantics), then in
+// At equal virtual times, events run in this order (docs/design.md, Semantics), then in
 // scheduling order within a class.
 enum class Priority : std::uint8_t {
   kScripted = 0,    // scenario events and job arrivals

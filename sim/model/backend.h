@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "base/ids.h"
+#include "base/job.h"
 #include "engine/runtime.h"
 #include "model/backend_mechanisms.h"
 #include "model/recorder.h"

@@ -1,6 +1,6 @@
 // The recovery mechanisms a backend runs: how jobs come back from a worker that stopped
-// reporting, and where a fetched job lives until it is acknowledged (DESIGN.md,
-// Semantics/Backend; PROFILES.md). A profile chooses them; scenario fields such as
+// reporting, and where a fetched job lives until it is acknowledged (docs/design.md,
+// Semantics/Backend; docs/profiles.md). A profile chooses them; scenario fields such as
 // backend.visibility_timeout, backend.heartbeat_timeout and backend.retry only tune the
 // mechanisms it has. Plain data: the Backend implements each mechanism.
 //

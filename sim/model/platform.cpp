@@ -14,9 +14,9 @@ ProcessFactory simulated_processes(Runtime& runtime, const Scenario& scenario, B
                                    Recorder& recorder, JobBody bodies, double time_scale) {
   return [&runtime, &scenario, &backend, &recorder, bodies, time_scale](
              int pod, ProcessObserver& observer) -> std::unique_ptr<ProcessHandle> {
-    return std::make_unique<WorkerProcess>(runtime, backend, recorder, observer, scenario.worker,
-                                           scenario.workload, pod, bodies, time_scale,
-                                           scenario.platform.pid1_shell);
+    return std::make_unique<SimulatedProcess>(runtime, backend, recorder, observer, scenario.worker,
+                                              scenario.workload, pod, bodies, time_scale,
+                                              scenario.platform.pid1_shell);
   };
 }
 

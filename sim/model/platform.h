@@ -19,11 +19,11 @@
 #include "model/backend.h"
 #include "model/recorder.h"
 #include "model/scenario.h"
-#include "model/worker_process.h"
+#include "model/simulated_process.h"
 
 namespace drainsim {
 
-// How a process ended, as the results count it (DESIGN.md, Metrics: exits).
+// How a process ended, as the results count it (docs/design.md, Metrics: exits).
 enum class ExitKind : std::uint8_t {
   kRunning,           // still running at the end of the run
   kClean,             // exited 0 by itself
@@ -67,7 +67,7 @@ struct DeployRecord {
   bool superseded = false;
 };
 
-// Simulated WorkerProcesses; `bodies` and `time_scale` say how job bodies run (JobRunner).
+// Simulated SimulatedProcesses; `bodies` and `time_scale` say how job bodies run (JobRunner).
 ProcessFactory simulated_processes(Runtime& runtime, const Scenario& scenario, Backend& backend,
                                    Recorder& recorder, JobBody bodies = JobBody::kTimer,
                                    double time_scale = 1);

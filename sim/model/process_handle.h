@@ -1,5 +1,5 @@
 // ProcessHandle: the platform's hold on one worker process, whatever runs it: a
-// simulated WorkerProcess, or a real child process (the process engine). The platform
+// simulated SimulatedProcess, or a real child process (the process engine). The platform
 // starts it, signals it, reads the worker's state for readiness, and hears through a
 // ProcessObserver when the worker's state changes and when the process ends.
 #pragma once
@@ -7,7 +7,7 @@
 #include <functional>
 #include <memory>
 
-#include "base/ids.h"
+#include "base/job.h"
 #include "model/scenario.h"
 #include "model/worker_core.h"
 

@@ -13,9 +13,10 @@
 #include <unordered_map>
 #include <vector>
 
-#include "base/ids.h"
+#include "base/job.h"
 #include "base/names.h"
 #include "base/stats.h"
+#include "model/pod_state.h"
 #include "model/scenario.h"
 
 namespace drainsim {
@@ -47,21 +48,6 @@ struct AttemptRecord {
 inline const char* outcome_name(const AttemptRecord& a) {
   return a.duplicate ? "duplicate" : to_string(a.outcome);
 }
-
-// Pod states as drawn on a timeline.
-enum class PodState : std::uint8_t {
-  kStarting,     // created or restarting, no worker yet
-  kReady,        // worker running
-  kQuiet,        // worker quiet (TSTP, directive, preStop)
-  kDraining,     // worker draining after TERM/INT
-  kTerminating,  // deleted, worker not yet draining (preStop running, TERM swallowed)
-  kCrashed,      // process died outside a deletion; container restart pending
-  kGone,
-};
-constexpr std::array<std::string_view, 7> names(PodState) {
-  return {"starting", "ready", "quiet", "draining", "terminating", "crashed", "gone"};
-}
-inline const char* to_string(PodState v) { return name_of(v).data(); }
 
 struct PodStateRecord {
   Time at;

@@ -1,4 +1,4 @@
-// Samplers for the workload (DESIGN.md, Semantics/Workload): job durations and arrival
+// Samplers for the workload (docs/design.md, Semantics/Workload): job durations and arrival
 // times drawn from a scenario's distributions with our own Rng, so results replay exactly.
 // Parameters are worked out once at construction; sample()/next() never allocate.
 // Not thread-safe (they keep a position: sequence index, arrival count).

@@ -15,6 +15,7 @@
 #include "model/backend_mechanisms.h"
 #include "model/profile_options.h"
 #include "model/shutdown_behaviour.h"
+#include "model/signals.h"
 
 namespace drainsim {
 
@@ -130,11 +131,6 @@ constexpr std::array<std::string_view, 2> names(PlatformConfig::Kind) {
   return {"kubernetes", "docker"};
 }
 
-enum class Signal { kTerm, kInt, kTstp, kCont, kKill, kQuit };
-constexpr std::array<std::string_view, 6> names(Signal) {
-  return {"SIGTERM", "SIGINT", "SIGTSTP", "SIGCONT", "SIGKILL", "SIGQUIT"};
-}
-
 // A count of pods or a percentage of the replicas ("25%").
 struct Amount {
   bool percent = false;
@@ -142,11 +138,6 @@ struct Amount {
   // Kubernetes rounding: maxSurge rounds up, maxUnavailable down.
   int resolve(int replicas, bool round_up) const;
 };
-
-enum class Directive { kRunning, kQuiet, kTerminate };
-constexpr std::array<std::string_view, 3> names(Directive) {
-  return {"running", "quiet", "terminate"};
-}
 
 struct ScenarioEvent {
   enum class Kind {
@@ -188,11 +179,5 @@ struct Scenario {
   PlatformConfig platform;
   std::vector<ScenarioEvent> events;  // sorted by `at`, stable
 };
-
-inline const char* to_string(Signal s) { return name_of(s).data(); }     // "SIGTERM", ...
-inline const char* to_string(Directive d) { return name_of(d).data(); }  // "running", ...
-inline std::optional<Directive> parse_directive(std::string_view text) {
-  return from_name<Directive>(text);
-}
 
 }  // namespace drainsim

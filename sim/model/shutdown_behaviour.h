@@ -1,5 +1,5 @@
 // ShutdownBehaviour: what a worker implementation does when it is told to stop — the
-// hooks WorkerCore consults, one set per profile (PROFILES.md). The defaults are the Open
+// hooks WorkerCore consults, one set per profile (docs/profiles.md). The defaults are the Open
 // Job Spec's graceful shutdown.
 #pragma once
 
@@ -8,7 +8,7 @@
 #include <string_view>
 
 #include "base/duration.h"
-#include "base/ids.h"
+#include "base/job.h"
 #include "base/names.h"
 
 namespace drainsim {

@@ -21,7 +21,7 @@
 #include <string_view>
 #include <vector>
 
-#include "base/ids.h"
+#include "base/job.h"
 #include "base/names.h"
 #include "engine/runtime.h"
 #include "model/scenario.h"

@@ -51,7 +51,7 @@ Lease job(JobId id) {
 // Records every call with the virtual time it was made at, as "<time> <call>". Fetches are
 // answered at once from `supply` (as the in-process backend does) unless `answer_fetches`
 // is off; heartbeats are answered with `reply`, delivered after the call is recorded and
-// not for a "terminate" heartbeat (as WorkerProcess does).
+// not for a "terminate" heartbeat (as SimulatedProcess does).
 class FakePort final : public WorkerPort {
  public:
   explicit FakePort(VirtualRuntime& runtime) : rt_(runtime) {}
@@ -558,7 +558,7 @@ TEST(WorkerCore, FetchReplyArrivingAfterExitIsIgnored) {
   EXPECT_EQ(h.port.calls_after_exit, 0);
 }
 
-// --- Other implementations' behaviour (profiles, PROFILES.md) ------------------------------
+// --- Other implementations' behaviour (profiles, docs/profiles.md) ------------------------------
 
 WorkerConfig profile_config(const char* name, Duration grace = 10 * kSecond) {
   WorkerConfig c = test_config();

@@ -4,6 +4,13 @@
 // with waitpid() when SIGCHLD arrives (and then kills what is left of the child's group,
 // as a container's processes die with its PID 1), and kills and reaps whatever is left
 // when it is destroyed, so no run leaves a process behind.
+//
+// Why not Boost.Process (v1 in Debian 12's Boost 1.74): its async exit notification
+// runs its own SIGCHLD signal_set per io_context (sigchld_service), reaping only the
+// children it launched, where this reaper must see every child and then kill what is
+// left of the child's process group; and the process group and PR_SET_PDEATHSIG would
+// need custom on_exec_setup handlers anyway. The fork/exec here is short and tested
+// (process_engine_test, worker_signals_test).
 #pragma once
 
 #include <sys/types.h>

@@ -43,7 +43,8 @@ RunOutput run_process(const std::string& text) {
   options.engine = Engine::kProcess;
   options.time_scale = kScale;
   RunOutput out = run_scenario(parse_scenario(text, "case"), options);
-  EXPECT_TRUE(out.summary.audit.ok) << (out.summary.audit.errors.empty() ? "" : out.summary.audit.errors.front());
+  EXPECT_TRUE(out.summary.audit.ok)
+      << (out.summary.audit.errors.empty() ? "" : out.summary.audit.errors.front());
   return out;
 }
 

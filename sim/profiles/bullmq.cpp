@@ -1,4 +1,4 @@
-// BullMQ (Node, Redis) with the docs' wiring of TERM/INT to worker.close() (PROFILES.md;
+// BullMQ (Node, Redis) with the docs' wiring of TERM/INT to worker.close() (docs/profiles.md;
 // moveStalledJobsToWait, worker.ts).
 #include "profiles/profiles.h"
 

@@ -1,4 +1,4 @@
-// Celery with the Redis broker (PROFILES.md): TERM warm shutdown, a second TERM/INT cold.
+// Celery with the Redis broker (docs/profiles.md): TERM warm shutdown, a second TERM/INT cold.
 #include "profiles/profiles.h"
 
 namespace drainsim::profiles {

@@ -1,4 +1,4 @@
-// Faktory with its Ruby worker (PROFILES.md): BEAT replies quiet/terminate, TSTP quiets,
+// Faktory with its Ruby worker (docs/profiles.md): BEAT replies quiet/terminate, TSTP quiets,
 // TERM terminates.
 #include "profiles/profiles.h"
 

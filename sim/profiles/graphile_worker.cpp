@@ -1,4 +1,4 @@
-// graphile-worker 0.17 (PROFILES.md): a first signal is graceful (aborts job signals after
+// graphile-worker 0.17 (docs/profiles.md): a first signal is graceful (aborts job signals after
 // 5 s, waits on), a second is forceful (unlocks the jobs as failed).
 #include "profiles/profiles.h"
 

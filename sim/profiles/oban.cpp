@@ -1,4 +1,4 @@
-// Oban (Elixir, Postgres) (PROFILES.md; lifeline.ex, config.ex).
+// Oban (Elixir, Postgres) (docs/profiles.md; lifeline.ex, config.ex).
 #include "profiles/profiles.h"
 
 namespace drainsim::profiles {

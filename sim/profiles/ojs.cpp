@@ -1,4 +1,4 @@
-// Open Job Spec graceful shutdown (the seed spec; PROFILES.md, "Open Job Spec").
+// Open Job Spec graceful shutdown (the seed spec; docs/profiles.md, "Open Job Spec").
 #include "profiles/profiles.h"
 
 namespace drainsim::profiles {

@@ -1,5 +1,5 @@
 // The OJS Go SDK as wired in the spec's §12.1 example: signal.NotifyContext(TERM, INT)
-// cancels the context worker.Start runs under (PROFILES.md, "What the public OJS SDKs
+// cancels the context worker.Start runs under (docs/profiles.md, "What the public OJS SDKs
 // actually do"), against an OJS reference backend.
 #include "profiles/profiles.h"
 

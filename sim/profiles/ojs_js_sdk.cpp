@@ -1,5 +1,5 @@
 // The OJS JS SDK 0.4 with the spec's §12.2 wiring: process.on('SIGTERM') → worker.stop()
-// (PROFILES.md, "What the public OJS SDKs actually do"), against an OJS reference backend.
+// (docs/profiles.md, "What the public OJS SDKs actually do"), against an OJS reference backend.
 #include "profiles/profiles.h"
 
 namespace drainsim::profiles {

@@ -1,4 +1,4 @@
-// pg-boss 12 with the app calling stop() on TERM (PROFILES.md).
+// pg-boss 12 with the app calling stop() on TERM (docs/profiles.md).
 #include "profiles/profiles.h"
 
 namespace drainsim::profiles {

@@ -1,4 +1,4 @@
-// One distinctive case per profile, worked by hand (PROFILES.md): one pod (two where a
+// One distinctive case per profile, worked by hand (docs/profiles.md): one pod (two where a
 // second process start matters), a few jobs of known durations, one deploy event.
 // Kubernetes: a pod is ready 5 s after it is created, a crashed container 10 + 5 s after
 // it died; a deleted pod gets a replacement at once (pod-1, pod-2, ...).
@@ -56,7 +56,8 @@ Replay run(const std::string& text) {
   RunOptions options;
   options.timeline = true;
   const RunOutput out = run_scenario(parse_scenario(text, "case"), options);
-  EXPECT_TRUE(out.summary.audit.ok) << (out.summary.audit.errors.empty() ? "" : out.summary.audit.errors.front());
+  EXPECT_TRUE(out.summary.audit.ok)
+      << (out.summary.audit.errors.empty() ? "" : out.summary.audit.errors.front());
   Replay r{out.results["summary"], {}};
   for (const json& row : out.results["timeline"]["attempts"]["rows"]) {
     r.attempts.push_back({row[0].get<std::uint64_t>(), row[1].get<int>(), row[2].get<int>(),
@@ -260,7 +261,8 @@ TEST(Profiles, EveryProfileRunsTheShippedScenariosWithABalancedAudit) {
           load_scenario_file(std::string(DRAINSIM_SOURCE_DIR) + "/scenarios/" + file + ".json",
                              {std::string("worker.profile=") + profile});
       const RunOutput out = run_scenario(s);
-      EXPECT_TRUE(out.summary.audit.ok) << file << " " << profile << ": " << out.summary.audit.errors.front();
+      EXPECT_TRUE(out.summary.audit.ok)
+          << file << " " << profile << ": " << out.summary.audit.errors.front();
     }
   }
 }

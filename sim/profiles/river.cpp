@@ -1,5 +1,5 @@
 // River (Go, Postgres) with the seed's signal wiring: a first signal → Stop (soft), a
-// second → StopAndCancel, a third → exit (PROFILES.md; client.go, job_rescuer.go).
+// second → StopAndCancel, a third → exit (docs/profiles.md; client.go, job_rescuer.go).
 #include "profiles/profiles.h"
 
 namespace drainsim::profiles {

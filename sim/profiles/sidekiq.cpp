@@ -1,4 +1,4 @@
-// Sidekiq OSS with BasicFetch (PROFILES.md; Sidekiq wiki "Deployment", manager.rb,
+// Sidekiq OSS with BasicFetch (docs/profiles.md; Sidekiq wiki "Deployment", manager.rb,
 // fetch.rb).
 #include "profiles/profiles.h"
 

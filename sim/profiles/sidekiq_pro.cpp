@@ -1,4 +1,4 @@
-// Sidekiq Pro with super_fetch (PROFILES.md; Sidekiq wiki "Reliability").
+// Sidekiq Pro with super_fetch (docs/profiles.md; Sidekiq wiki "Reliability").
 #include "profiles/profiles.h"
 
 namespace drainsim::profiles {

@@ -1,4 +1,4 @@
-// Temporal Go SDK activity workers, with InterruptCh passed (PROFILES.md).
+// Temporal Go SDK activity workers, with InterruptCh passed (docs/profiles.md).
 #include "profiles/profiles.h"
 
 #include <climits>

@@ -15,7 +15,7 @@
 #include "io/results.h"
 #include "model/platform.h"
 #include "model/workload.h"
-#include "process/remote_fleet.h"
+#include "process/process_engine_server.h"
 #include "profiles/profile.h"
 
 namespace drainsim {
@@ -194,9 +194,9 @@ RunOutput run_realtime(const Scenario& s, const RunOptions& o) {
           });
         };
       }
-      return std::make_unique<WorkerProcess>(own, backend, recorder, observer, s.worker, s.workload,
-                                             pod, o.job_body, o.time_scale, s.platform.pid1_shell,
-                                             std::move(hops));
+      return std::make_unique<SimulatedProcess>(own, backend, recorder, observer, s.worker,
+                                                s.workload, pod, o.job_body, o.time_scale,
+                                                s.platform.pid1_shell, std::move(hops));
     };
   });
   RealEnd ending(*rt, run, s.duration + s.settle);
@@ -217,7 +217,7 @@ std::string default_worker_binary() {
 }
 
 // The models on one strand, as on the realtime engine; every container runs a real
-// worker process that reaches the backend over HTTP (RemoteFleet). SIGINT or SIGTERM
+// worker process that reaches the backend over HTTP (ProcessEngineServer). SIGINT or SIGTERM
 // ends the run early; either way every process is killed and reaped before returning.
 RunOutput run_process(const Scenario& s, const RunOptions& o) {
   AsioRuntime asio(s.seed, o.time_scale, o.threads);
@@ -239,9 +239,10 @@ RunOutput run_process(const Scenario& s, const RunOptions& o) {
     throw RunError(fmt::format("cannot run the worker program {}: {}", fleet_options.worker_binary,
                                strerror(errno)));
   }
-  std::unique_ptr<RemoteFleet> fleet;
+  std::unique_ptr<ProcessEngineServer> fleet;
   Run run(*rt, s, o, [&](Backend& backend, Recorder& recorder) {
-    fleet = std::make_unique<RemoteFleet>(*rt, asio.context(), s, backend, recorder, fleet_options);
+    fleet = std::make_unique<ProcessEngineServer>(*rt, asio.context(), s, backend, recorder,
+                                                  fleet_options);
     return fleet->factory();
   });
   if (s.workload.checkpointing) {

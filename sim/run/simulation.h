@@ -61,7 +61,7 @@ struct RunError : std::runtime_error {
 struct RunOutput {
   RunSummary summary;      // the metrics, the audit and the warnings
   nlohmann::json results;  // the results document (results/README.md), built from `summary`
-  std::string hash;  // result_hash: FNV-1a 64 of the document without it, in hex
+  std::string hash;        // result_hash: FNV-1a 64 of the document without it, in hex
   std::shared_ptr<const Timeline> timeline;  // with RunOptions::stream_timeline
   std::uint64_t events = 0;
   Time ended_at = 0;

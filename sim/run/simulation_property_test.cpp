@@ -140,7 +140,8 @@ TEST(SimulationProperty, ThousandRandomScenariosBalance) {
     RunOptions options;
     options.timeline = seed % 10 == 0;
     const RunOutput out = run_scenario(s, options);
-    ASSERT_TRUE(out.summary.audit.ok) << "seed " << seed << ": " << out.summary.audit.errors.front();
+    ASSERT_TRUE(out.summary.audit.ok)
+        << "seed " << seed << ": " << out.summary.audit.errors.front();
     const auto& sum = out.results["summary"];
     ASSERT_EQ(sum["jobs_lost"], 0) << "seed " << seed;
     ASSERT_EQ(sum["jobs_enqueued"].get<std::int64_t>(),

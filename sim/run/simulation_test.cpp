@@ -340,7 +340,8 @@ TEST(Audit, DroppedAckedJobFailsTheAuditNamingIt) {
   const RunOutput r = run_scenario(parse_scenario(one_pod("20s"), "test"), options);
   ASSERT_FALSE(r.summary.audit.ok);
   ASSERT_FALSE(r.summary.audit.errors.empty());
-  EXPECT_NE(r.summary.audit.errors.front().find("job 2:"), std::string::npos) << r.summary.audit.errors.front();
+  EXPECT_NE(r.summary.audit.errors.front().find("job 2:"), std::string::npos)
+      << r.summary.audit.errors.front();
   EXPECT_EQ(r.results["summary"]["audit"]["ok"], false);
 }
 

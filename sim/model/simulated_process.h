@@ -1,4 +1,4 @@
-// WorkerProcess: one simulated worker OS process. It hosts a WorkerCore, runs its job
+// SimulatedProcess: one simulated worker OS process. It hosts a WorkerCore, runs its job
 // bodies through a JobRunner (timers, or real threads on the real-time engine): a body
 // ends after its remaining work, or fails partway, or stops when cancelled; checkpoints
 // are saved every checkpoint_interval of run time and at a graceful FAIL. It talks to the
@@ -32,15 +32,15 @@ struct Hops {
   std::function<void(std::function<void()>)> to_process;
 };
 
-class WorkerProcess final : public ProcessHandle,
-                            public WorkerPort,
-                            public WorkerListener,
-                            public TimerTarget {
+class SimulatedProcess final : public ProcessHandle,
+                               public WorkerPort,
+                               public WorkerListener,
+                               public TimerTarget {
  public:
-  WorkerProcess(Runtime& runtime, Backend& backend, Recorder& recorder, ProcessObserver& observer,
-                const WorkerConfig& worker, const WorkloadConfig& workload, int pod,
-                JobBody bodies = JobBody::kTimer, double time_scale = 1, bool pid1_shell = false,
-                Hops hops = {});
+  SimulatedProcess(Runtime& runtime, Backend& backend, Recorder& recorder,
+                   ProcessObserver& observer, const WorkerConfig& worker,
+                   const WorkloadConfig& workload, int pod, JobBody bodies = JobBody::kTimer,
+                   double time_scale = 1, bool pid1_shell = false, Hops hops = {});
 
   // ProcessHandle. start() registers with the backend and starts the worker.
   void start() override;

@@ -1,13 +1,13 @@
-#include "model/worker_process.h"
+#include "model/simulated_process.h"
 
 #include <algorithm>
 
 namespace drainsim {
 
-WorkerProcess::WorkerProcess(Runtime& runtime, Backend& backend, Recorder& recorder,
-                             ProcessObserver& observer, const WorkerConfig& worker,
-                             const WorkloadConfig& workload, int pod, JobBody bodies,
-                             double time_scale, bool pid1_shell, Hops hops)
+SimulatedProcess::SimulatedProcess(Runtime& runtime, Backend& backend, Recorder& recorder,
+                                   ProcessObserver& observer, const WorkerConfig& worker,
+                                   const WorkloadConfig& workload, int pod, JobBody bodies,
+                                   double time_scale, bool pid1_shell, Hops hops)
     : rt_(runtime),
       backend_(backend),
       recorder_(recorder),
@@ -23,7 +23,7 @@ WorkerProcess::WorkerProcess(Runtime& runtime, Backend& backend, Recorder& recor
   fetched_.reserve(bodies_.size());
 }
 
-void WorkerProcess::start() {
+void SimulatedProcess::start() {
   alive_ = true;
   worker_id_ = backend_.register_worker(queues_, this);
   on_process([this] {
@@ -32,19 +32,19 @@ void WorkerProcess::start() {
   });
 }
 
-void WorkerProcess::mirror() {
+void SimulatedProcess::mirror() {
   state_ = core_.state();
   active_ = core_.active();
 }
 
-void WorkerProcess::deliver(Signal signal, SignalTarget target) {
+void SimulatedProcess::deliver(Signal signal, SignalTarget target) {
   on_process([this, signal, target] {
     deliver_here(signal, target);
     mirror();
   });
 }
 
-void WorkerProcess::deliver_here(Signal signal, SignalTarget target) {
+void SimulatedProcess::deliver_here(Signal signal, SignalTarget target) {
   if (!alive_) return;
   if (target == SignalTarget::kPid1 && pid1_shell_ && signal != Signal::kKill) return;
   if (signal == Signal::kKill) {
@@ -62,14 +62,14 @@ void WorkerProcess::deliver_here(Signal signal, SignalTarget target) {
   }
 }
 
-void WorkerProcess::kill() {
+void SimulatedProcess::kill() {
   if (!alive_) return;
   core_.on_killed();
   end_all(Outcome::kKilled);
   die(ProcessEnd::kKilled, 137);
 }
 
-void WorkerProcess::die(ProcessEnd how, int code) {
+void SimulatedProcess::die(ProcessEnd how, int code) {
   alive_ = false;
   rt_.cancel(wake_);
   mirror();
@@ -80,18 +80,18 @@ void WorkerProcess::die(ProcessEnd how, int code) {
   });
 }
 
-Duration WorkerProcess::periodic_saves(const Body& body, Duration run) const {
+Duration SimulatedProcess::periodic_saves(const Body& body, Duration run) const {
   if (!workload_.checkpointing) return 0;
   const Duration remaining = body.lease.spec.work - body.lease.progress;
   return std::min(remaining, run / workload_.checkpoint_interval * workload_.checkpoint_interval);
 }
 
-Duration WorkerProcess::graceful_saves(const Body& body, Duration run) const {
+Duration SimulatedProcess::graceful_saves(const Body& body, Duration run) const {
   if (!workload_.checkpointing) return 0;
   return std::min(run, body.lease.spec.work - body.lease.progress);
 }
 
-void WorkerProcess::end_attempt(int slot, Outcome outcome, Duration saved) {
+void SimulatedProcess::end_attempt(int slot, Outcome outcome, Duration saved) {
   Body& body = bodies_[slot];
   runner_->abort(slot);
   body.running = false;
@@ -109,7 +109,7 @@ void WorkerProcess::end_attempt(int slot, Outcome outcome, Duration saved) {
       [this, lease = body.lease, record, saved] { recorder_.attempt_ended(lease, record, saved); });
 }
 
-void WorkerProcess::end_all(Outcome outcome) {
+void SimulatedProcess::end_all(Outcome outcome) {
   for (std::size_t i = 0; i < bodies_.size(); ++i) {
     Body& body = bodies_[i];
     if (!body.running) continue;
@@ -123,7 +123,7 @@ void WorkerProcess::end_all(Outcome outcome) {
   }
 }
 
-void WorkerProcess::fetch(int count) {
+void SimulatedProcess::fetch(int count) {
   // One fetch at a time (the core waits for its reply), so fetched_ passes from the
   // models' side to the process's without a copy.
   on_models([this, count] {
@@ -136,24 +136,24 @@ void WorkerProcess::fetch(int count) {
   });
 }
 
-void WorkerProcess::wait_for_jobs() {
+void SimulatedProcess::wait_for_jobs() {
   on_models([this] { backend_.wait_for_jobs(worker_id_); });
 }
 
-void WorkerProcess::on_jobs_available() {
+void SimulatedProcess::on_jobs_available() {
   on_process([this] {
     if (alive_ && !wake_.pending()) wake_ = rt_.schedule(rt_.now(), Priority::kTimer, this, kWake);
   });
 }
 
-void WorkerProcess::ack(int /*slot*/, const Lease& lease) {
+void SimulatedProcess::ack(int /*slot*/, const Lease& lease) {
   on_models([this, lease, now = rt_.now()] {
     const bool accepted = backend_.ack(worker_id_, lease);
     record_report(now, lease, ReportKind::kAck, ErrorKind::kHandler, accepted);
   });
 }
 
-void WorkerProcess::fail(int slot, const Lease& lease, ErrorKind error, bool retryable) {
+void SimulatedProcess::fail(int slot, const Lease& lease, ErrorKind error, bool retryable) {
   Body& body = bodies_[slot];
   if (body.running) {
     // Given up while its body still runs: interrupted. A graceful FAIL saves all progress.
@@ -166,7 +166,7 @@ void WorkerProcess::fail(int slot, const Lease& lease, ErrorKind error, bool ret
       });
 }
 
-void WorkerProcess::requeue(int slot, const Lease& lease) {
+void SimulatedProcess::requeue(int slot, const Lease& lease) {
   Body& body = bodies_[slot];
   if (body.running) {
     end_attempt(slot, Outcome::kInterrupted, graceful_saves(body, rt_.now() - body.start));
@@ -178,12 +178,12 @@ void WorkerProcess::requeue(int slot, const Lease& lease) {
   });
 }
 
-void WorkerProcess::record_report(Time now, const Lease& lease, ReportKind kind, ErrorKind error,
-                                  bool accepted) {
+void SimulatedProcess::record_report(Time now, const Lease& lease, ReportKind kind, ErrorKind error,
+                                     bool accepted) {
   recorder_.report({now, pod_, worker_id_, lease.id, lease.attempt, kind, error, accepted});
 }
 
-void WorkerProcess::heartbeat(Directive state, std::span<const Lease> active) {
+void SimulatedProcess::heartbeat(Directive state, std::span<const Lease> active) {
   on_models(
       [this, state, leases = std::vector<Lease>(active.begin(), active.end()), now = rt_.now()] {
         recorder_.heartbeat(now, pod_, worker_id_, state);
@@ -196,11 +196,11 @@ void WorkerProcess::heartbeat(Directive state, std::span<const Lease> active) {
       });
 }
 
-void WorkerProcess::deregister() {
+void SimulatedProcess::deregister() {
   on_models([this] { backend_.deregister(worker_id_); });
 }
 
-void WorkerProcess::start_job(int slot, const Lease& lease) {
+void SimulatedProcess::start_job(int slot, const Lease& lease) {
   Body& body = bodies_[slot];
   body.lease = lease;
   body.start = rt_.now();
@@ -218,14 +218,14 @@ void WorkerProcess::start_job(int slot, const Lease& lease) {
   runner_->start(slot, ++body.generation, body.natural_end - body.start);
 }
 
-void WorkerProcess::cancel_job(int slot) {
+void SimulatedProcess::cancel_job(int slot) {
   Body& body = bodies_[slot];
   if (!body.running || body.cancelled || !body.lease.spec.cooperative) return;
   body.cancelled = true;
   runner_->cancel(slot, body.lease.spec.cancel_latency);
 }
 
-void WorkerProcess::state_changed(WorkerState state) {
+void SimulatedProcess::state_changed(WorkerState state) {
   mirror();
   on_models([this, state] {
     if (state != WorkerState::kRunning) backend_.cancel_wait(worker_id_);
@@ -233,17 +233,17 @@ void WorkerProcess::state_changed(WorkerState state) {
   });
 }
 
-void WorkerProcess::log_remaining(int active) {
+void SimulatedProcess::log_remaining(int active) {
   on_models(
       [this, now = rt_.now(), active] { recorder_.remaining(now, pod_, worker_id_, active); });
 }
 
-void WorkerProcess::exit(int code, Outcome leftover) {
+void SimulatedProcess::exit(int code, Outcome leftover) {
   end_all(leftover);  // still running at exit: nobody reported them
   die(ProcessEnd::kExited, code);
 }
 
-void WorkerProcess::on_timer(std::uint32_t tag, std::uint64_t arg) {
+void SimulatedProcess::on_timer(std::uint32_t tag, std::uint64_t arg) {
   switch (tag) {
     case JobRunner::kBodyEnded:
     case JobRunner::kBodyCancelled: {

@@ -1,4 +1,4 @@
-// RemoteProcess: one real worker process of the process engine (docs/worker-protocol.md)
+// ChildProcessProxy: one real worker process of the process engine (docs/worker-protocol.md)
 // as the platform and the backend see it. start() spawns the program, under a shell
 // that swallows signals when PID 1 is a shell; deliver() signals it with kill(2), a
 // SIGKILL aimed at PID 1 taking its whole process group as a container kill does. It
@@ -52,10 +52,11 @@ struct FleetContext {
   Duration simulated(double real_ms) const;
 };
 
-class RemoteProcess final : public ProcessHandle, public WorkerListener, public TimerTarget {
+class ChildProcessProxy final : public ProcessHandle, public WorkerListener, public TimerTarget {
  public:
   // `name` is the worker id it is told to use (OJS_WORKER_ID).
-  RemoteProcess(const FleetContext& fleet, ProcessObserver& observer, int pod, std::string name);
+  ChildProcessProxy(const FleetContext& fleet, ProcessObserver& observer, int pod,
+                    std::string name);
 
   // ProcessHandle
   void start() override;

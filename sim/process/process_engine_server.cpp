@@ -1,4 +1,4 @@
-#include "process/remote_fleet.h"
+#include "process/process_engine_server.h"
 
 #include <unistd.h>
 
@@ -27,8 +27,9 @@ std::string shell_quote(const std::string& text) {
 
 }  // namespace
 
-RemoteFleet::RemoteFleet(StrandRuntime& rt, boost::asio::io_context& io, const Scenario& scenario,
-                         Backend& backend, Recorder& recorder, const FleetOptions& options)
+ProcessEngineServer::ProcessEngineServer(StrandRuntime& rt, boost::asio::io_context& io,
+                                         const Scenario& scenario, Backend& backend,
+                                         Recorder& recorder, const FleetOptions& options)
     : rt_(rt),
       server_(io, [this](HttpRequest request, Responder respond) { serve(request, respond); }),
       reaper_(io.get_executor(), [this](pid_t pid, ChildExit how) {
@@ -57,19 +58,19 @@ RemoteFleet::RemoteFleet(StrandRuntime& rt, boost::asio::io_context& io, const S
                                   }});
 }
 
-RemoteFleet::~RemoteFleet() { shut_down(); }
+ProcessEngineServer::~ProcessEngineServer() { shut_down(); }
 
-ProcessFactory RemoteFleet::factory() {
+ProcessFactory ProcessEngineServer::factory() {
   return [this](int pod, ProcessObserver& observer) -> std::unique_ptr<ProcessHandle> {
     if (starts_.size() <= static_cast<std::size_t>(pod)) starts_.resize(pod + 1, 0);
     const std::string name = fmt::format("pod-{}.{}", pod, ++starts_[pod]);
-    auto process = std::make_unique<RemoteProcess>(*context_, observer, pod, name);
+    auto process = std::make_unique<ChildProcessProxy>(*context_, observer, pod, name);
     by_name_[name] = process.get();
     return process;
   };
 }
 
-void RemoteFleet::serve(const HttpRequest& request, const Responder& respond) {
+void ProcessEngineServer::serve(const HttpRequest& request, const Responder& respond) {
   // Parsed on the connection's strand; served on the models'.
   if (request.method != "POST" || request.target.substr(0, kPrefix.size()) != kPrefix) {
     respond(error_response(404, "not_found",
@@ -89,7 +90,7 @@ void RemoteFleet::serve(const HttpRequest& request, const Responder& respond) {
   rt_.post([this, op = request.target.substr(kPrefix.size()), body = std::move(body), respond] {
     const std::string name = body["worker_id"].get<std::string>();
     const auto it = by_name_.find(name);
-    RemoteProcess* process = it == by_name_.end() ? nullptr : it->second;
+    ChildProcessProxy* process = it == by_name_.end() ? nullptr : it->second;
     if (process == nullptr || process->pid() < 0) {
       respond(error_response(404, "not_found", fmt::format("no worker '{}'", name)));
     } else {
@@ -103,13 +104,13 @@ void RemoteFleet::serve(const HttpRequest& request, const Responder& respond) {
   });
 }
 
-void RemoteFleet::on_exit(pid_t pid, ChildExit how) {
+void ProcessEngineServer::on_exit(pid_t pid, ChildExit how) {
   for (const auto& [name, process] : by_name_) {
     if (process->pid() == pid && process->alive()) process->ended(how);
   }
 }
 
-int RemoteFleet::shut_down() {
+int ProcessEngineServer::shut_down() {
   server_.stop();
   return reaper_.kill_all();
 }

@@ -27,7 +27,7 @@ enum class ErrorKind : std::uint8_t {
   kRescued,            // a rescuer sweep took the job back (River JobRescuer, Oban Lifeline)
 };
 
-// How one attempt (one execution of a job by one worker) ended (DESIGN.md, Metrics).
+// How one attempt (one execution of a job by one worker) ended (docs/design.md, Metrics).
 enum class Outcome : std::uint8_t {
   kCompleted,    // its work finished, whether or not the ACK was accepted
   kFailed,       // the job's own error

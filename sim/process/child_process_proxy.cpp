@@ -1,4 +1,4 @@
-#include "process/remote_process.h"
+#include "process/child_process_proxy.h"
 
 #include <signal.h>
 #include <unistd.h>
@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "base/parse.h"
 #include "profiles/profile.h"
 
 namespace drainsim {
@@ -60,12 +61,9 @@ std::int64_t int_field(const json& body, const char* name) {
 
 JobId job_id(const json& body) {
   const std::string text = string_field(body, "job_id");
-  JobId id = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), id);
-  if (ec != std::errc{} || end != text.data() + text.size()) {
-    throw RequestError{404, "not_found", fmt::format("no job '{}'", text)};
-  }
-  return id;
+  const std::optional<JobId> id = parse_number<JobId>(text);
+  if (!id) throw RequestError{404, "not_found", fmt::format("no job '{}'", text)};
+  return *id;
 }
 
 Directive directive(const std::string& text) {
@@ -86,11 +84,11 @@ Duration FleetContext::simulated(double ms) const {
   return static_cast<Duration>(ms * 1000.0 * time_scale);
 }
 
-RemoteProcess::RemoteProcess(const FleetContext& fleet, ProcessObserver& observer, int pod,
-                             std::string name)
+ChildProcessProxy::ChildProcessProxy(const FleetContext& fleet, ProcessObserver& observer, int pod,
+                                     std::string name)
     : fleet_(fleet), observer_(observer), pod_(pod), name_(std::move(name)) {}
 
-void RemoteProcess::start() {
+void ChildProcessProxy::start() {
   const WorkerConfig& w = fleet_.scenario.worker;
   SpawnSpec spec = fleet_.program;
   if (fleet_.scenario.platform.pid1_shell) {
@@ -127,7 +125,7 @@ void RemoteProcess::start() {
   fleet_.reaper.watch(pid_);
 }
 
-void RemoteProcess::deliver(Signal signal, SignalTarget target) {
+void ChildProcessProxy::deliver(Signal signal, SignalTarget target) {
   if (!alive_ || pid_ <= 0) return;
   const int number = posix_signal(signal);
   if (target == SignalTarget::kPid1) {
@@ -140,7 +138,7 @@ void RemoteProcess::deliver(Signal signal, SignalTarget target) {
   if ((signal == Signal::kTerm || signal == Signal::kInt) && !swallowed) term_delivered_ = true;
 }
 
-void RemoteProcess::handle(const std::string& op, const json& body, const Responder& respond) {
+void ChildProcessProxy::handle(const std::string& op, const json& body, const Responder& respond) {
   if (!alive_) throw RequestError{404, "not_found", fmt::format("worker {} has exited", name_)};
   if (op != "register" && worker_id_ == kNoWorker) {
     throw RequestError{404, "not_found", fmt::format("worker {} has not registered", name_)};
@@ -168,7 +166,7 @@ void RemoteProcess::handle(const std::string& op, const json& body, const Respon
   respond(HttpResponse{200, reply.dump()});
 }
 
-json RemoteProcess::register_worker(const json& body) {
+json ChildProcessProxy::register_worker(const json& body) {
   if (worker_id_ != kNoWorker) {
     throw RequestError{409, "conflict", fmt::format("worker {} is already registered", name_)};
   }
@@ -191,7 +189,7 @@ json RemoteProcess::register_worker(const json& body) {
   return json{{"worker_id", name_}};
 }
 
-json RemoteProcess::fetch(const json& body) {
+json ChildProcessProxy::fetch(const json& body) {
   const std::int64_t count = int_field(body, "count");
   if (count < 0) throw RequestError{400, "invalid_request", "'count' must not be negative"};
   std::vector<Lease> leases;
@@ -226,7 +224,7 @@ json RemoteProcess::fetch(const json& body) {
   return json{{"jobs", jobs}};
 }
 
-RemoteProcess::Held& RemoteProcess::held(const json& body) {
+ChildProcessProxy::Held& ChildProcessProxy::held(const json& body) {
   const JobId id = job_id(body);
   const auto it = held_.find(id);
   if (it == held_.end()) {
@@ -235,7 +233,7 @@ RemoteProcess::Held& RemoteProcess::held(const json& body) {
   return it->second;
 }
 
-void RemoteProcess::end_attempt(const Held& h, Outcome outcome) {
+void ChildProcessProxy::end_attempt(const Held& h, Outcome outcome) {
   AttemptRecord record;
   record.job = h.lease.id;
   record.attempt = h.lease.attempt;
@@ -250,7 +248,7 @@ void RemoteProcess::end_attempt(const Held& h, Outcome outcome) {
   held_.erase(h.lease.id);
 }
 
-json RemoteProcess::ack(const json& body) {
+json ChildProcessProxy::ack(const json& body) {
   const Held h = held(body);
   end_attempt(h, Outcome::kCompleted);  // its work is done, whether or not the ACK counts
   const bool accepted = fleet_.backend.ack(worker_id_, h.lease);
@@ -263,7 +261,7 @@ json RemoteProcess::ack(const json& body) {
   return json{{"job_id", std::to_string(h.lease.id)}, {"state", "completed"}};
 }
 
-json RemoteProcess::nack(const json& body) {
+json ChildProcessProxy::nack(const json& body) {
   const Held h = held(body);
   const json& error = field(body, "error");
   if (!error.is_object()) throw RequestError{400, "invalid_request", "'error' must be an object"};
@@ -283,7 +281,7 @@ json RemoteProcess::nack(const json& body) {
               {"state", state ? drainsim::to_string(*state) : "discarded"}};
 }
 
-json RemoteProcess::heartbeat(const json& body) {
+json ChildProcessProxy::heartbeat(const json& body) {
   const Directive reported = directive(string_field(body, "state"));
   std::vector<Lease> active;
   if (const auto it = body.find("active_jobs"); it != body.end() && it->is_array()) {
@@ -311,7 +309,7 @@ json RemoteProcess::heartbeat(const json& body) {
   return json{{"state", to_string(reply)}};
 }
 
-void RemoteProcess::wait(const json& body, const Responder& respond) {
+void ChildProcessProxy::wait(const json& body, const Responder& respond) {
   const std::int64_t timeout = int_field(body, "timeout_ms");
   answer_wait(false);  // a new wait replaces an old one
   if (fleet_.backend.has_jobs_for(worker_id_)) {
@@ -328,7 +326,7 @@ void RemoteProcess::wait(const json& body, const Responder& respond) {
                                    Priority::kTimer, this, kWaitTimeout);
 }
 
-void RemoteProcess::answer_wait(bool available) {
+void ChildProcessProxy::answer_wait(bool available) {
   fleet_.rt.cancel(wait_timer_);
   if (!waiting_) return;
   const Responder respond = std::move(waiting_);
@@ -337,22 +335,22 @@ void RemoteProcess::answer_wait(bool available) {
   respond(HttpResponse{200, json{{"available", available}}.dump()});
 }
 
-void RemoteProcess::on_jobs_available() { answer_wait(true); }
+void ChildProcessProxy::on_jobs_available() { answer_wait(true); }
 
-void RemoteProcess::on_timer(std::uint32_t tag, std::uint64_t /*arg*/) {
+void ChildProcessProxy::on_timer(std::uint32_t tag, std::uint64_t /*arg*/) {
   if (tag == kWaitTimeout) {
     wait_timer_ = TimerId{};
     answer_wait(false);
   }
 }
 
-void RemoteProcess::set_state(WorkerState s) {
+void ChildProcessProxy::set_state(WorkerState s) {
   if (s == state_) return;
   state_ = s;
   observer_.on_worker_state(pod_, s);
 }
 
-void RemoteProcess::ended(ChildExit how) {
+void ChildProcessProxy::ended(ChildExit how) {
   alive_ = false;
   if (worker_id_ == kNoWorker && !how.signalled && (how.code == 126 || how.code == 127)) {
     // The shell's "cannot execute" and "not found": every start would fail the same way.

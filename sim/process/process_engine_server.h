@@ -1,5 +1,5 @@
-// RemoteFleet: the process engine's side of a run. It serves the backend's worker
-// endpoints over HTTP on 127.0.0.1 (docs/worker-protocol.md), makes a RemoteProcess for
+// ProcessEngineServer: the process engine's side of a run. It serves the backend's worker
+// endpoints over HTTP on 127.0.0.1 (docs/worker-protocol.md), makes a ChildProcessProxy for
 // every container start, routes each request to the process its worker_id names, and
 // reaps the processes: when one ends, and all that are left when the fleet shuts down.
 #pragma once
@@ -15,8 +15,8 @@
 #include "engine/asio_runtime.h"
 #include "model/process_handle.h"
 #include "process/child_process.h"
+#include "process/child_process_proxy.h"
 #include "process/http_server.h"
-#include "process/remote_process.h"
 
 namespace drainsim {
 
@@ -27,12 +27,12 @@ struct FleetOptions {
   double time_scale = 50;
 };
 
-class RemoteFleet {
+class ProcessEngineServer {
  public:
   // `rt` is the models' strand, on `io`.
-  RemoteFleet(StrandRuntime& rt, boost::asio::io_context& io, const Scenario& scenario,
-              Backend& backend, Recorder& recorder, const FleetOptions& options);
-  ~RemoteFleet();
+  ProcessEngineServer(StrandRuntime& rt, boost::asio::io_context& io, const Scenario& scenario,
+                      Backend& backend, Recorder& recorder, const FleetOptions& options);
+  ~ProcessEngineServer();
 
   ProcessFactory factory();
   // Called on the models' strand after each request has been served.
@@ -51,8 +51,8 @@ class RemoteFleet {
   HttpServer server_;
   Reaper reaper_;
   std::unique_ptr<FleetContext> context_;
-  std::map<std::string, RemoteProcess*> by_name_;  // owned by the platform
-  std::vector<int> starts_;                        // per pod, for worker names
+  std::map<std::string, ChildProcessProxy*> by_name_;  // owned by the platform
+  std::vector<int> starts_;                            // per pod, for worker names
   std::function<void()> after_request_;
   std::string fatal_;
 };

@@ -1,6 +1,6 @@
-// WorkerProcess runs job bodies in virtual time. Hand-worked: one process, concurrency 2,
+// SimulatedProcess runs job bodies in virtual time. Hand-worked: one process, concurrency 2,
 // jobs of 20 s enqueued at 0 s and fetched at once; a cancel at 5 s.
-#include "model/worker_process.h"
+#include "model/simulated_process.h"
 
 #include <gtest/gtest.h>
 
@@ -31,7 +31,7 @@ class WorkerProcessTest : public ::testing::Test {
   void start(std::initializer_list<JobSpec> jobs) {
     for (const JobSpec& spec : jobs) queue_backend().enqueue(0, spec);
     process =
-        std::make_unique<WorkerProcess>(rt, *backend_, recorder, observer, worker, workload, 0);
+        std::make_unique<SimulatedProcess>(rt, *backend_, recorder, observer, worker, workload, 0);
     process->start();
   }
   Backend& queue_backend() {
@@ -55,7 +55,7 @@ class WorkerProcessTest : public ::testing::Test {
   WorkloadConfig workload;
   Observer observer;
   std::unique_ptr<Backend> backend_;
-  std::unique_ptr<WorkerProcess> process;
+  std::unique_ptr<SimulatedProcess> process;
 };
 
 constexpr Duration s(int n) { return n * kSecond; }
