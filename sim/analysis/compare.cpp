@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <boost/algorithm/string/trim.hpp>
 
 #include "analysis/text_table.h"
@@ -28,14 +29,6 @@ const std::vector<const Metric*> kMetrics = {
     &metric("stuck_at_end"),
     &metric("deploy_duration_s.mean"),
 };
-
-std::string known_profiles() {
-  std::string names;
-  for (const Profile& p : all_profiles()) {
-    names += fmt::format("{}{}", names.empty() ? "" : ", ", p.name);
-  }
-  return names;
-}
 
 // The header row and a row per profile, cells as the text formats show them.
 std::vector<std::vector<std::string>> text_rows(const Comparison& c) {
@@ -125,13 +118,12 @@ ProfileSelection select_profiles(std::string_view spec) {
     const std::size_t comma = rest.find(',');
     const std::string_view name = boost::algorithm::trim_copy(rest.substr(0, comma));
     if (name.empty()) {
-      out.error = fmt::format("--profiles: an empty profile name in \"{}\"; known profiles: {}",
-                              spec, known_profiles());
+      out.error = fmt::format("--profiles: an empty profile name in \"{}\", expected one of {}",
+                              spec, fmt::join(profile_names(), ", "));
       return out;
     }
     if (find_profile(name) == nullptr) {
-      out.error = fmt::format("--profiles: unknown profile \"{}\"; known profiles: {} (or all)",
-                              name, known_profiles());
+      out.error = fmt::format("--profiles: {} (or all)", unknown_profile(name));
       return out;
     }
     if (std::find(names.begin(), names.end(), name) != names.end()) {

@@ -19,6 +19,7 @@
 #include <boost/algorithm/string/trim.hpp>
 
 #include "base/duration.h"
+#include "base/parse.h"
 #include "io/results.h"
 #include "io/scenario_reader.h"
 #include "io/stats_json.h"
@@ -33,17 +34,6 @@ using nlohmann::json;
 
 // More values than this on one axis is surely a typo in the step.
 constexpr std::size_t kMaxAxisValues = 100000;
-
-template <typename T>
-std::optional<T> parse_number(std::string_view s) {
-  T v{};
-  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || end != s.data() + s.size() || s.empty()) return std::nullopt;
-  if constexpr (std::is_floating_point_v<T>) {
-    if (!std::isfinite(v)) return std::nullopt;
-  }
-  return v;
-}
 
 // A duration, negative ones included (so that a negative step is reported as such).
 std::optional<Duration> parse_signed_duration(std::string_view s) {

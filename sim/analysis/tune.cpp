@@ -9,6 +9,7 @@
 
 #include "analysis/sweep.h"
 #include "analysis/text_table.h"
+#include "base/parse.h"
 #include "io/scenario_reader.h"
 #include "io/scenario_writer.h"
 #include "io/stats_json.h"
@@ -174,13 +175,10 @@ Duration pre_stop_time(const PreStop& p) {
 std::optional<double> parse_fraction(std::string_view text) {
   const bool pct = !text.empty() && text.back() == '%';
   if (pct) text.remove_suffix(1);
-  double v = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (text.empty() || ec != std::errc() || end != text.data() + text.size() || !std::isfinite(v)) {
-    return std::nullopt;
-  }
-  if (pct) v /= 100;
-  if (v < 0 || v > 1) return std::nullopt;
+  std::optional<double> v = parse_number<double>(text);
+  if (!v) return std::nullopt;
+  if (pct) *v /= 100;
+  if (*v < 0 || *v > 1) return std::nullopt;
   return v;
 }
 

@@ -56,10 +56,7 @@ int profiles(const ProfilesArgs& args) {
   } else if (const Profile* found = find_profile(args.name)) {
     chosen.push_back(found);
   } else {
-    std::vector<std::string> names;
-    for (const Profile& p : all_profiles()) names.emplace_back(p.name);
-    fmt::print(stderr, "drainsim profiles: unknown profile \"{}\", expected one of {}\n", args.name,
-               fmt::join(names, ", "));
+    fmt::print(stderr, "drainsim profiles: {}\n", unknown_profile(args.name));
     return kBadInput;
   }
   if (args.format == "json") {
@@ -97,10 +94,7 @@ int profiles(const ProfilesArgs& args) {
 int conformance(const ConformanceArgs& args) {
   const Profile* profile = find_profile(args.profile);
   if (profile == nullptr) {
-    std::vector<std::string> names;
-    for (const Profile& p : all_profiles()) names.emplace_back(p.name);
-    fmt::print(stderr, "drainsim conformance: unknown profile \"{}\", expected one of {}\n",
-               args.profile, fmt::join(names, ", "));
+    fmt::print(stderr, "drainsim conformance: {}\n", unknown_profile(args.profile));
     return kBadInput;
   }
   const ConformanceReport report = check_conformance(*profile);

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "base/parse.h"
 #include "io/atomic_file.h"
 
 namespace drainsim::cli {
@@ -27,16 +28,15 @@ void report_audit_failure(const std::string& where, const CompareRun& r) {
 bool parse_fault(const std::string& fault, BackendFaults& faults) {
   if (fault.empty()) return true;
   const std::string prefix = "drop-acked-job=";
-  std::uint64_t job = 0;
   const bool prefixed = fault.rfind(prefix, 0) == 0;
-  const char* const first = fault.data() + (prefixed ? prefix.size() : 0);
-  const char* const last = fault.data() + fault.size();
-  const auto [end, ec] = std::from_chars(first, last, job);
-  if (!prefixed || first == last || ec != std::errc() || end != last) {
+  const std::optional<std::uint64_t> job =
+      prefixed ? parse_number<std::uint64_t>(std::string_view(fault).substr(prefix.size()))
+               : std::nullopt;
+  if (!job) {
     fmt::print(stderr, "error: --inject-fault: expected drop-acked-job=JOB, got \"{}\"\n", fault);
     return false;
   }
-  faults.drop_acked_job = job;
+  faults.drop_acked_job = *job;
   return true;
 }
 

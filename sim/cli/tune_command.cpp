@@ -9,6 +9,7 @@
 
 #include "analysis/sweep.h"
 #include "analysis/tune.h"
+#include "base/parse.h"
 #include "cli/common.h"
 #include "io/scenario_reader.h"
 
@@ -46,15 +47,12 @@ int tune(const TuneArgs& args) {
   spec.threads = args.threads;
   spec.platform_grace = args.platform_grace;
   if (!args.max_job_loss.empty()) {
-    double v = -1;
-    const auto [end, ec] = std::from_chars(args.max_job_loss.data(),
-                                           args.max_job_loss.data() + args.max_job_loss.size(), v);
-    if (ec != std::errc() || end != args.max_job_loss.data() + args.max_job_loss.size() ||
-        !(v >= 0)) {
+    const std::optional<double> v = parse_number<double>(args.max_job_loss);
+    if (!v || *v < 0) {
       return bad(
           fmt::format("--max-job-loss {}: expected a number of jobs >= 0", args.max_job_loss));
     }
-    spec.targets.max_job_loss = v;
+    spec.targets.max_job_loss = *v;
   }
   if (!args.max_interrupted.empty()) {
     spec.targets.max_interrupted = parse_fraction(args.max_interrupted);

@@ -285,12 +285,7 @@ WorkerConfig read_worker(const Reader& r) {
   std::string name = "ojs";
   r.string("profile", name);
   const Profile* profile = find_profile(name);
-  if (profile == nullptr) {
-    std::vector<std::string_view> names;
-    for (const Profile& p : all_profiles()) names.push_back(p.name);
-    r.fail("profile", fmt::format("unknown profile, expected one of {}, got {}", quoted_list(names),
-                                  show(*r.find("profile"))));
-  }
+  if (profile == nullptr) r.fail("profile", unknown_profile(name));
   WorkerConfig w = profile->worker;
   r.integer("concurrency", w.concurrency, 1);
   if (const json* grace = r.find("grace_period"); grace && *grace == "forever") {

@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "base/parse.h"
 #include "profiles/profile.h"
 
 namespace drainsim {
@@ -65,14 +66,14 @@ HttpWorkerConfig worker_config_from_env(const std::function<const char*(const ch
   std::string_view rest = std::string_view(url).substr(scheme.size());
   if (!rest.empty() && rest.back() == '/') rest.remove_suffix(1);
   const std::size_t colon = rest.rfind(':');
-  unsigned port = 0;
-  const char* end = rest.data() + rest.size();
-  if (colon == std::string_view::npos ||
-      std::from_chars(rest.data() + colon + 1, end, port).ptr != end || port == 0 || port > 65535) {
+  const std::optional<unsigned> port = colon == std::string_view::npos
+                                           ? std::nullopt
+                                           : parse_number<unsigned>(rest.substr(colon + 1));
+  if (!port || *port == 0 || *port > 65535) {
     throw std::invalid_argument(fmt::format("OJS_URL=\"{}\": expected http://HOST:PORT", url));
   }
   c.host = std::string(rest.substr(0, colon));
-  c.port = static_cast<std::uint16_t>(port);
+  c.port = static_cast<std::uint16_t>(*port);
   const char* name = get("OJS_WORKER_ID");
   if (name == nullptr || *name == '\0') {
     throw std::invalid_argument("OJS_WORKER_ID is not set: expected the worker's id");
@@ -91,13 +92,12 @@ HttpWorkerConfig worker_config_from_env(const std::function<const char*(const ch
     }
   }
   if (const char* n = get("OJS_CONCURRENCY")) {
-    const char* n_end = n + std::string_view(n).size();
-    int value = 0;
-    if (std::from_chars(n, n_end, value).ptr != n_end || value < 1 || value > 10000) {
+    const std::optional<int> value = parse_number<int>(n);
+    if (!value || *value < 1 || *value > 10000) {
       throw std::invalid_argument(
           fmt::format("OJS_CONCURRENCY=\"{}\": expected an integer from 1 to 10000", n));
     }
-    c.worker.concurrency = value;
+    c.worker.concurrency = *value;
   }
   c.worker.grace_period = env_duration(get, "OJS_SHUTDOWN_GRACE_PERIOD", c.worker.grace_period);
   c.worker.heartbeat_interval =
@@ -106,8 +106,7 @@ HttpWorkerConfig worker_config_from_env(const std::function<const char*(const ch
   if (const char* profile_name = get("DRAINSIM_PROFILE")) {
     const Profile* profile = find_profile(profile_name);
     if (profile == nullptr) {
-      throw std::invalid_argument(
-          fmt::format("DRAINSIM_PROFILE=\"{}\": no such profile", profile_name));
+      throw std::invalid_argument("DRAINSIM_PROFILE: " + unknown_profile(profile_name));
     }
     c.worker.profile = profile_name;
     c.worker.options = default_options(*profile);
@@ -117,17 +116,12 @@ HttpWorkerConfig worker_config_from_env(const std::function<const char*(const ch
     c.worker.shutdown = shutdown_behaviour(c.worker);
   }
   if (const char* body = get("DRAINSIM_JOB_BODY")) {
-    const std::string_view b = body;
-    if (b == "sleep") {
-      c.bodies = JobBody::kSleep;
-    } else if (b == "spin") {
-      c.bodies = JobBody::kSpin;
-    } else if (b == "timer") {
-      c.bodies = JobBody::kTimer;
-    } else {
+    const std::optional<JobBody> b = from_name<JobBody>(body);
+    if (!b) {
       throw std::invalid_argument(
           fmt::format("DRAINSIM_JOB_BODY=\"{}\": expected sleep, spin or timer", body));
     }
+    c.bodies = *b;
   }
   return c;
 }

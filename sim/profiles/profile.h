@@ -44,6 +44,8 @@ const Profile* find_profile(std::string_view name);
 std::span<const Profile> all_profiles();
 // The profiles' names, in registry order.
 std::vector<std::string_view> profile_names();
+// The one message for a name no profile has: unknown profile "NAME", expected one of ...
+std::string unknown_profile(std::string_view name);
 
 // The behaviour and mechanisms of `worker.profile` with `worker.options` applied.
 // REQUIRES: a known profile and options as the scenario reader leaves them (all present).

@@ -1,6 +1,9 @@
-#include <charconv>
 #include <stdexcept>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "base/parse.h"
 #include "profiles/profile.h"
 #include "profiles/profiles.h"
 
@@ -53,6 +56,11 @@ std::vector<std::string_view> profile_names() {
   return out;
 }
 
+std::string unknown_profile(std::string_view name) {
+  return fmt::format("unknown profile \"{}\", expected one of {}", name,
+                     fmt::join(profile_names(), ", "));
+}
+
 ProfileOptions default_options(const Profile& p) {
   ProfileOptions out;
   for (const ProfileOption& o : p.options) out.emplace(o.name, o.fallback);
@@ -79,10 +87,9 @@ std::optional<OptionValue> parse_option(const OptionValue& like, std::string_vie
     if (!d || *d <= 0) return std::nullopt;
     return OptionValue(*d);
   }
-  int n = -1;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
-  if (ec != std::errc() || end != text.data() + text.size() || n < 0) return std::nullopt;
-  return OptionValue(n);
+  const std::optional<int> n = parse_number<int>(text);
+  if (!n || *n < 0) return std::nullopt;
+  return OptionValue(*n);
 }
 
 }  // namespace drainsim
