@@ -91,9 +91,8 @@ bool drain_ends_at_deadline(const CheckedRun& r, Evidence& ev) {
 bool gs003(const Profile& p, std::span<const CheckedRun> runs, Evidence& ev) {
   const Duration grace = p.worker.grace_period;
   const bool default_ok = grace == 30 * kSecond;
-  ev.push_back(fmt::format("default grace period {}{}",
-                           grace == kNever ? "forever" : format_duration(grace),
-                           default_ok ? "" : ", not 30s"));
+  ev.push_back(
+      fmt::format("default grace period {}{}", format_grace(grace), default_ok ? "" : ", not 30s"));
   const bool a = drain_ends_at_deadline(runs[0], ev);
   const bool b = drain_ends_at_deadline(runs[1], ev);
   return default_ok && a && b;

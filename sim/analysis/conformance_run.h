@@ -104,7 +104,7 @@ struct CheckedRun {
     std::vector<std::string> sigs;
     for (const auto& [at, sig] : setup.signals) sigs.push_back(fmt::format("{} at {}", sig, at));
     return fmt::format("scenario: one pod; jobs {}; {}; grace {} ({})", fmt::join(jobs, ", "),
-                       fmt::join(sigs, ", "), grace < 0 ? "forever" : secs(grace),
+                       fmt::join(sigs, ", "), grace < 0 ? std::string(kForever) : secs(grace),
                        setup.grace.empty() ? "profile default" : "set for this check");
   }
 };

@@ -34,7 +34,7 @@ std::string pre_stop_text(const PreStop& p) {
   return "?";
 }
 
-json grace_seconds(Duration d) { return d == kNever ? json("forever") : json(to_seconds(d)); }
+json grace_seconds(Duration d) { return d == kNever ? json(kForever) : json(to_seconds(d)); }
 
 std::string targets_text(const TuneTargets& t) {
   std::vector<std::string> parts;

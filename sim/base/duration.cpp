@@ -68,7 +68,9 @@ std::optional<Duration> parse_duration(std::string_view text) {
   return total;
 }
 
-std::string format_grace(Duration d) { return d == kNever ? "forever" : format_duration(d); }
+std::string format_grace(Duration d) {
+  return d == kNever ? std::string(kForever) : format_duration(d);
+}
 
 std::string format_duration(Duration d) {
   if (d == 0) return "0s";

@@ -35,6 +35,9 @@ std::optional<Duration> parse_duration(std::string_view text);
 // The shortest exact rendering in the same syntax: 90s -> "1m30s", 250ms -> "250ms".
 std::string format_duration(Duration d);
 
+// How a grace period of kNever is written, in scenarios and in every output.
+inline constexpr std::string_view kForever = "forever";
+
 // A grace period, which may be "forever" (kNever): format_duration otherwise.
 std::string format_grace(Duration d);
 

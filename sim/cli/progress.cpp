@@ -65,6 +65,12 @@ std::string ProgressReport::update(std::size_t done, std::size_t total, double e
   return line();
 }
 
+std::string ProgressReport::status(std::string_view text) const {
+  return terminal_ ? fmt::format("\r{}: {}\x1b[K", label_, text) : std::string();
+}
+
+std::string ProgressReport::clear() const { return terminal_ ? "\r\x1b[K" : ""; }
+
 std::string ProgressReport::finish() {
   if (!updated_) return {};
   if (terminal_) return "\n";

@@ -3,12 +3,15 @@
 // Elsewhere (a CI log), plain lines, the first at once and then at most one per
 // plain_interval_s, plus a final one from finish():
 //   sweep: 120/300 runs (40%), 0:23 elapsed, ETA 0:35
+// Work of unknown size shows a status line instead, on a terminal only:
+//   tune: preStop 5s, grace 30s (7 settings run)
 // The caller passes the time (seconds since the start), so the text is a pure function of
 // the calls; it writes nothing itself. Not thread-safe.
 #pragma once
 
 #include <cstddef>
 #include <string>
+#include <string_view>
 
 namespace drainsim {
 
@@ -28,6 +31,11 @@ class ProgressReport {
   // bar; otherwise the last state as a line unless it was the last line written. Empty
   // when update was never called.
   std::string finish();
+
+  // Work of unknown size (tune's search): "LABEL: TEXT" redrawn in place on a terminal;
+  // nothing elsewhere. clear() erases it (on a terminal) before the result is printed.
+  std::string status(std::string_view text) const;
+  std::string clear() const;
 
  private:
   std::string bar() const;

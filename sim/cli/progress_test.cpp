@@ -55,5 +55,15 @@ TEST(ProgressReport, NoFinalLineRepeatingTheLastOne) {
   EXPECT_EQ(stopped.finish(), "sweep: 10/40 runs (25%), 0:04 elapsed, ETA 0:12\n");
 }
 
+TEST(ProgressReport, StatusIsRedrawnOnATerminalAndSilentElsewhere) {
+  const ProgressReport terminal("tune", true);
+  EXPECT_EQ(terminal.status("preStop 5s, grace 30s (7 settings run)"),
+            "\rtune: preStop 5s, grace 30s (7 settings run)\x1b[K");
+  EXPECT_EQ(terminal.clear(), "\r\x1b[K");
+  const ProgressReport plain("tune", false);
+  EXPECT_EQ(plain.status("preStop 5s, grace 30s (7 settings run)"), "");
+  EXPECT_EQ(plain.clear(), "");
+}
+
 }  // namespace
 }  // namespace drainsim

@@ -1,7 +1,6 @@
 // `drainsim tune`: the cheapest grace period (and preStop) that meets the targets.
 #include <unistd.h>
 
-#include <charconv>
 #include <string>
 #include <vector>
 
@@ -11,6 +10,7 @@
 #include "analysis/tune.h"
 #include "base/parse.h"
 #include "cli/common.h"
+#include "cli/progress.h"
 #include "io/scenario_reader.h"
 
 namespace drainsim::cli {
@@ -96,21 +96,21 @@ int tune(const TuneArgs& args) {
   }
   spec.margin = *margin;
   spec.safety_margin = *safety;
-  const bool terminal = isatty(STDERR_FILENO);
-  if (terminal) {
-    spec.progress = [](Duration pre_stop, Duration grace, std::size_t done) {
-      fmt::print(stderr, "\r\033[Ktune: preStop {}, grace {} ({} settings run)",
-                 format_duration(pre_stop), format_duration(grace), done);
-    };
-  }
+  const ProgressReport progress("tune", isatty(STDERR_FILENO));
+  spec.progress = [&](Duration pre_stop, Duration grace, std::size_t done) {
+    fmt::print(
+        stderr, "{}",
+        progress.status(fmt::format("preStop {}, grace {} ({} settings run)",
+                                    format_duration(pre_stop), format_duration(grace), done)));
+  };
   Tune result;
   try {
     result = run_tune(spec);
   } catch (const ScenarioError& e) {
-    if (terminal) fmt::print(stderr, "\n");
+    fmt::print(stderr, "{}", progress.clear());
     return bad(e.what());
   }
-  if (terminal) fmt::print(stderr, "\r\033[K");
+  fmt::print(stderr, "{}", progress.clear());
   const std::string text =
       args.format == "json" ? tune_json(result).dump(2) + '\n' : tune_text(result);
   if (!emit(text, args.out)) return kBadInput;

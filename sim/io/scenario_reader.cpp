@@ -288,7 +288,7 @@ WorkerConfig read_worker(const Reader& r) {
   if (profile == nullptr) r.fail("profile", unknown_profile(name));
   WorkerConfig w = profile->worker;
   r.integer("concurrency", w.concurrency, 1);
-  if (const json* grace = r.find("grace_period"); grace && *grace == "forever") {
+  if (const json* grace = r.find("grace_period"); grace && *grace == kForever) {
     w.grace_period = kNever;
   } else if (grace) {
     w.grace_period = to_duration(r.context(), *grace, r.at("grace_period"));
