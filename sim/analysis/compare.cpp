@@ -138,18 +138,9 @@ ProfileSelection select_profiles(std::string_view spec) {
   return out;
 }
 
-CompareRun compare_run(std::uint64_t seed, const RunOutput& out) {
-  return {seed, out.hash, out.summary.audit.ok, out.summary.audit.error_count,
-          out.summary.audit.errors};
-}
-
-json audit_failure_json(const CompareRun& r) {
-  return {{"seed", r.seed}, {"error_count", r.audit_error_count}, {"errors", r.audit_errors}};
-}
-
 bool Comparison::audits_ok() const {
   for (const ProfileComparison& p : profiles) {
-    for (const CompareRun& r : p.runs) {
+    for (const SeedRun& r : p.runs) {
       if (!r.audit_ok) return false;
     }
   }
@@ -182,7 +173,7 @@ Comparison compare_profiles(const CompareSpec& spec) {
     for (const std::uint64_t seed : c.seeds) {
       s.seed = seed;
       const RunOutput out = run_scenario(s, options);
-      p.runs.push_back(compare_run(seed, out));
+      p.runs.push_back(seed_run(seed, out));
       for (std::size_t i = 0; i < std::size(kMetrics); ++i) {
         if (const auto v = kMetrics[i]->value(out.summary)) samples[i].push_back(*v);
       }
@@ -201,7 +192,7 @@ json compare_json(const Comparison& c) {
       metrics[std::string(kMetrics[i]->name)] = interval_json(p.metrics[i]);
     }
     json hashes = json::array(), failures = json::array();
-    for (const CompareRun& r : p.runs) {
+    for (const SeedRun& r : p.runs) {
       hashes.push_back(r.result_hash);
       if (!r.audit_ok) {
         failures.push_back(audit_failure_json(r));

@@ -16,9 +16,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "analysis/seed_run.h"
 #include "base/names.h"
 #include "base/stats.h"
-#include "model/backend.h"
+#include "model/backend_faults.h"
 #include "model/metrics.h"
 
 namespace drainsim {
@@ -48,25 +49,9 @@ struct CompareSpec {
   BackendFaults faults;                     // test-only
 };
 
-struct CompareRun {
-  std::uint64_t seed = 0;
-  std::string result_hash;
-  bool audit_ok = true;
-  std::int64_t audit_error_count = 0;
-  // The first few audit errors, each naming its job.
-  std::vector<std::string> audit_errors;
-};
-
-struct RunOutput;
-
-// The record of one seed's run, and its {"seed", "error_count", "errors"} when its audit
-// failed (shared with sweep).
-CompareRun compare_run(std::uint64_t seed, const RunOutput& out);
-nlohmann::json audit_failure_json(const CompareRun& r);
-
 struct ProfileComparison {
   std::string profile;
-  std::vector<CompareRun> runs;  // one per seed, in seed order
+  std::vector<SeedRun> runs;  // one per seed, in seed order
   // One per compare_metrics(), over the runs where the metric is not null: n counts them,
   // and n == 0 (all fields 0) means null in every run.
   std::vector<Interval> metrics;

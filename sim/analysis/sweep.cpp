@@ -165,7 +165,7 @@ AxisParse parse_axis(std::string_view spec) {
 
 bool Sweep::audits_ok() const {
   for (const SweepPoint& p : points) {
-    for (const CompareRun& r : p.runs) {
+    for (const SeedRun& r : p.runs) {
       if (!r.audit_ok) return false;
     }
   }
@@ -292,7 +292,7 @@ SweepPart run_sweep_part(const SweepSpec& spec, SweepShard shard) {
         RunOptions options;
         options.faults = spec.faults;
         const RunOutput run = run_scenario(s, options);
-        r.run = compare_run(s.seed, run);
+        r.run = seed_run(s.seed, run);
         collect_metrics(run.summary, r.metrics);
       } catch (...) {
         const std::lock_guard lock(mu);
@@ -399,7 +399,7 @@ json sweep_json(const Sweep& s) {
     json metrics = json::object();
     for (const auto& [key, v] : p.metrics) metrics[key] = interval_json(v);
     json hashes = json::array(), failures = json::array();
-    for (const CompareRun& r : p.runs) {
+    for (const SeedRun& r : p.runs) {
       hashes.push_back(r.result_hash);
       if (!r.audit_ok) failures.push_back(audit_failure_json(r));
     }

@@ -84,7 +84,7 @@ struct SweepSpec {
 // One (point, seed) run's raw outcome: what a part file keeps of it.
 struct SweepRunResult {
   std::size_t task = 0;  // point * seeds.size() + the seed's position
-  CompareRun run;        // seed, result hash, audit
+  SeedRun run;           // seed, result hash, audit
   // Every numeric leaf of the run's summary by dotted path (the audit left out); nullopt
   // for a null leaf (drain_latency_s when nothing drained).
   std::map<std::string, std::optional<double>> metrics;
@@ -115,7 +115,7 @@ struct SweepPoint {
   // Every numeric summary metric by dotted path ("drain_latency_s.p99"), the audit left
   // out, over the runs where it is not null (n == 0: null in every run).
   std::map<std::string, Interval> metrics;
-  std::vector<CompareRun> runs;  // one per seed, in seed order
+  std::vector<SeedRun> runs;  // one per seed, in seed order
 };
 
 struct Sweep {

@@ -236,7 +236,7 @@ std::vector<const TuneSetting*> Tune::settings() const {
 
 bool Tune::audits_ok() const {
   for (const TuneSetting* s : settings()) {
-    for (const CompareRun& r : s->runs) {
+    for (const SeedRun& r : s->runs) {
       if (!r.audit_ok) return false;
     }
   }

@@ -80,7 +80,7 @@ struct TuneSetting {
   Duration grace = 0;
   Duration platform_grace = 0;
   std::map<std::string, Interval> metrics;  // every summary metric, as in a sweep point
-  std::vector<CompareRun> runs;             // one per seed
+  std::vector<SeedRun> runs;                // one per seed
   std::vector<std::string> misses;          // the targets it misses, e.g. "job_loss 2.0 > 0"
   bool meets_quality = false;               // the job-loss and interrupted targets
   bool meets() const { return misses.empty(); }

@@ -202,7 +202,7 @@ json tune_json(const Tune& t) {
                 {"metrics", metrics},
                 {"audit_failures", [&] {
                    json failures = json::array();
-                   for (const CompareRun& r : s.runs) {
+                   for (const SeedRun& r : s.runs) {
                      if (!r.audit_ok) failures.push_back(audit_failure_json(r));
                    }
                    return failures;

@@ -19,7 +19,7 @@ bool emit(const std::string& text, const std::string& path) {
   return false;
 }
 
-void report_audit_failure(const std::string& where, const CompareRun& r) {
+void report_audit_failure(const std::string& where, const SeedRun& r) {
   fmt::print(stderr, "error: the audit failed for {}, seed {}: {} jobs or totals do not balance\n",
              where, r.seed, r.audit_error_count);
   for (const std::string& e : r.audit_errors) fmt::print(stderr, "  {}\n", e);

@@ -56,7 +56,7 @@ Command add_export_command(CLI::App& app);
 bool emit(const std::string& text, const std::string& path);
 
 // Says which run's audit failed and how.
-void report_audit_failure(const std::string& where, const CompareRun& r);
+void report_audit_failure(const std::string& where, const SeedRun& r);
 
 // --inject-fault drop-acked-job=JOB (testing only); false (the error printed) when malformed.
 bool parse_fault(const std::string& fault, BackendFaults& faults);

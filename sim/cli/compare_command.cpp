@@ -44,7 +44,7 @@ int compare(const CompareArgs& args) {
   }
   if (!emit(format_comparison(c, args.format), args.out)) return kBadInput;
   for (const ProfileComparison& p : c.profiles) {
-    for (const CompareRun& r : p.runs) {
+    for (const SeedRun& r : p.runs) {
       if (!r.audit_ok) report_audit_failure("profile " + p.profile, r);
     }
   }

@@ -81,7 +81,7 @@ std::string point_text(const std::vector<SweepAxis>& axes, const std::vector<jso
 // Names each failed audit of a sweep's points (the point's values, the seed, the jobs).
 void report_sweep_audits(const Sweep& sweep) {
   for (const SweepPoint& p : sweep.points) {
-    for (const CompareRun& r : p.runs) {
+    for (const SeedRun& r : p.runs) {
       if (!r.audit_ok) report_audit_failure(point_text(sweep.axes, p.values), r);
     }
   }

@@ -115,7 +115,7 @@ int tune(const TuneArgs& args) {
       args.format == "json" ? tune_json(result).dump(2) + '\n' : tune_text(result);
   if (!emit(text, args.out)) return kBadInput;
   for (const TuneSetting* e : result.settings()) {
-    for (const CompareRun& r : e->runs) {
+    for (const SeedRun& r : e->runs) {
       if (!r.audit_ok) {
         report_audit_failure(fmt::format("worker.grace_period={}", format_duration(e->grace)), r);
       }

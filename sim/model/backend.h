@@ -23,6 +23,7 @@
 
 #include "base/job.h"
 #include "engine/runtime.h"
+#include "model/backend_faults.h"
 #include "model/backend_mechanisms.h"
 #include "model/recorder.h"
 #include "model/scenario.h"
@@ -37,11 +38,6 @@ class WorkerListener {
 
  protected:
   ~WorkerListener() = default;
-};
-
-// Test-only faults, for proving the audit catches what it should.
-struct BackendFaults {
-  std::optional<JobId> drop_acked_job;  // accept this job's ack, then forget the job
 };
 
 class Backend final : public TimerTarget, public BackendView {

@@ -14,7 +14,6 @@
 #include <vector>
 
 #include "base/names.h"
-#include "base/stats.h"
 #include "engine/runtime.h"
 #include "model/backend.h"
 #include "model/recorder.h"

@@ -14,7 +14,7 @@
 
 #include "base/names.h"
 #include "engine/job_runner.h"
-#include "model/backend.h"
+#include "model/backend_faults.h"
 #include "model/recorder.h"
 #include "model/run_summary.h"
 #include "model/scenario.h"
