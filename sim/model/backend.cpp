@@ -17,8 +17,7 @@ Backend::Backend(Runtime& runtime, const BackendConfig& config, BackendMechanism
       config_(config),
       mechanisms_(mechanisms),
       recorder_(recorder),
-      faults_(faults),
-      free_head_(kNil) {}
+      faults_(faults) {}
 
 int Backend::queue(const std::string& name) {
   for (std::size_t i = 0; i < queues_.size(); ++i) {
@@ -29,14 +28,7 @@ int Backend::queue(const std::string& name) {
 }
 
 JobId Backend::enqueue(int queue, const JobSpec& spec) {
-  std::uint32_t handle;
-  if (free_head_ != kNil) {
-    handle = free_head_;
-    free_head_ = jobs_[handle].next;
-  } else {
-    handle = static_cast<std::uint32_t>(jobs_.size());
-    jobs_.emplace_back();
-  }
+  const std::uint32_t handle = jobs_.acquire();
   const JobId id = next_id_++;
   Job& job = jobs_[handle];
   job = Job{id,
@@ -358,8 +350,7 @@ void Backend::take_back(std::uint32_t handle) {
 void Backend::finish(std::uint32_t handle) {
   Job& job = jobs_[handle];
   job.live = false;
-  job.next = free_head_;
-  free_head_ = handle;
+  jobs_.release(handle);
   --live_;
 }
 

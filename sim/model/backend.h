@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "base/job.h"
+#include "base/slab.h"
 #include "engine/runtime.h"
 #include "model/backend_faults.h"
 #include "model/backend_mechanisms.h"
@@ -188,8 +189,7 @@ class Backend final : public TimerTarget, public BackendView {
   BackendMechanisms mechanisms_;
   Recorder& recorder_;
   BackendFaults faults_;
-  std::vector<Job> jobs_;
-  std::uint32_t free_head_;
+  Slab<Job> jobs_;
   std::size_t live_ = 0;
   JobId next_id_ = 0;
   std::vector<Worker> workers_;

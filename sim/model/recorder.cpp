@@ -5,7 +5,6 @@
 namespace drainsim {
 
 namespace {
-constexpr std::uint32_t kNoSlot = UINT32_MAX;
 constexpr std::size_t kMaxAuditMessages = 20;
 
 bool is_terminal(JobState s) { return s == JobState::kCompleted || s == JobState::kDiscarded; }
@@ -17,16 +16,9 @@ bool is_shutdown_outcome(Outcome o) {
 Recorder::Recorder(bool timeline) : timeline_(timeline) {}
 
 std::uint32_t Recorder::job_enqueued(JobId id, Time now, std::uint32_t backend_handle) {
-  std::uint32_t slot;
-  if (free_head_ != kNoSlot) {
-    slot = free_head_;
-    free_head_ = entries_[slot].next_free;
-  } else {
-    slot = static_cast<std::uint32_t>(entries_.size());
-    entries_.emplace_back();
-  }
+  const std::uint32_t slot = entries_.acquire();
   entries_[slot] =
-      Entry{id,   now,   -1,    -1,    0,    backend_handle, kNoSlot, 0, 0, 0, JobState::kScheduled,
+      Entry{id,   now,   -1,    -1,    0,    backend_handle, 0, 0, 0, JobState::kScheduled,
             true, false, false, false, false};
   ++totals_.enqueued;
   ++scheduled_;  // counted as not yet available until job_available moves it
@@ -193,8 +185,7 @@ void Recorder::release(std::uint32_t ledger) {
   if (e.state == JobState::kAvailable) --queued_;
   if (e.state == JobState::kScheduled) --scheduled_;
   e.live = false;
-  e.next_free = free_head_;
-  free_head_ = ledger;
+  entries_.release(ledger);
   lost_reasons_.erase(ledger);
 }
 

@@ -15,6 +15,7 @@
 
 #include "base/job.h"
 #include "base/names.h"
+#include "base/slab.h"
 #include "base/stats.h"
 #include "model/pod_state.h"
 #include "model/scenario.h"
@@ -189,7 +190,6 @@ class Recorder {
     Time first_completed;  // -1 until an attempt completes
     Duration saved;        // progress checkpointed by its attempts so far
     std::uint32_t backend_handle;
-    std::uint32_t next_free;
     std::uint16_t completed_attempts;
     std::uint16_t open_attempts;
     std::uint32_t current_claim;  // Lease::claim of the latest execution
@@ -210,8 +210,7 @@ class Recorder {
   void audit_error(std::string text);
 
   bool timeline_;
-  std::vector<Entry> entries_;
-  std::uint32_t free_head_ = UINT32_MAX;
+  Slab<Entry> entries_;
   std::unordered_map<std::uint32_t, std::string> lost_reasons_;  // by ledger slot (rare)
   JobTotals totals_;
   Percentiles job_latency_;
