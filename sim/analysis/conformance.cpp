@@ -62,7 +62,8 @@ const ReportRow* find_report(const CheckedRun& r, const AttemptRow& a) {
   return found;
 }
 
-void add_signals(const CheckedRun& r, Evidence& ev) {
+void add_scenario(const CheckedRun& r, Evidence& ev) {
+  ev.push_back(r.scenario_line());
   for (const auto& [at, line] : r.signals) ev.push_back(line);
 }
 

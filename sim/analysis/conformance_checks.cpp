@@ -12,8 +12,7 @@ namespace {
 // jobs it held end completed or given up, and it exits 0 by itself.
 bool judge_drain(const CheckedRun& r, const char* signal, Evidence& ev) {
   const double t = r.signal_at(0);
-  ev.push_back(r.scenario_line());
-  add_signals(r, ev);
+  add_scenario(r, ev);
   bool ok = true;
   const std::string state = r.state_at(t);
   if (state == "draining") {
@@ -66,8 +65,7 @@ bool gs002(const Profile&, std::span<const CheckedRun> runs, Evidence& ev) {
 // The drain of a long job ends at TERM + grace.
 bool drain_ends_at_deadline(const CheckedRun& r, Evidence& ev) {
   const double t = r.signal_at(0);
-  ev.push_back(r.scenario_line());
-  add_signals(r, ev);
+  add_scenario(r, ev);
   ev.push_back(r.exit_line());
   if (r.grace < 0) {
     ev.push_back(fmt::format(
@@ -134,8 +132,7 @@ bool gs004(const Profile&, std::span<const CheckedRun> runs, Evidence& ev) {
   const CheckedRun& r = runs[0];
   const double t = r.signal_at(0);
   const double end = r.end_or_run_end();
-  ev.push_back(r.scenario_line());
-  add_signals(r, ev);
+  add_scenario(r, ev);
   if (!draining_after(r, t, ev)) return false;
   std::vector<const TimedRow*> beats;
   std::optional<TimedRow> before;
@@ -163,8 +160,7 @@ bool gs004(const Profile&, std::span<const CheckedRun> runs, Evidence& ev) {
 bool gs005(const Profile&, std::span<const CheckedRun> runs, Evidence& ev) {
   const CheckedRun& r = runs[0];
   const double t = r.signal_at(0);
-  ev.push_back(r.scenario_line());
-  add_signals(r, ev);
+  add_scenario(r, ev);
   if (r.grace < 0) {
     ev.push_back("no grace deadline (grace forever): nothing is FAILed at expiry");
     for (const AttemptRow& a : r.attempts) {
@@ -215,8 +211,7 @@ bool gs005(const Profile&, std::span<const CheckedRun> runs, Evidence& ev) {
 bool gsr001(const Profile&, std::span<const CheckedRun> runs, Evidence& ev) {
   const CheckedRun& r = runs[0];
   const double t = r.signal_at(0);
-  ev.push_back(r.scenario_line());
-  add_signals(r, ev);
+  add_scenario(r, ev);
   bool ok = true;
   const std::string state = r.state_at(t);
   if (state == "quiet") {
@@ -251,8 +246,7 @@ bool gsr001(const Profile&, std::span<const CheckedRun> runs, Evidence& ev) {
 bool gsr002(const Profile&, std::span<const CheckedRun> runs, Evidence& ev) {
   const CheckedRun& r = runs[0];
   const double first = r.signal_at(0), second = r.signal_at(1);
-  ev.push_back(r.scenario_line());
-  add_signals(r, ev);
+  add_scenario(r, ev);
   ev.push_back(r.exit_line());
   if (r.ended >= 0 && r.ended < second - kEps) {
     ev.push_back(
@@ -283,8 +277,7 @@ bool gsr003(const Profile&, std::span<const CheckedRun> runs, Evidence& ev) {
   const CheckedRun& r = runs[0];
   const double t = r.signal_at(0);
   const double end = r.end_or_run_end();
-  ev.push_back(r.scenario_line());
-  add_signals(r, ev);
+  add_scenario(r, ev);
   if (!draining_after(r, t, ev)) return false;
   std::vector<const TimedRow*> logs;
   for (const TimedRow& m : r.remaining) {
@@ -306,8 +299,7 @@ bool gsr003(const Profile&, std::span<const CheckedRun> runs, Evidence& ev) {
 // The pod leaves "ready" for an unready state at the signal, while its process lives.
 bool unready_while_running(const CheckedRun& r, const char* signal, Evidence& ev) {
   const double t = r.signal_at(0);
-  ev.push_back(r.scenario_line());
-  add_signals(r, ev);
+  add_scenario(r, ev);
   const std::string state = r.state_at(t);
   if (state == "quiet" || state == "draining") {
     ev.push_back(fmt::format("{} {} {} (not ready) while its process runs", secs(t), kPod, state));

@@ -115,8 +115,8 @@ std::string attempt_line(const AttemptRow& a);
 std::string report_line(const ReportRow& r);
 // The last report of a's job and attempt, or nullptr.
 const ReportRow* find_report(const CheckedRun& r, const AttemptRow& a);
-// pod-0's signals, as evidence lines.
-void add_signals(const CheckedRun& r, Evidence& ev);
+// The evidence every check starts with: the scenario line, then pod-0's signals.
+void add_scenario(const CheckedRun& r, Evidence& ev);
 
 // Runs `setup` for `profile` on the virtual engine with the timeline on.
 CheckedRun run_setup(const Profile& profile, const std::string& id, const Setup& setup);

@@ -152,28 +152,19 @@ void declare_export(CLI::App* cmd, ExportArgs& args) {
 
 }  // namespace
 
-Command add_validate_command(CLI::App& app) {
-  return subcommand(app, "validate", "Check scenario files", declare_validate, validate);
-}
-
-Command add_profiles_command(CLI::App& app) {
-  return subcommand(app, "profiles",
-                    "List the worker profiles (job systems) with their defaults, or show one",
-                    declare_profiles, profiles);
-}
-
-Command add_conformance_command(CLI::App& app) {
-  return subcommand(
+void add_catalog_commands(CLI::App& app, std::vector<Command>& out) {
+  out.push_back(subcommand(app, "validate", "Check scenario files", declare_validate, validate));
+  out.push_back(subcommand(
+      app, "profiles", "List the worker profiles (job systems) with their defaults, or show one",
+      declare_profiles, profiles));
+  out.push_back(subcommand(
       app, "conformance",
       "Check a profile against the OJS graceful-shutdown conformance requirements (GS-001..005, "
       "GS-R001..R004); exit 1 when a required one fails",
-      declare_conformance, conformance);
-}
-
-Command add_export_command(CLI::App& app) {
-  return subcommand(app, "export",
-                    "Write a run's timeline (drainsim run --timeline) in another format",
-                    declare_export, export_trace);
+      declare_conformance, conformance));
+  out.push_back(subcommand(app, "export",
+                           "Write a run's timeline (drainsim run --timeline) in another format",
+                           declare_export, export_trace));
 }
 
 }  // namespace drainsim::cli

@@ -39,17 +39,14 @@ Command subcommand(CLI::App& app, const std::string& name, const std::string& de
   return {cmd, [args, run] { return run(*args); }};
 }
 
-// Each adds its subcommand to `app` (sim/cli/*_command.cpp).
-Command add_run_command(CLI::App& app);
-Command add_fidelity_command(CLI::App& app);
-Command add_compare_command(CLI::App& app);
-Command add_sweep_command(CLI::App& app);
-Command add_merge_command(CLI::App& app);
-Command add_tune_command(CLI::App& app);
-Command add_validate_command(CLI::App& app);
-Command add_profiles_command(CLI::App& app);
-Command add_conformance_command(CLI::App& app);
-Command add_export_command(CLI::App& app);
+// Each adds the subcommands of its file (sim/cli/NAME_command.cpp) to `app` and `out`,
+// in the order `drainsim --help` lists them.
+void add_run_commands(CLI::App& app, std::vector<Command>& out);      // run, fidelity
+void add_compare_commands(CLI::App& app, std::vector<Command>& out);  // compare
+void add_sweep_commands(CLI::App& app, std::vector<Command>& out);    // sweep, merge
+void add_tune_commands(CLI::App& app, std::vector<Command>& out);     // tune
+// validate, profiles, conformance, export
+void add_catalog_commands(CLI::App& app, std::vector<Command>& out);
 
 // A command's output: to stdout, or to `path` (written whole) when one is given. False
 // (said) when the file cannot be written.

@@ -65,12 +65,12 @@ void declare_compare(CLI::App* cmd, CompareArgs& args) {
 
 }  // namespace
 
-Command add_compare_command(CLI::App& app) {
-  return subcommand(
+void add_compare_commands(CLI::App& app, std::vector<Command>& out) {
+  out.push_back(subcommand(
       app, "compare",
       "Run a scenario against several worker profiles over several seeds; each metric's mean "
       "and 95% interval per profile",
-      declare_compare, compare);
+      declare_compare, compare));
 }
 
 }  // namespace drainsim::cli

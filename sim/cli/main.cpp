@@ -16,12 +16,11 @@ int main(int argc, char** argv) {
   CLI::App app{"drainsim: what will your workers' shutdown settings cost?"};
   app.require_subcommand(1);
   app.set_version_flag("--version", DRAINSIM_VERSION);
-  const std::vector<Command> commands = {
-      add_run_command(app),      add_fidelity_command(app), add_compare_command(app),
-      add_sweep_command(app),    add_merge_command(app),    add_tune_command(app),
-      add_validate_command(app), add_profiles_command(app), add_conformance_command(app),
-      add_export_command(app),
-  };
+  std::vector<Command> commands;
+  for (auto add : {add_run_commands, add_compare_commands, add_sweep_commands, add_tune_commands,
+                   add_catalog_commands}) {
+    add(app, commands);
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

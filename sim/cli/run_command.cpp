@@ -238,15 +238,14 @@ void declare_fidelity(CLI::App* cmd, RunArgs& args) {
 
 }  // namespace
 
-Command add_run_command(CLI::App& app) {
-  return subcommand(app, "run", "Run one scenario (in virtual time unless --engine says otherwise)",
-                    declare_run, run);
-}
-
-Command add_fidelity_command(CLI::App& app) {
-  return subcommand(app, "fidelity",
-                    "Run a scenario on the virtual and real-time engines and compare the metrics",
-                    declare_fidelity, fidelity);
+void add_run_commands(CLI::App& app, std::vector<Command>& out) {
+  out.push_back(subcommand(app, "run",
+                           "Run one scenario (in virtual time unless --engine says otherwise)",
+                           declare_run, run));
+  out.push_back(
+      subcommand(app, "fidelity",
+                 "Run a scenario on the virtual and real-time engines and compare the metrics",
+                 declare_fidelity, fidelity));
 }
 
 }  // namespace drainsim::cli

@@ -228,19 +228,16 @@ void declare_merge(CLI::App* cmd, MergeArgs& args) {
 
 }  // namespace
 
-Command add_sweep_command(CLI::App& app) {
-  return subcommand(
+void add_sweep_commands(CLI::App& app, std::vector<Command>& out) {
+  out.push_back(subcommand(
       app, "sweep",
       "Run a scenario over a grid of field values and several seeds per point; each metric's "
       "mean and 95% interval per point",
-      declare_sweep, sweep);
-}
-
-Command add_merge_command(CLI::App& app) {
-  return subcommand(
-      app, "merge",
-      "Join the part files of a sharded sweep (sweep --shard) into the sweep's output",
-      declare_merge, merge);
+      declare_sweep, sweep));
+  out.push_back(
+      subcommand(app, "merge",
+                 "Join the part files of a sharded sweep (sweep --shard) into the sweep's output",
+                 declare_merge, merge));
 }
 
 }  // namespace drainsim::cli

@@ -160,12 +160,12 @@ void declare_tune(CLI::App* cmd, TuneArgs& args) {
 
 }  // namespace
 
-Command add_tune_command(CLI::App& app) {
-  return subcommand(
+void add_tune_commands(CLI::App& app, std::vector<Command>& out) {
+  out.push_back(subcommand(
       app, "tune",
       "Find the shortest worker grace period (and preStop) that meets your targets, with the "
       "platform grace to pair with it; exit 1 when no setting on the grid does",
-      declare_tune, tune);
+      declare_tune, tune));
 }
 
 }  // namespace drainsim::cli

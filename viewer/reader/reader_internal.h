@@ -287,18 +287,22 @@ class Reader {
     return true;
   }
 
+  // The index of `text` in `names`; -1 after failing with "row N: unknown WHAT".
+  template <std::size_t N>
+  int lookup(const std::array<const char*, N>& names, std::string_view text, const char* what) {
+    const int i = index_of(names, text);
+    if (i < 0) fail(fmt::format("row {}: unknown {} \"{}\"", rows_seen[table_], what, text));
+    return i;
+  }
+
   bool row() {
     bool ok = true;
     switch (table_) {
       case kPodStates: {
         namespace tp = ts::pod_states;
         if (!(ok = shape("nis"))) break;
-        const int st = index_of(kStateNames, cells_[tp::kState].s);
-        if (st < 0) {
-          ok = fail(fmt::format("row {}: unknown pod state \"{}\"", rows_seen[table_],
-                                cells_[tp::kState].s));
-          break;
-        }
+        const int st = lookup(kStateNames, cells_[tp::kState].s, "pod state");
+        if (!(ok = st >= 0)) break;
         pod_states.push_back({cells_[tp::kTime].num(), static_cast<int>(cells_[tp::kPod].i),
                               static_cast<PodState>(st)});
         break;
@@ -325,12 +329,8 @@ class Reader {
       case kAttempts: {
         namespace ta = ts::attempts;
         if (!(ok = shape("iiiiinns"))) break;
-        const int o = index_of(kOutcomeNames, cells_[ta::kOutcome].s);
-        if (o < 0) {
-          ok = fail(fmt::format("row {}: unknown outcome \"{}\"", rows_seen[table_],
-                                cells_[ta::kOutcome].s));
-          break;
-        }
+        const int o = lookup(kOutcomeNames, cells_[ta::kOutcome].s, "outcome");
+        if (!(ok = o >= 0)) break;
         Attempt a;
         a.job = cells_[ta::kJob].i;
         a.attempt = static_cast<std::int32_t>(cells_[ta::kAttempt].i);
