@@ -1,9 +1,11 @@
 #include "analysis/fidelity.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
 
+#include "analysis/text_table.h"
 #include "model/metrics.h"
 
 namespace drainsim {
@@ -31,51 +33,136 @@ constexpr const char* kMetrics[] = {
     "job_latency_s.p99",
 };
 
-std::string show(const std::optional<double>& v) {
-  if (!v) return "-";
-  if (*v == std::floor(*v) && std::fabs(*v) < 1e15) return fmt::format("{:.0f}", *v);
-  return fmt::format("{:.3f}", *v);
+struct Moments {
+  double n = 0, mean = 0, var = 0;  // var: the sample variance, 0 for one run
+};
+
+Moments moments(const std::vector<double>& v) {
+  Moments m;
+  m.n = static_cast<double>(v.size());
+  if (v.empty()) return m;
+  for (double x : v) m.mean += x;
+  m.mean /= m.n;
+  if (v.size() > 1) {
+    for (double x : v) m.var += (x - m.mean) * (x - m.mean);
+    m.var /= m.n - 1;
+  }
+  return m;
+}
+
+// Numbers as the table shows them: whole numbers bare, others to 3 decimals.
+std::string show(double v) {
+  if (v == std::floor(v) && std::fabs(v) < 1e15) return fmt::format("{:.0f}", v);
+  return fmt::format("{:.3f}", v);
+}
+
+std::string signed_text(double v) { return (v > 0 ? "+" : "") + show(v); }
+
+std::string cell_text(const FidelityCell& c, std::size_t runs) {
+  if (c.interval.n == 0) return std::string(kNoValue);
+  std::string out = show(c.interval.mean);
+  if (c.interval.half_width > 0) out += " ±" + show(c.interval.half_width);
+  if (c.interval.n < runs) out += fmt::format(" (n={})", c.interval.n);
+  return out;
+}
+
+std::string verdict_text(const FidelityVerdict& v, const FidelityCell& reference) {
+  if (v.verdict == Verdict::kAgrees) {
+    return v.difference == 0 ? "agrees" : fmt::format("agrees ({})", signed_text(v.difference));
+  }
+  std::string out = "DIFFERS";
+  if (v.difference != 0) {
+    out += " (" + signed_text(v.difference);
+    if (reference.interval.n > 0 && reference.interval.mean != 0) {
+      out += fmt::format(", {:+.1f}%", 100 * v.difference / std::fabs(reference.interval.mean));
+    }
+    out += ")";
+  }
+  return out;
 }
 
 }  // namespace
 
-std::vector<FidelityRow> fidelity_rows(const std::vector<RunSummary>& summaries) {
+FidelityVerdict welch_verdict(const std::vector<double>& a, const std::vector<double>& b) {
+  FidelityVerdict out;
+  if (a.empty() || b.empty()) {
+    out.verdict = a.empty() == b.empty() ? Verdict::kAgrees : Verdict::kDiffers;
+    return out;
+  }
+  const Moments ma = moments(a), mb = moments(b);
+  out.difference = mb.mean - ma.mean;
+  const double va = ma.var / ma.n, vb = mb.var / mb.n;
+  const double se2 = va + vb;
+  if (se2 == 0) {
+    const double scale = std::max({1.0, std::fabs(ma.mean), std::fabs(mb.mean)});
+    out.verdict = std::fabs(out.difference) > 1e-9 * scale ? Verdict::kDiffers : Verdict::kAgrees;
+    return out;
+  }
+  double denominator = 0;
+  if (va > 0) denominator += va * va / (ma.n - 1);
+  if (vb > 0) denominator += vb * vb / (mb.n - 1);
+  const double df = se2 * se2 / denominator;
+  const std::size_t whole_df = std::max<std::size_t>(1, static_cast<std::size_t>(df));
+  out.noise = t_quantile_975(whole_df) * std::sqrt(se2);
+  out.verdict = std::fabs(out.difference) > out.noise ? Verdict::kDiffers : Verdict::kAgrees;
+  return out;
+}
+
+std::vector<FidelityRow> fidelity_rows(const std::vector<FidelitySource>& sources) {
   std::vector<FidelityRow> rows;
   for (const char* name : kMetrics) {
     const Metric& m = metric(name);
-    FidelityRow row{name, {}};
-    for (const RunSummary& s : summaries) row.values.push_back(m.value(s));
+    FidelityRow row{name, {}, {}};
+    std::vector<std::vector<double>> samples;
+    for (const FidelitySource& source : sources) {
+      std::vector<double>& values = samples.emplace_back();
+      for (const RunSummary& s : source.runs) {
+        if (const std::optional<double> v = m.value(s)) values.push_back(*v);
+      }
+      FidelityCell cell;
+      cell.interval = student_t_95(values);
+      if (!values.empty()) {
+        const auto [lo, hi] = std::minmax_element(values.begin(), values.end());
+        cell.min = *lo;
+        cell.max = *hi;
+      }
+      row.cells.push_back(cell);
+    }
+    for (std::size_t i = 1; i < samples.size(); ++i) {
+      row.verdicts.push_back(welch_verdict(samples[0], samples[i]));
+    }
     rows.push_back(std::move(row));
   }
   return rows;
 }
 
-std::string fidelity_table(const std::vector<std::string>& engines,
+std::string fidelity_table(const std::vector<FidelitySource>& sources,
                            const std::vector<FidelityRow>& rows) {
-  std::string out = fmt::format("{:<30}", "metric");
-  for (const std::string& e : engines) out += fmt::format("{:>14}", e);
-  for (std::size_t i = 1; i < engines.size(); ++i) {
-    out += fmt::format("{:>24}", fmt::format("{} - {}", engines[i], engines[0]));
+  std::vector<std::vector<std::string>> table(1, {"metric"});
+  for (const FidelitySource& s : sources) {
+    table[0].push_back(fmt::format("{} (n={})", s.name, s.runs.size()));
   }
-  out += '\n';
+  for (std::size_t i = 1; i < sources.size(); ++i) {
+    table[0].push_back(fmt::format("{} vs {}", sources[i].name, sources[0].name));
+  }
   for (const FidelityRow& row : rows) {
-    out += fmt::format("{:<30}", row.metric);
-    for (const auto& v : row.values) out += fmt::format("{:>14}", show(v));
-    for (std::size_t i = 1; i < row.values.size(); ++i) {
-      const auto& ref = row.values[0];
-      const auto& v = row.values[i];
-      std::string diff = "-";
-      if (ref && v) {
-        const double d = *v - *ref;
-        diff = show(d);
-        if (d > 0) diff = "+" + diff;
-        if (*ref != 0) diff += fmt::format(" ({:+.1f}%)", 100 * d / std::fabs(*ref));
-      }
-      out += fmt::format("{:>24}", diff);
+    std::vector<std::string>& line = table.emplace_back(1, row.metric);
+    for (std::size_t i = 0; i < sources.size(); ++i) {
+      line.push_back(cell_text(row.cells[i], sources[i].runs.size()));
     }
-    out += '\n';
+    for (std::size_t i = 0; i < row.verdicts.size(); ++i) {
+      line.push_back(verdict_text(row.verdicts[i], row.cells[0]));
+    }
   }
-  return out;
+  return aligned_table(table);
+}
+
+std::size_t count_differences(const std::vector<FidelityRow>& rows) {
+  std::size_t n = 0;
+  for (const FidelityRow& row : rows) {
+    for (const FidelityVerdict& v : row.verdicts) n += v.verdict == Verdict::kDiffers ? 1 : 0;
+  }
+  return n;
 }
 
 }  // namespace drainsim

@@ -1,26 +1,68 @@
-// Fidelity: the same scenario's summary metrics from several engines, side by side, with
-// each engine's difference from the first (the reference, normally the virtual engine).
+// Fidelity: one scenario's summary metrics from several sources (an engine over several
+// seeds or repeats), metric by metric, as statistics: each source's mean with its
+// Student-t 95 % interval and the range of its runs, and, for every source after the
+// first (the reference, normally the virtual engine), a verdict from Welch's two-sample
+// t test at 95 %: agrees, or differs, with the size of the difference. Single runs of a
+// chaotic system say little; a verdict says how much the runs at hand can tell apart.
 #pragma once
 
-#include <optional>
+#include <cstddef>
 #include <string>
 #include <vector>
 
+#include "base/stats.h"
 #include "model/run_summary.h"
 
 namespace drainsim {
 
-struct FidelityRow {
-  std::string metric;                         // e.g. "drain_latency_s.p99"
-  std::vector<std::optional<double>> values;  // one per engine; nullopt where null
+// One side of the comparison: its name ("virtual") and the summaries of its runs.
+struct FidelitySource {
+  std::string name;
+  std::vector<RunSummary> runs;
 };
 
-// The compared metrics (model/metrics.h), in display order, from each engine's summary.
-std::vector<FidelityRow> fidelity_rows(const std::vector<RunSummary>& summaries);
+// A metric in one source: its interval and range over the runs where it is not null.
+struct FidelityCell {
+  Interval interval;  // n == 0: null in every run
+  double min = 0, max = 0;
+};
 
-// A text table: metric, each engine's value, and each later engine's difference from the
-// first (absolute, and relative when the reference is not 0).
-std::string fidelity_table(const std::vector<std::string>& engines,
+enum class Verdict { kAgrees, kDiffers };
+
+// A source against the reference.
+struct FidelityVerdict {
+  Verdict verdict = Verdict::kAgrees;
+  double difference = 0;  // its mean minus the reference's (0 when either has no value)
+  // The difference the runs could have shown by chance: t(0.975, Welch df) times the
+  // standard error of the difference; 0 when neither side varies.
+  double noise = 0;
+};
+
+// a against b as samples: they differ when |mean(b) - mean(a)| exceeds
+// t(0.975, df) * sqrt(var(a)/n(a) + var(b)/n(b)), df by Welch-Satterthwaite (a side of
+// one run, or of equal runs, adds no variance). When neither varies, any difference
+// beyond rounding (1e-9 relative) differs. A metric null in every run of one side and
+// not of the other differs; null in both agrees.
+FidelityVerdict welch_verdict(const std::vector<double>& a, const std::vector<double>& b);
+
+struct FidelityRow {
+  std::string metric;                     // e.g. "drain_latency_s.p99"
+  std::vector<FidelityCell> cells;        // one per source
+  std::vector<FidelityVerdict> verdicts;  // one per source after the first
+};
+
+// The compared metrics (model/metrics.h), in display order.
+std::vector<FidelityRow> fidelity_rows(const std::vector<FidelitySource>& sources);
+
+// A text table: a row per metric, each source's "mean ±half-width" (the mean alone when
+// the runs are equal, "(n=k)" added where only k runs had the metric, kNoValue where none
+// did), then for each later source its verdict
+// against the first: "agrees" or "DIFFERS", with the difference (and its percentage of
+// the reference's mean when that is not 0).
+std::string fidelity_table(const std::vector<FidelitySource>& sources,
                            const std::vector<FidelityRow>& rows);
+
+// How many rows hold a "differs" verdict.
+std::size_t count_differences(const std::vector<FidelityRow>& rows);
 
 }  // namespace drainsim

@@ -5,38 +5,90 @@
 namespace drainsim {
 namespace {
 
-TEST(Fidelity, RowsReadTheSummariesMetricsAndNulls) {
-  RunSummary v;  // four jobs, one drain of 5 s, no finished deploy
-  v.jobs.enqueued = 4;
-  v.drain_latency = Spread{1, 5.0, 5.0, 5.0};
-  RunSummary r = v;  // the same, with a slower drain, a deploy and a lost job
-  r.drain_latency = Spread{2, 5.25, 5.5, 5.5};
-  r.deploy_duration = DeployDurations{1, 10.0, 10.0};
-  r.jobs.lost = 1;
-  const auto rows = fidelity_rows({v, r});
-  auto find = [&](const std::string& m) -> const FidelityRow& {
-    for (const auto& row : rows) {
-      if (row.metric == m) return row;
-    }
-    throw std::runtime_error(m);
-  };
-  EXPECT_EQ(find("jobs_enqueued").values, (std::vector<std::optional<double>>{4.0, 4.0}));
-  EXPECT_EQ(find("drain_latency_s.p99").values, (std::vector<std::optional<double>>{5.0, 5.5}));
-  EXPECT_EQ(find("deploy_duration_s.mean").values,
-            (std::vector<std::optional<double>>{std::nullopt, 10.0}));
-  EXPECT_EQ(find("job_loss").values, (std::vector<std::optional<double>>{0.0, 1.0}));
-  EXPECT_EQ(find("job_latency_s.p50").values,
-            (std::vector<std::optional<double>>{std::nullopt, std::nullopt}));
+// Welch's test worked by hand. a = {10, 12, 14}: mean 12, variance 4; b = {20, 22, 24}:
+// mean 22, variance 4. Standard error sqrt(4/3 + 4/3) = 1.633, df = (8/3)^2 /
+// (2 * (4/3)^2 / 2) = 4, t(0.975, 4) = 2.776: noise 4.533.
+TEST(Welch, MeansTenApartWithSpreadTwoDiffer) {
+  const FidelityVerdict v = welch_verdict({10, 12, 14}, {20, 22, 24});
+  EXPECT_EQ(v.verdict, Verdict::kDiffers);
+  EXPECT_DOUBLE_EQ(v.difference, 10);
+  EXPECT_NEAR(v.noise, 2.7764451 * 1.6329932, 1e-6);
 }
 
-TEST(Fidelity, TableShowsDifferencesFromTheFirstEngine) {
-  const std::vector<FidelityRow> rows = {{"drain_latency_s.p99", {5.0, 5.5}},
-                                         {"jobs_completed", {4.0, 4.0}},
-                                         {"deploy_duration_s.mean", {std::nullopt, 10.0}}};
-  const std::string table = fidelity_table({"virtual", "realtime"}, rows);
-  EXPECT_NE(table.find("realtime - virtual"), std::string::npos) << table;
-  EXPECT_NE(table.find("+0.500 (+10.0%)"), std::string::npos) << table;
-  EXPECT_NE(table.find(" 0 (+0.0%)"), std::string::npos) << table;
+TEST(Welch, MeansOneApartWithSpreadTwoAgree) {
+  const FidelityVerdict v = welch_verdict({10, 12, 14}, {11, 13, 15});
+  EXPECT_EQ(v.verdict, Verdict::kAgrees);
+  EXPECT_DOUBLE_EQ(v.difference, 1);
+}
+
+// One reference run of 5 against {5, 5, 6}: only b varies (variance 1/3), standard error
+// sqrt(1/9) = 1/3, df = n(b) - 1 = 2, t(0.975, 2) = 4.303: noise 1.434 > 0.333.
+TEST(Welch, ASingleReferenceRunAddsNoVariance) {
+  const FidelityVerdict v = welch_verdict({5}, {5, 5, 6});
+  EXPECT_EQ(v.verdict, Verdict::kAgrees);
+  EXPECT_NEAR(v.difference, 1.0 / 3, 1e-12);
+  EXPECT_NEAR(v.noise, 4.3026527 / 3, 1e-6);
+}
+
+TEST(Welch, WithoutSpreadAnyDifferenceDiffers) {
+  EXPECT_EQ(welch_verdict({0, 0, 0}, {1, 1, 1}).verdict, Verdict::kDiffers);
+  EXPECT_EQ(welch_verdict({4}, {4, 4}).verdict, Verdict::kAgrees);
+  EXPECT_EQ(welch_verdict({4}, {4}).verdict, Verdict::kAgrees);
+}
+
+TEST(Welch, NullOnOneSideOnlyDiffers) {
+  EXPECT_EQ(welch_verdict({}, {}).verdict, Verdict::kAgrees);
+  EXPECT_EQ(welch_verdict({}, {2.5}).verdict, Verdict::kDiffers);
+  EXPECT_EQ(welch_verdict({2.5}, {}).verdict, Verdict::kDiffers);
+}
+
+RunSummary with_loss(std::int64_t lost, std::optional<double> drain_p99) {
+  RunSummary s;
+  s.jobs.enqueued = 10;
+  s.jobs.lost = lost;
+  if (drain_p99) s.drain_latency = Spread{1, *drain_p99, *drain_p99, *drain_p99};
+  return s;
+}
+
+const FidelityRow& row_of(const std::vector<FidelityRow>& rows, const std::string& metric) {
+  for (const FidelityRow& r : rows) {
+    if (r.metric == metric) return r;
+  }
+  throw std::runtime_error(metric);
+}
+
+// Virtual over three seeds loses 0, 1 and 2 jobs (mean 1, s 1, half-width 4.303/sqrt(3) =
+// 2.484); the process engine loses 3 every time: standard error 1/sqrt(3) = 0.577, df 2,
+// noise 2.484 > 2: agrees. Its drains are null in one run (n=2 of 3).
+TEST(Fidelity, RowsHoldIntervalsRangesAndVerdicts) {
+  const std::vector<FidelitySource> sources = {
+      {"virtual", {with_loss(0, 5.0), with_loss(1, 5.0), with_loss(2, 5.0)}},
+      {"process", {with_loss(3, 5.5), with_loss(3, std::nullopt), with_loss(3, 5.5)}},
+  };
+  const auto rows = fidelity_rows(sources);
+  const FidelityRow& loss = row_of(rows, "job_loss");
+  EXPECT_DOUBLE_EQ(loss.cells[0].interval.mean, 1);
+  EXPECT_NEAR(loss.cells[0].interval.half_width, 2.484, 1e-3);
+  EXPECT_EQ(loss.cells[0].min, 0);
+  EXPECT_EQ(loss.cells[0].max, 2);
+  ASSERT_EQ(loss.verdicts.size(), 1u);
+  EXPECT_EQ(loss.verdicts[0].verdict, Verdict::kAgrees);
+  EXPECT_DOUBLE_EQ(loss.verdicts[0].difference, 2);
+
+  const FidelityRow& drain = row_of(rows, "drain_latency_s.p99");
+  EXPECT_EQ(drain.cells[1].interval.n, 2u);
+  EXPECT_EQ(drain.verdicts[0].verdict, Verdict::kDiffers);  // 5.5 twice against 5.0 thrice
+  EXPECT_EQ(row_of(rows, "jobs_enqueued").verdicts[0].verdict, Verdict::kAgrees);
+  EXPECT_EQ(row_of(rows, "deploy_duration_s.mean").cells[0].interval.n, 0u);
+  EXPECT_EQ(count_differences(rows), 3u);  // the drains' p50, p99 and max
+
+  const std::string table = fidelity_table(sources, rows);
+  EXPECT_NE(table.find("virtual (n=3)"), std::string::npos) << table;
+  EXPECT_NE(table.find("process vs virtual"), std::string::npos) << table;
+  EXPECT_NE(table.find("1 ±2.484"), std::string::npos) << table;
+  EXPECT_NE(table.find("agrees (+2)"), std::string::npos) << table;
+  EXPECT_NE(table.find("5.500 (n=2)"), std::string::npos) << table;
+  EXPECT_NE(table.find("DIFFERS (+0.500, +10.0%)"), std::string::npos) << table;
 }
 
 }  // namespace

@@ -158,27 +158,37 @@ TEST_F(Cli, OutputFilesAreWrittenWholeOrNotAtAll) {
   }
 }
 
-TEST_F(Cli, FidelityComparesTheEnginesSideBySide) {
-  // Case a) of the core issue: four jobs complete on all three engines, none retried.
+TEST_F(Cli, FidelityComparesTheEnginesAsStatistics) {
+  // Case a) of the core issue: four jobs complete on every engine in every run, none
+  // retried, so every engine agrees on them without spread.
   const std::string file = write("ok.json", kValid);
-  const drainsim::test::CliResult r = drainsim("fidelity '" + file + "' --time-scale 50");
+  const drainsim::test::CliResult r =
+      drainsim("fidelity '" + file + "' --time-scale 50 --seeds 3 --repeats 2");
   ASSERT_EQ(r.code, 0) << r.err;
-  EXPECT_NE(r.out.find("realtime - virtual"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("process - virtual"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("virtual (n=3)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("realtime (n=2)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("process (n=2)"), std::string::npos) << r.out;
   std::string row;
   std::istringstream lines(r.out);
   for (std::string line; std::getline(lines, line);) {
     if (line.rfind("jobs_completed", 0) == 0) row = line;
   }
   std::istringstream cells(row);
-  std::string metric, v, rt, process, rt_diff, rt_percent, process_diff;
-  cells >> metric >> v >> rt >> process >> rt_diff >> rt_percent >> process_diff;
+  std::string metric, v, rt, process, rt_verdict, process_verdict;
+  cells >> metric >> v >> rt >> process >> rt_verdict >> process_verdict;
   EXPECT_EQ(v, "4") << row;
   EXPECT_EQ(rt, "4") << row;
   EXPECT_EQ(process, "4") << row;
-  EXPECT_EQ(rt_diff, "0") << row;
-  EXPECT_EQ(process_diff, "0") << row;
+  EXPECT_EQ(rt_verdict, "agrees") << row;
+  EXPECT_EQ(process_verdict, "agrees") << row;
+  // The virtual engine alone, against itself: the first source is the reference.
+  const drainsim::test::CliResult self =
+      drainsim("fidelity '" + file + "' --engines virtual,virtual --seeds 2");
+  ASSERT_EQ(self.code, 0) << self.err;
+  EXPECT_NE(self.out.find("0 of 18 comparisons differ"), std::string::npos) << self.out;
   EXPECT_EQ(drainsim("fidelity '" + file + "' --set worker.concurrency=0").code, 2);
+  EXPECT_EQ(drainsim("fidelity '" + file + "' --engines virtual,warp").code, 2);
+  EXPECT_EQ(drainsim("fidelity '" + file + "' --repeats 0").code, 2);
 }
 
 TEST_F(Cli, WorkerCmdPutsAnotherProgramInEveryPod) {

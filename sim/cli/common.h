@@ -77,4 +77,20 @@ CLI::Option* add_enum_option(CLI::App* cmd, const std::string& name, E& value,
       ->check(CLI::IsMember(all_names<E>()));
 }
 
+// A comma-separated list of E's names (or the option repeated), stored as enums in order.
+template <class E>
+CLI::Option* add_enum_list_option(CLI::App* cmd, const std::string& name, std::vector<E>& values,
+                                  const std::string& help) {
+  return cmd
+      ->add_option_function<std::vector<std::string>>(
+          name,
+          [&values](const std::vector<std::string>& texts) {
+            values.clear();
+            for (const std::string& t : texts) values.push_back(*from_name<E>(t));
+          },
+          help)
+      ->delimiter(',')
+      ->check(CLI::IsMember(all_names<E>()));
+}
+
 }  // namespace drainsim::cli

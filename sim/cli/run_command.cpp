@@ -30,6 +30,9 @@ struct RunArgs {
   std::string worker_cmd;
   std::string worker_log;
   ModelAccess access = ModelAccess::kLock;
+  // fidelity
+  std::size_t seeds = 10, repeats = 3;
+  std::vector<Engine> engines = {Engine::kVirtual, Engine::kRealtime, Engine::kProcess};
 };
 
 // What to run: the scenario, its seed and overrides.
@@ -193,32 +196,46 @@ int run(const RunArgs& args) {
   return 0;
 }
 
+// Virtual over --seeds seeds, realtime and process over --repeats runs each; repeat r
+// runs seed first + r, so every engine samples the same workloads.
 int fidelity(const RunArgs& args) {
   Scenario s;
   RunOptions options;
   if (!prepare(args, s, options)) return kBadInput;
-  std::vector<RunSummary> summaries;
-  std::vector<std::string> engines;
+  const std::uint64_t first = s.seed;
+  std::vector<FidelitySource> sources;
   bool audits_ok = true;
-  for (Engine e : {Engine::kVirtual, Engine::kRealtime, Engine::kProcess}) {
+  for (Engine e : args.engines) {
     options.engine = e;
-    RunOutput out;
-    int status = 0;
-    if (!run_or_explain(s, options, out, status)) return status;
-    if (!out.summary.audit.ok) {
-      audits_ok = false;
-      fmt::print(stderr, "error: the {} engine's audit failed:\n", to_string(e));
-      for (const std::string& err : out.summary.audit.errors) fmt::print(stderr, "  {}\n", err);
+    FidelitySource& source = sources.emplace_back(FidelitySource{to_string(e), {}});
+    const std::size_t runs = e == Engine::kVirtual ? args.seeds : args.repeats;
+    for (std::size_t r = 0; r < runs; ++r) {
+      s.seed = first + r;
+      RunOutput out;
+      int status = 0;
+      if (!run_or_explain(s, options, out, status)) return status;
+      if (!out.summary.audit.ok) {
+        audits_ok = false;
+        fmt::print(stderr, "error: the {} engine's audit failed for seed {}:\n", to_string(e),
+                   s.seed);
+        for (const std::string& err : out.summary.audit.errors) fmt::print(stderr, "  {}\n", err);
+      }
+      source.runs.push_back(std::move(out.summary));
     }
-    engines.push_back(to_string(e));
-    summaries.push_back(std::move(out.summary));
   }
+  const std::vector<FidelityRow> rows = fidelity_rows(sources);
   fmt::print(
-      "fidelity of scenario {} (seed {}), realtime and process at time scale {}, realtime with {} "
-      "job bodies, process with {}\n",
-      s.name, s.seed, options.time_scale, to_string(options.job_body),
+      "fidelity of scenario {}: virtual over seeds {}.., realtime and process over repeats (repeat "
+      "r runs seed {} + r) at time scale {}, realtime with {} job bodies, process with {}\n",
+      s.name, first, first, options.time_scale, to_string(options.job_body),
       options.worker_cmd.empty() ? std::string("drainsim-worker") : options.worker_cmd);
-  fmt::print("{}", fidelity_table(engines, fidelity_rows(summaries)));
+  fmt::print(
+      "mean ±half-width of the Student-t 95 % interval over the runs; verdicts from Welch's t "
+      "test at 95 % against {}\n\n",
+      sources.front().name);
+  fmt::print("{}", fidelity_table(sources, rows));
+  fmt::print("\n{} of {} comparisons differ\n", count_differences(rows),
+             rows.size() * (sources.size() - 1));
   return audits_ok ? 0 : kAuditFailed;
 }
 
@@ -234,6 +251,13 @@ void declare_run(CLI::App* cmd, RunArgs& args) {
 void declare_fidelity(CLI::App* cmd, RunArgs& args) {
   add_scenario_options(cmd, args);
   add_engine_options(cmd, args);
+  add_seeds_option(cmd, args.seeds, "virtual: runs over seeds SEED, SEED+1, ... (default 10)");
+  cmd->add_option("--repeats", args.repeats,
+                  "realtime, process: runs each, repeat r with seed SEED+r (default 3)")
+      ->check(CLI::Range(1, 1000));
+  add_enum_list_option(cmd, "--engines", args.engines,
+                       "The engines compared, the first the reference (default "
+                       "virtual,realtime,process)");
 }
 
 }  // namespace
@@ -242,10 +266,10 @@ void add_run_commands(CLI::App& app, std::vector<Command>& out) {
   out.push_back(subcommand(app, "run",
                            "Run one scenario (in virtual time unless --engine says otherwise)",
                            declare_run, run));
-  out.push_back(
-      subcommand(app, "fidelity",
-                 "Run a scenario on the virtual and real-time engines and compare the metrics",
-                 declare_fidelity, fidelity));
+  out.push_back(subcommand(app, "fidelity",
+                           "Run a scenario on several engines, over several seeds or repeats each, "
+                           "and compare the metrics as statistics",
+                           declare_fidelity, fidelity));
 }
 
 }  // namespace drainsim::cli
