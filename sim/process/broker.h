@@ -1,0 +1,55 @@
+// A throwaway broker for running a real job system (drainsim real): started for one run
+// in a fresh temporary directory, reachable only through a unix socket in it (no TCP
+// port, nothing beyond this machine), and stopped, reaped and removed with its directory
+// when the Broker is destroyed (a SIGTERM, then a SIGKILL after 5 s). It runs in
+// a process group of its own and dies with the thread that started it, so a crash or
+// Ctrl+C leaves nothing behind. Not thread-safe.
+#pragma once
+
+#include <sys/types.h>
+
+#include <array>
+#include <chrono>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+#include "base/names.h"
+
+namespace drainsim {
+
+enum class BrokerKind { kRedis };
+constexpr std::array<std::string_view, 1> names(BrokerKind) { return {"redis"}; }
+
+// Why a broker could not be had; the message says what to do (e.g. the Debian package to
+// install) or quotes the broker's log.
+struct BrokerError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+class Broker {
+ public:
+  // Starts one and waits until it answers, for up to `ready_wait`. Throws BrokerError.
+  Broker(BrokerKind kind, std::chrono::milliseconds ready_wait = std::chrono::seconds(10));
+  ~Broker();
+  Broker(const Broker&) = delete;
+  Broker& operator=(const Broker&) = delete;
+
+  BrokerKind kind() const { return kind_; }
+  // Its address, as its clients take it: redis "unix:///tmp/drainsim-broker-XXXXXX/redis.sock".
+  std::string url() const;
+  const std::string& socket_path() const { return socket_; }
+  const std::string& directory() const { return dir_; }
+  pid_t pid() const { return pid_; }
+  // True while it answers a ping.
+  bool alive() const;
+
+ private:
+  void stop();
+
+  BrokerKind kind_;
+  std::string dir_, socket_, log_;
+  pid_t pid_ = -1;
+};
+
+}  // namespace drainsim

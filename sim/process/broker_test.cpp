@@ -1,0 +1,90 @@
+// The throwaway broker: up and answering on a unix socket in its own directory, no TCP
+// port, two at once apart, and nothing left (process or directory) once it is destroyed.
+#include "process/broker.h"
+
+#include <signal.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include <gtest/gtest.h>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/local/stream_protocol.hpp>
+#include <boost/asio/read_until.hpp>
+#include <boost/asio/streambuf.hpp>
+#include <boost/asio/write.hpp>
+
+namespace drainsim {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Sends `command` (RESP inline) and returns the reply's first `lines` lines, joined by '|'.
+std::string ask(const std::string& socket, const std::string& command, int lines) {
+  namespace asio = boost::asio;
+  asio::io_context io;
+  asio::local::stream_protocol::socket s(io);
+  s.connect(asio::local::stream_protocol::endpoint(socket));
+  asio::write(s, asio::buffer(command + "\r\n"));
+  asio::streambuf buf;
+  std::string out;
+  for (int i = 0; i < lines; ++i) {
+    asio::read_until(s, buf, "\r\n");
+    std::istream in(&buf);
+    std::string line;
+    std::getline(in, line);
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    out += (i ? "|" : "") + line;
+  }
+  return out;
+}
+
+bool process_exists(pid_t pid) { return kill(pid, 0) == 0 || errno != ESRCH; }
+
+TEST(Broker, RedisAnswersOnAUnixSocketOnlyAndLeavesNothingBehind) {
+  pid_t pid = -1;
+  std::string dir;
+  {
+    const Broker redis(BrokerKind::kRedis);
+    pid = redis.pid();
+    dir = redis.directory();
+    EXPECT_TRUE(redis.alive());
+    EXPECT_EQ(redis.url(), "unix://" + redis.socket_path());
+    EXPECT_EQ(fs::path(redis.socket_path()).parent_path(), fs::path(dir));
+    EXPECT_EQ(ask(redis.socket_path(), "SET drainsim 1", 1), "+OK");
+    EXPECT_EQ(ask(redis.socket_path(), "GET drainsim", 2), "$1|1");
+    // No TCP port: "CONFIG GET port" answers *2 $4 port $1 0.
+    EXPECT_EQ(ask(redis.socket_path(), "CONFIG GET port", 5), "*2|$4|port|$1|0");
+    EXPECT_TRUE(process_exists(pid));
+  }
+  EXPECT_FALSE(process_exists(pid));
+  EXPECT_FALSE(fs::exists(dir));
+}
+
+TEST(Broker, TwoAtOnceAreApart) {
+  const Broker a(BrokerKind::kRedis), b(BrokerKind::kRedis);
+  EXPECT_NE(a.socket_path(), b.socket_path());
+  ask(a.socket_path(), "SET where a", 1);
+  EXPECT_EQ(ask(b.socket_path(), "GET where", 1), "$-1");  // b has no such key
+}
+
+TEST(Broker, AMissingProgramNamesItsPackage) {
+  const char* old = std::getenv("PATH");
+  const std::string saved = old ? old : "";
+  setenv("PATH", "/nonexistent", 1);
+  std::optional<std::string> error;
+  try {
+    const Broker redis(BrokerKind::kRedis);
+  } catch (const BrokerError& e) {
+    error = e.what();
+  }
+  setenv("PATH", saved.c_str(), 1);
+  ASSERT_TRUE(error.has_value());
+  EXPECT_NE(error->find("apt-get install redis-server"), std::string::npos) << *error;
+}
+
+}  // namespace
+}  // namespace drainsim
