@@ -111,13 +111,13 @@ FidelityVerdict welch_verdict(const std::vector<double>& a, const std::vector<do
 std::vector<FidelityRow> fidelity_rows(const std::vector<FidelitySource>& sources) {
   std::vector<FidelityRow> rows;
   for (const char* name : kMetrics) {
-    const Metric& m = metric(name);
     FidelityRow row{name, {}, {}};
     std::vector<std::vector<double>> samples;
     for (const FidelitySource& source : sources) {
       std::vector<double>& values = samples.emplace_back();
-      for (const RunSummary& s : source.runs) {
-        if (const std::optional<double> v = m.value(s)) values.push_back(*v);
+      for (const MetricValues& run : source.runs) {
+        const auto it = run.find(name);
+        if (it != run.end() && it->second) values.push_back(*it->second);
       }
       FidelityCell cell;
       cell.interval = student_t_95(values);

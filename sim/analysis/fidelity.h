@@ -11,14 +11,15 @@
 #include <vector>
 
 #include "base/stats.h"
-#include "model/run_summary.h"
+#include "model/metrics.h"
 
 namespace drainsim {
 
-// One side of the comparison: its name ("virtual") and the summaries of its runs.
+// One side of the comparison: its name ("virtual") and the metrics of its runs (from
+// run summaries, or read from results files).
 struct FidelitySource {
   std::string name;
-  std::vector<RunSummary> runs;
+  std::vector<MetricValues> runs;
 };
 
 // A metric in one source: its interval and range over the runs where it is not null.

@@ -42,12 +42,12 @@ TEST(Welch, NullOnOneSideOnlyDiffers) {
   EXPECT_EQ(welch_verdict({2.5}, {}).verdict, Verdict::kDiffers);
 }
 
-RunSummary with_loss(std::int64_t lost, std::optional<double> drain_p99) {
+MetricValues with_loss(std::int64_t lost, std::optional<double> drain_p99) {
   RunSummary s;
   s.jobs.enqueued = 10;
   s.jobs.lost = lost;
   if (drain_p99) s.drain_latency = Spread{1, *drain_p99, *drain_p99, *drain_p99};
-  return s;
+  return metric_values(s);
 }
 
 const FidelityRow& row_of(const std::vector<FidelityRow>& rows, const std::string& metric) {

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <tuple>
 
 #include <nlohmann/json.hpp>
 
@@ -189,6 +190,61 @@ TEST_F(Cli, FidelityComparesTheEnginesAsStatistics) {
   EXPECT_EQ(drainsim("fidelity '" + file + "' --set worker.concurrency=0").code, 2);
   EXPECT_EQ(drainsim("fidelity '" + file + "' --engines virtual,warp").code, 2);
   EXPECT_EQ(drainsim("fidelity '" + file + "' --repeats 0").code, 2);
+}
+
+TEST_F(Cli, FidelityComparesResultsFilesWithKnownVerdicts) {
+  // Six results files made by hand from one run: source a loses 10, 12 and 14 jobs, source
+  // b 20, 22 and 24 (Welch: difference 10 against noise 4.53, so they differ); their
+  // shutdown retries are 10, 12, 14 against 11, 13, 15 (difference 1: they agree).
+  const std::string scenario = write("ok.json", kValid);
+  ASSERT_EQ(drainsim("run '" + scenario + "' --out base.json").code, 0);
+  const nlohmann::json base = nlohmann::json::parse(slurp(dir_ / "base.json"));
+  std::string a, b;
+  for (int i = 0; i < 3; ++i) {
+    for (const auto& [side, loss, retries] :
+         {std::tuple{"a", 10 + 2 * i, 10 + 2 * i}, std::tuple{"b", 20 + 2 * i, 11 + 2 * i}}) {
+      nlohmann::json doc = base;
+      doc["summary"]["job_loss"] = loss;
+      doc["summary"]["shutdown_retries"] = retries;
+      const std::string name = std::string(side) + std::to_string(i) + ".json";
+      write(name, doc.dump());
+      std::string& list = std::string(side) == "a" ? a : b;
+      list += (list.empty() ? "" : ",") + (dir_ / name).string();
+    }
+  }
+  const drainsim::test::CliResult r =
+      drainsim("fidelity --from 'a=" + a + "' --from 'b=" + b + "'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto row = [&](const std::string& metric) {
+    std::istringstream lines(r.out);
+    for (std::string line; std::getline(lines, line);) {
+      if (line.rfind(metric + " ", 0) == 0) return line;
+    }
+    return std::string();
+  };
+  EXPECT_NE(row("job_loss").find("12 ±4.968"), std::string::npos) << r.out;
+  EXPECT_NE(row("job_loss").find("DIFFERS (+10, +83.3%)"), std::string::npos) << r.out;
+  EXPECT_NE(row("shutdown_retries").find("agrees (+1)"), std::string::npos) << r.out;
+  EXPECT_NE(row("jobs_completed").find("agrees"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("1 of 18 comparisons differ"), std::string::npos) << r.out;
+
+  // Bad sources: exit 2, saying which file and what.
+  const drainsim::test::CliResult one = drainsim("fidelity --from 'a=" + a + "'");
+  EXPECT_EQ(one.code, 2);
+  EXPECT_NE(one.err.find("at least two sources"), std::string::npos) << one.err;
+  const drainsim::test::CliResult missing =
+      drainsim("fidelity --from a=nosuch.json --from 'b=" + b + "'");
+  EXPECT_EQ(missing.code, 2);
+  EXPECT_NE(missing.err.find("nosuch.json: cannot open it"), std::string::npos) << missing.err;
+  nlohmann::json broken = base;
+  broken["summary"].erase("job_loss");
+  write("broken.json", broken.dump());
+  const drainsim::test::CliResult bad =
+      drainsim("fidelity --from a=" + (dir_ / "broken.json").string() + " --from 'b=" + b + "'");
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.err.find("broken.json: summary.job_loss: expected a number"), std::string::npos)
+      << bad.err;
+  EXPECT_EQ(drainsim("fidelity --from nameless --from 'b=" + b + "'").code, 2);
 }
 
 TEST_F(Cli, WorkerCmdPutsAnotherProgramInEveryPod) {

@@ -2,6 +2,8 @@
 // scenario on the virtual, real-time and process engines, metrics side by side).
 #include <chrono>
 #include <filesystem>
+#include <fstream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -10,12 +12,15 @@
 #include "analysis/fidelity.h"
 #include "cli/common.h"
 #include "io/atomic_file.h"
+#include "io/json_reader.h"
 #include "io/results.h"
 #include "io/scenario_reader.h"
 #include "run/simulation.h"
 
 namespace drainsim::cli {
 namespace {
+
+using nlohmann::json;
 
 struct RunArgs {
   std::string scenario;
@@ -31,6 +36,7 @@ struct RunArgs {
   std::string worker_log;
   ModelAccess access = ModelAccess::kLock;
   // fidelity
+  std::vector<std::string> from;
   std::size_t seeds = 10, repeats = 3;
   std::vector<Engine> engines = {Engine::kVirtual, Engine::kRealtime, Engine::kProcess};
 };
@@ -196,39 +202,86 @@ int run(const RunArgs& args) {
   return 0;
 }
 
-// Virtual over --seeds seeds, realtime and process over --repeats runs each; repeat r
-// runs seed first + r, so every engine samples the same workloads.
-int fidelity(const RunArgs& args) {
-  Scenario s;
-  RunOptions options;
-  if (!prepare(args, s, options)) return kBadInput;
-  const std::uint64_t first = s.seed;
-  std::vector<FidelitySource> sources;
-  bool audits_ok = true;
-  for (Engine e : args.engines) {
-    options.engine = e;
-    FidelitySource& source = sources.emplace_back(FidelitySource{to_string(e), {}});
-    const std::size_t runs = e == Engine::kVirtual ? args.seeds : args.repeats;
-    for (std::size_t r = 0; r < runs; ++r) {
-      s.seed = first + r;
-      RunOutput out;
-      int status = 0;
-      if (!run_or_explain(s, options, out, status)) return status;
-      if (!out.summary.audit.ok) {
-        audits_ok = false;
-        fmt::print(stderr, "error: the {} engine's audit failed for seed {}:\n", to_string(e),
-                   s.seed);
-        for (const std::string& err : out.summary.audit.errors) fmt::print(stderr, "  {}\n", err);
-      }
-      source.runs.push_back(std::move(out.summary));
+// A --from source: NAME=FILE[,FILE...], each file a results document.
+std::optional<FidelitySource> read_source(const std::string& spec) {
+  const std::size_t eq = spec.find('=');
+  if (eq == 0 || eq == std::string::npos || eq + 1 == spec.size()) {
+    fmt::print(stderr, "error: --from {}: expected NAME=FILE[,FILE...]\n", spec);
+    return std::nullopt;
+  }
+  FidelitySource source{spec.substr(0, eq), {}};
+  std::string_view files = std::string_view(spec).substr(eq + 1);
+  while (!files.empty()) {
+    const std::string file(files.substr(0, files.find(',')));
+    files.remove_prefix(std::min(files.size(), file.size() + 1));
+    std::ifstream in(file, std::ios::binary);
+    const json doc = in ? json::parse(in, nullptr, false) : json();
+    if (!in || doc.is_discarded() || !doc.is_object()) {
+      fmt::print(stderr, "error: {}: {}\n", file,
+                 in ? "not a drainsim results file (not a JSON object)" : "cannot open it");
+      return std::nullopt;
+    }
+    try {
+      source.runs.push_back(summary_values(doc.value("summary", json()), file));
+    } catch (const InputError& e) {
+      fmt::print(stderr, "error: {}\n", e.what());
+      return std::nullopt;
     }
   }
+  return source;
+}
+
+// The engines on the scenario (virtual over --seeds seeds, realtime and process over
+// --repeats runs each; repeat r runs seed SEED + r, so every engine samples the same
+// workloads), then the --from sources.
+int fidelity(const RunArgs& args) {
+  std::vector<FidelitySource> sources;
+  Scenario s;
+  RunOptions options;
+  bool audits_ok = true;
+  if (!args.scenario.empty()) {
+    if (!prepare(args, s, options)) return kBadInput;
+    const std::uint64_t first = s.seed;
+    for (Engine e : args.engines) {
+      options.engine = e;
+      FidelitySource& source = sources.emplace_back(FidelitySource{to_string(e), {}});
+      const std::size_t runs = e == Engine::kVirtual ? args.seeds : args.repeats;
+      for (std::size_t r = 0; r < runs; ++r) {
+        s.seed = first + r;
+        RunOutput out;
+        int status = 0;
+        if (!run_or_explain(s, options, out, status)) return status;
+        if (!out.summary.audit.ok) {
+          audits_ok = false;
+          fmt::print(stderr, "error: the {} engine's audit failed for seed {}:\n", to_string(e),
+                     s.seed);
+          for (const std::string& err : out.summary.audit.errors) {
+            fmt::print(stderr, "  {}\n", err);
+          }
+        }
+        source.runs.push_back(metric_values(out.summary));
+      }
+    }
+    fmt::print(
+        "fidelity of scenario {}: virtual over seeds {}.., realtime and process over repeats "
+        "(repeat r runs seed {} + r) at time scale {}, realtime with {} job bodies, process with "
+        "{}\n",
+        s.name, first, first, options.time_scale, to_string(options.job_body),
+        options.worker_cmd.empty() ? std::string("drainsim-worker") : options.worker_cmd);
+  }
+  for (const std::string& spec : args.from) {
+    std::optional<FidelitySource> source = read_source(spec);
+    if (!source) return kBadInput;
+    fmt::print("{}: {} results files\n", source->name, source->runs.size());
+    sources.push_back(std::move(*source));
+  }
+  if (sources.size() < 2) {
+    fmt::print(stderr,
+               "error: fidelity compares at least two sources: a scenario with two engines or "
+               "more, or --from\n");
+    return kBadInput;
+  }
   const std::vector<FidelityRow> rows = fidelity_rows(sources);
-  fmt::print(
-      "fidelity of scenario {}: virtual over seeds {}.., realtime and process over repeats (repeat "
-      "r runs seed {} + r) at time scale {}, realtime with {} job bodies, process with {}\n",
-      s.name, first, first, options.time_scale, to_string(options.job_body),
-      options.worker_cmd.empty() ? std::string("drainsim-worker") : options.worker_cmd);
   fmt::print(
       "mean ±half-width of the Student-t 95 % interval over the runs; verdicts from Welch's t "
       "test at 95 % against {}\n\n",
@@ -249,8 +302,14 @@ void declare_run(CLI::App* cmd, RunArgs& args) {
 }
 
 void declare_fidelity(CLI::App* cmd, RunArgs& args) {
-  add_scenario_options(cmd, args);
+  cmd->add_option("scenario", args.scenario, "Scenario file (JSON) to run on the --engines");
+  add_seed_option(cmd, args.seed, "Seed (overrides the scenario's)");
+  add_set_option(cmd, args.sets);
   add_engine_options(cmd, args);
+  cmd->add_option("--from", args.from,
+                  "A source read from results files: NAME=FILE[,FILE...] (repeatable; after the "
+                  "engines)")
+      ->allow_extra_args(false);
   add_seeds_option(cmd, args.seeds, "virtual: runs over seeds SEED, SEED+1, ... (default 10)");
   cmd->add_option("--repeats", args.repeats,
                   "realtime, process: runs each, repeat r with seed SEED+r (default 3)")

@@ -3,6 +3,7 @@
 #include <iterator>
 #include <stdexcept>
 
+#include "io/json_reader.h"
 #include "io/profile_json.h"
 
 #include <fmt/format.h>
@@ -212,6 +213,27 @@ void write_results(const json& results, const Timeline* timeline, const TextSink
   out(",\"warnings\":");
   out(warnings.dump());
   out("}");
+}
+
+MetricValues summary_values(const json& summary, const std::string& where) {
+  const auto find = [](const json& object, std::string_view key) -> const json* {
+    if (!object.is_object()) return nullptr;
+    const auto it = object.find(key);
+    return it == object.end() ? nullptr : &*it;
+  };
+  MetricValues out;
+  for (const Metric& m : metrics()) {
+    const bool grouped = !m.group().empty();
+    const json* v = find(summary, grouped ? m.group() : m.name);
+    // In a group: the group's member, or null for the whole group.
+    if (grouped && v != nullptr && !v->is_null()) v = find(*v, m.leaf());
+    if (v == nullptr || !(v->is_number() || (grouped && v->is_null()))) {
+      throw InputError(fmt::format("{}: summary.{}: expected a number{}", where, m.name,
+                                   grouped ? fmt::format(" (or summary.{} null)", m.group()) : ""));
+    }
+    out.emplace(m.name, v->is_null() ? std::nullopt : std::optional<double>(v->get<double>()));
+  }
+  return out;
 }
 
 std::string fnv1a64_hex(std::string_view bytes) {

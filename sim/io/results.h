@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "model/platform.h"
+#include "model/metrics.h"
 #include "model/recorder.h"
 #include "model/run_summary.h"
 #include "model/scenario.h"
@@ -28,6 +29,11 @@ std::string fnv1a64_hex(std::string_view bytes);
 
 // The results document's "timeline" object.
 nlohmann::json timeline_json(const Timeline& timeline);
+
+// The metrics (model/metrics.h) of a results document's "summary"; `where` names the
+// document in messages. Throws InputError naming the metric's JSON path when a metric is
+// missing or is not a number (null only where its group is).
+MetricValues summary_values(const nlohmann::json& summary, const std::string& where);
 
 // Receives text in pieces.
 using TextSink = std::function<void(std::string_view)>;

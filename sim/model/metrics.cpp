@@ -117,6 +117,12 @@ int Metric::decimals() const {
 
 std::span<const Metric> metrics() { return kMetrics; }
 
+MetricValues metric_values(const RunSummary& s) {
+  MetricValues out;
+  for (const Metric& m : kMetrics) out.emplace(m.name, m.value(s));
+  return out;
+}
+
 const Metric& metric(std::string_view name) {
   const auto it = std::lower_bound(std::begin(kMetrics), std::end(kMetrics), name,
                                    [](const Metric& m, std::string_view n) { return m.name < n; });

@@ -5,8 +5,11 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <optional>
 #include <span>
+#include <string>
 #include <string_view>
 
 #include "model/run_summary.h"
@@ -35,6 +38,10 @@ std::span<const Metric> metrics();
 
 // The metric named `name`; throws std::invalid_argument naming it when there is none.
 const Metric& metric(std::string_view name);
+
+// Every metric of a summary by name, nullopt where its group is null.
+using MetricValues = std::map<std::string, std::optional<double>, std::less<>>;
+MetricValues metric_values(const RunSummary& s);
 
 // A summary's metrics by name, as a sweep keeps them: the value of each metric, or, where
 // a whole group is null, the group's name mapped to nullopt.
