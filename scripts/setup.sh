@@ -18,7 +18,8 @@ packages=(
   libgtest-dev libbenchmark-dev
   python3 python3-jsonschema
   qt6-base-dev qt6-charts-dev libqt6opengl6-dev fonts-dejavu-core
-  redis-server  # a throwaway broker for the real systems (drainsim real), never the service
+  # The real systems (drainsim real) and a throwaway broker for them, never the service.
+  redis-server ruby-sidekiq
 )
 
 missing=()
