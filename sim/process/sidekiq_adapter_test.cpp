@@ -20,6 +20,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "io/adapter_events.h"
 #include "process/broker.h"
 #include "process/child_process.h"
 
@@ -105,6 +106,18 @@ TEST(SidekiqAdapter, TermInterruptsTheLongJobAfterTheTimeoutAndRequeuesIt) {
   const double after_term = interrupted["t"].get<double>() - term_at;
   EXPECT_GE(after_term, 0.45);
   EXPECT_LE(after_term, 1.5);
+  // The events reduce to drainsim's attempts: job 0 completed, job 1 interrupted, both on
+  // pod-0 in this process, nothing left open.
+  std::ifstream in(events_file);
+  const AdapterReport report = read_adapter_events(in, events_file, term_at, {});
+  ASSERT_EQ(report.attempts.size(), 2u);
+  EXPECT_EQ(report.attempts[0].job, 0u);
+  EXPECT_EQ(report.attempts[0].outcome, Outcome::kCompleted);
+  EXPECT_EQ(report.attempts[1].job, 1u);
+  EXPECT_EQ(report.attempts[1].outcome, Outcome::kInterrupted);
+  EXPECT_EQ(report.attempts[1].pod, 0);
+  EXPECT_EQ(report.attempts[1].worker, static_cast<WorkerId>(pid));
+  EXPECT_TRUE(report.in_flight.empty());
   // BasicFetch puts it back: one job left on queue:default.
   ASSERT_EQ(
       std::system(

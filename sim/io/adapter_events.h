@@ -1,0 +1,49 @@
+// What a real job system's adapter reports (adapters/README.md), reduced to the attempt
+// list drainsim's own recorder keeps. An adapter appends one JSON object per line:
+//   {"t": unix seconds, "pid", "worker": "pod-N", "event": "ready" | "quiet" | "shutdown"}
+//   {"t", "pid", "worker", "event": "start" | "end", "job", "attempt",
+//    "outcome": "completed" | "failed" | "interrupted"}            ("outcome" on "end")
+// An attempt is a start and the end with the same pid, job and attempt. One with no end
+// was cut short by its process: killed when the process died of a signal, abandoned when
+// it exited; one whose process still runs when the run ends is in flight.
+#pragma once
+
+#include <sys/types.h>
+
+#include <istream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "model/recorder.h"
+
+namespace drainsim {
+
+// How a worker process ended, in unix seconds.
+struct ProcessEnding {
+  double at = 0;
+  bool signalled = false;  // died of a signal (SIGKILL at the deadline, an OOM kill...)
+};
+
+// A lifecycle event of a worker process: "ready", "quiet" or "shutdown".
+struct LifecycleEvent {
+  Time at = 0;
+  int pod = -1;
+  pid_t pid = 0;
+  std::string event;
+};
+
+struct AdapterReport {
+  std::vector<AttemptRecord> attempts;    // ended attempts, by end time (then start, job)
+  std::vector<AttemptRecord> in_flight;   // started, their process alive at the end
+  std::vector<LifecycleEvent> lifecycle;  // in file order
+};
+
+// Reads an adapter's events. Times become run time: microseconds since `origin` (unix
+// seconds). `endings` holds the processes that ended, by pid. An attempt's worker is its
+// process's pid; its slot is unknown (-1). Throws InputError naming `where`, the line and
+// what was expected when a line is not such an event.
+AdapterReport read_adapter_events(std::istream& in, const std::string& where, double origin,
+                                  const std::map<pid_t, ProcessEnding>& endings);
+
+}  // namespace drainsim
