@@ -10,8 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "model/platform.h"
 #include "model/metrics.h"
+#include "model/platform.h"
 #include "model/recorder.h"
 #include "model/run_summary.h"
 #include "model/scenario.h"

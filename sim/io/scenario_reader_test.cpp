@@ -168,10 +168,11 @@ TEST(ScenarioLoaderTest, FieldOfAnotherKind) {
 }
 
 TEST(ScenarioLoaderTest, UnknownProfile) {
-  EXPECT_EQ(error_of(with(minimal(), "/worker/profile", "sidekick")),
-            "x.json: worker.profile: unknown profile \"sidekick\", expected one of ojs, ojs-go-sdk, "
-            "ojs-js-sdk, sidekiq, sidekiq-pro, river, bullmq, oban, faktory, celery, temporal, "
-            "graphile-worker, pg-boss, ductwork, naive");
+  EXPECT_EQ(
+      error_of(with(minimal(), "/worker/profile", "sidekick")),
+      "x.json: worker.profile: unknown profile \"sidekick\", expected one of ojs, ojs-go-sdk, "
+      "ojs-js-sdk, sidekiq, sidekiq-pro, river, bullmq, oban, faktory, celery, temporal, "
+      "graphile-worker, pg-boss, ductwork, naive");
 }
 
 TEST(ScenarioLoaderTest, ProfileOptionsAreCheckedAndFilledIn) {
