@@ -33,6 +33,9 @@ constexpr const char* kMetrics[] = {
     "job_latency_s.p99",
 };
 
+// Fewer runs than this show their range: a t interval over 2-4 runs is mostly t.
+constexpr std::size_t kIntervalRuns = 5;
+
 struct Moments {
   double n = 0, mean = 0, var = 0;  // var: the sample variance, 0 for one run
 };
@@ -61,7 +64,13 @@ std::string signed_text(double v) { return (v > 0 ? "+" : "") + show(v); }
 std::string cell_text(const FidelityCell& c, std::size_t runs) {
   if (c.interval.n == 0) return std::string(kNoValue);
   std::string out = show(c.interval.mean);
-  if (c.interval.half_width > 0) out += " ±" + show(c.interval.half_width);
+  if (c.min == c.max) {
+    // the runs agree: the mean alone
+  } else if (c.interval.n < kIntervalRuns) {
+    out += " [" + show(c.min) + ".." + show(c.max) + "]";
+  } else {
+    out += " ±" + show(c.interval.half_width);
+  }
   if (c.interval.n < runs) out += fmt::format(" (n={})", c.interval.n);
   return out;
 }

@@ -55,7 +55,8 @@ struct FidelityRow {
 // The compared metrics (model/metrics.h), in display order.
 std::vector<FidelityRow> fidelity_rows(const std::vector<FidelitySource>& sources);
 
-// A text table: a row per metric, each source's "mean ±half-width" (the mean alone when
+// A text table: a row per metric, each source's "mean ±half-width" over 5 runs or more,
+// "mean [min..max]" over 2-4 (a t interval over so few is mostly t), the mean alone when
 // the runs are equal, "(n=k)" added where only k runs had the metric, kNoValue where none
 // did), then for each later source its verdict
 // against the first: "agrees" or "DIFFERS", with the difference (and its percentage of

@@ -85,10 +85,21 @@ TEST(Fidelity, RowsHoldIntervalsRangesAndVerdicts) {
   const std::string table = fidelity_table(sources, rows);
   EXPECT_NE(table.find("virtual (n=3)"), std::string::npos) << table;
   EXPECT_NE(table.find("process vs virtual"), std::string::npos) << table;
-  EXPECT_NE(table.find("1 ±2.484"), std::string::npos) << table;
+  EXPECT_NE(table.find("1 [0..2]"), std::string::npos) << table;  // 3 runs: the range
   EXPECT_NE(table.find("agrees (+2)"), std::string::npos) << table;
   EXPECT_NE(table.find("5.500 (n=2)"), std::string::npos) << table;
   EXPECT_NE(table.find("DIFFERS (+0.500, +10.0%)"), std::string::npos) << table;
+}
+
+// From five runs up a cell shows the t interval: losses 0..4 have mean 2, s = 1.581,
+// half-width t(0.975, 4) * 1.581 / sqrt(5) = 2.776 * 0.7071 = 1.963.
+TEST(Fidelity, FiveRunsShowTheInterval) {
+  FidelitySource a{"virtual", {}};
+  for (int lost = 0; lost < 5; ++lost) a.runs.push_back(with_loss(lost, std::nullopt));
+  const FidelitySource b{"real", a.runs};
+  const std::string table = fidelity_table({a, b}, fidelity_rows({a, b}));
+  EXPECT_NE(table.find("2 ±1.963"), std::string::npos) << table;
+  EXPECT_EQ(table.find("DIFFERS"), std::string::npos) << table;
 }
 
 }  // namespace
