@@ -48,7 +48,6 @@ JobId Backend::enqueue(int queue, const JobSpec& spec) {
             JobState::kAvailable,
             true};
   job.ledger = recorder_.job_enqueued(id, rt_.now(), handle);
-  ++live_;
   make_available(handle, false);
   return id;
 }
@@ -351,7 +350,6 @@ void Backend::finish(std::uint32_t handle) {
   Job& job = jobs_[handle];
   job.live = false;
   jobs_.release(handle);
-  --live_;
 }
 
 void Backend::recover(std::uint32_t handle, ErrorKind why, bool counts_attempt, bool front) {

@@ -106,8 +106,8 @@ class Backend final : public TimerTarget, public BackendView {
   void checkpoint(const Lease& lease, Duration progress);
 
   // Jobs queued, waiting out a backoff, or active.
-  std::size_t unfinished() const { return live_; }
-  std::size_t live_jobs() const override { return live_; }
+  std::size_t unfinished() const { return jobs_.live(); }
+  std::size_t live_jobs() const override { return jobs_.live(); }
   std::optional<JobState> job_state(std::uint32_t handle, JobId id) const override;
   // Places held in all queues' wait lists (for tests: bounded by workers x queues).
   std::size_t wait_list_size() const;
@@ -190,7 +190,6 @@ class Backend final : public TimerTarget, public BackendView {
   Recorder& recorder_;
   BackendFaults faults_;
   Slab<Job> jobs_;
-  std::size_t live_ = 0;
   JobId next_id_ = 0;
   std::vector<Worker> workers_;
   std::vector<Queue> queues_;

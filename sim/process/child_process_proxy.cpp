@@ -286,9 +286,10 @@ json ChildProcessProxy::heartbeat(const json& body) {
   std::vector<Lease> active;
   if (const auto it = body.find("active_jobs"); it != body.end() && it->is_array()) {
     for (const json& id : *it) {
-      if (!id.is_string()) continue;
-      const auto h = held_.find(std::strtoull(id.get<std::string>().c_str(), nullptr, 10));
-      if (h != held_.end()) active.push_back(h->second.lease);
+      const std::optional<JobId> job =
+          id.is_string() ? parse_number<JobId>(id.get<std::string>()) : std::nullopt;
+      if (!job) continue;
+      if (const auto h = held_.find(*job); h != held_.end()) active.push_back(h->second.lease);
     }
   }
   fleet_.recorder.heartbeat(fleet_.rt.now(), pod_, worker_id_, reported);

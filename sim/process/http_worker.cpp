@@ -213,7 +213,7 @@ void HttpWorker::fetch(int count) {
         const json args = job.value("args", json::array());
         const json a = args.is_array() && !args.empty() ? args[0] : json::object();
         Lease lease;
-        lease.id = std::strtoull(job.value("id", "0").c_str(), nullptr, 10);
+        lease.id = parse_number<JobId>(job.value("id", "0")).value_or(0);
         lease.attempt = job.value("attempt", 1);
         lease.spec.work = std::max<Duration>(0, from_ms(a.value("duration_ms", json(0))));
         lease.spec.cancel_latency =
