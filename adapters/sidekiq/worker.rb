@@ -22,14 +22,15 @@ module Drainsim
   end
 
   # A drainsim job: sleeps `duration_s` seconds (the scenario's job duration), or fails
-  # after `fail_after_s` when that is given.
+  # after fails[attempt - 1] seconds when that is a number.
   class Job
     include Sidekiq::Worker
 
-    def perform(job, duration_s, fail_after_s = nil)
+    def perform(job, duration_s, fails = [])
       attempt = 1 + (@retry_count ? @retry_count + 1 : 0)
       fields = {job: job, jid: jid, attempt: attempt}
       Drainsim.event(fields.merge(event: "start"))
+      fail_after_s = fails[attempt - 1]
       if fail_after_s && fail_after_s < duration_s
         sleep(fail_after_s)
         Drainsim.event(fields.merge(event: "end", outcome: "failed"))
