@@ -111,32 +111,39 @@ void StrandRuntime::cancel(TimerId& id) {
 // timer: the earliest due (perhaps itself, perhaps one overdue longer), or none when an
 // earlier wake-up already fired every due timer (a timer cancelled after it expired).
 void StrandRuntime::fire() {
-  TimerTarget* target;
-  std::uint32_t tag;
-  std::uint64_t arg;
-  {
-    std::lock_guard lock(mu_);
-    if (halted_ || pending_.empty()) return;
-    const auto [at, seq, index] = *pending_.begin();
-    Slot& slot = slots_[index];
-    if (slot.timer->expiry() > Clock::now()) return;  // nothing due yet (asio's own test)
-    pending_.erase(pending_.begin());
-    if (record_lateness_) {
-      lateness_.push_back(
-          std::chrono::duration<double, std::micro>(Clock::now() - slot.timer->expiry()).count());
+  // Every timer due, earliest first. A wait's completion does not say which timer is
+  // due: the earliest may be another whose own completion is still queued (two threads
+  // can queue them out of order), and that one, once fired, may be rescheduled on the
+  // same slot, which cancels its queued completion. So each completion fires all that
+  // is due, and no timer waits for a completion that will not come.
+  while (true) {
+    TimerTarget* target;
+    std::uint32_t tag;
+    std::uint64_t arg;
+    {
+      std::lock_guard lock(mu_);
+      if (halted_ || pending_.empty()) return;
+      const auto [at, seq, index] = *pending_.begin();
+      Slot& slot = slots_[index];
+      if (slot.timer->expiry() > Clock::now()) return;  // nothing due yet (asio's own test)
+      pending_.erase(pending_.begin());
+      if (record_lateness_) {
+        lateness_.push_back(
+            std::chrono::duration<double, std::micro>(Clock::now() - slot.timer->expiry()).count());
+      }
+      target = slot.target;
+      tag = slot.tag;
+      arg = slot.arg;
+      slot.target = nullptr;
+      ++slot.generation;
+      free_.push_back(index);
     }
-    target = slot.target;
-    tag = slot.tag;
-    arg = slot.arg;
-    slot.target = nullptr;
-    ++slot.generation;
-    free_.push_back(index);
+    ++events_run_;
+    std::unique_lock<std::mutex> held;
+    if (lock_) held = std::unique_lock(*lock_);
+    target->on_timer(tag, arg);
+    if (after_each_) after_each_();
   }
-  ++events_run_;
-  std::unique_lock<std::mutex> held;
-  if (lock_) held = std::unique_lock(*lock_);
-  target->on_timer(tag, arg);
-  if (after_each_) after_each_();
 }
 
 void StrandRuntime::post(std::function<void()> fn) {
