@@ -12,7 +12,7 @@ reason in the commit message:
   scripts/golden.py BUILD/sim/drainsim SOURCE_DIR            # check (the ctest golden.outputs)
   scripts/golden.py BUILD/sim/drainsim SOURCE_DIR --update   # rewrite scripts/golden.txt
 
-Every case runs in a fresh temporary directory that links `scenarios/`, so the paths in
+Every case runs in a fresh temporary directory that links `scenarios/` and `adapters/`, so the paths in
 messages are the same wherever the checkout is. The wall-clock figure of `run`'s summary
 a sweep's elapsed time and the program's path in help texts are masked;
 nothing else is.
@@ -142,7 +142,7 @@ def cases(c, source):
           files=["fault.json"], mask_wall=True)
 
     c.run("help", ["--help"])
-    for sub in ("run", "fidelity", "compare", "sweep", "merge", "tune", "validate", "profiles",
+    for sub in ("run", "real", "fidelity", "compare", "sweep", "merge", "tune", "validate", "profiles",
                 "conformance", "export"):
         c.run(f"help/{sub}", [sub, "--help"])
     c.run("version", ["--version"])
@@ -206,6 +206,11 @@ def cases(c, source):
     c.run("error/run-inject-fault", ["run", "scenarios/oom-kill.json", "--inject-fault", "x"])
     c.run("error/run-worker-cmd", ["run", "scenarios/oom-kill.json", "--worker-cmd", "true"])
     c.run("error/run-engine", ["run", "scenarios/oom-kill.json", "--engine", "quantum"])
+    c.run("error/real-unknown-system", ["real", "scenarios/oom-kill.json", "--system", "resque",
+                                        "--adapters", "adapters"])
+    c.run("error/real-not-honoured", ["real", "scenarios/oom-kill.json", "--system", "sidekiq",
+                                      "--adapters", "adapters"])
+    c.run("error/real-no-system", ["run", "scenarios/oom-kill.json", "--engine", "real"])
     c.run("error/profiles-unknown", ["profiles", "sidekik"])
     c.run("error/conformance-unknown", ["conformance", "--profile", "sidekik"])
     c.run("error/compare-unknown", ["compare", "scenarios/oom-kill.json", "--profiles",
@@ -246,6 +251,7 @@ def main():
     source = os.path.abspath(args.source)
     with tempfile.TemporaryDirectory(prefix="drainsim-golden-") as work:
         os.symlink(os.path.join(source, "scenarios"), os.path.join(work, "scenarios"))
+        os.symlink(os.path.join(source, "adapters"), os.path.join(work, "adapters"))
         c = Cases(drainsim, source, work)
         cases(c, source)
     got = c.lines

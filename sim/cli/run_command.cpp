@@ -1,5 +1,6 @@
-// `drainsim run` (one scenario, a summary, the results file) and `drainsim fidelity` (the
-// scenario on the virtual, real-time and process engines, metrics side by side).
+// `drainsim run` (one scenario, a summary, the results file), `drainsim real` (the scenario
+// on a real job system, over repeats) and `drainsim fidelity` (the scenario on several
+// engines and results files, metrics side by side as statistics).
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -15,6 +16,7 @@
 #include "io/json_reader.h"
 #include "io/results.h"
 #include "io/scenario_reader.h"
+#include "run/real_run.h"
 #include "run/simulation.h"
 
 namespace drainsim::cli {
@@ -35,7 +37,12 @@ struct RunArgs {
   std::string worker_cmd;
   std::string worker_log;
   ModelAccess access = ModelAccess::kLock;
-  // fidelity
+  // real
+  std::string system;
+  std::string adapters;
+  std::string keep;
+  std::string out_dir = "results/real";
+  // real, fidelity
   std::vector<std::string> from;
   std::size_t seeds = 10, repeats = 3;
   std::vector<Engine> engines = {Engine::kVirtual, Engine::kRealtime, Engine::kProcess};
@@ -136,6 +143,26 @@ bool prepare(const RunArgs& args, Scenario& s, RunOptions& options) {
   options.worker_log = args.worker_log;
   options.time_scale = args.time_scale;
   options.job_body = args.job_body;
+  options.system = args.system;
+  options.adapters = args.adapters;
+  options.keep = args.keep;
+  options.progress = [](const std::string& line) { fmt::print(stderr, "real: {}\n", line); };
+  if (options.engine == Engine::kReal || !args.system.empty()) {
+    if (args.system.empty()) {
+      fmt::print(stderr, "error: the real engine needs --system NAME\n");
+      return false;
+    }
+    try {
+      const SystemManifest system = find_system(options);
+      const std::vector<std::string> bad = not_honoured(s, system);
+      for (const std::string& line : bad)
+        fmt::print(stderr, "error: {}: {}\n", args.scenario, line);
+      if (!bad.empty()) return false;
+    } catch (const std::exception& e) {  // RunError, InputError
+      fmt::print(stderr, "error: {}\n", e.what());
+      return false;
+    }
+  }
   return true;
 }
 
@@ -144,19 +171,45 @@ bool prepare(const RunArgs& args, Scenario& s, RunOptions& options) {
 bool run_or_explain(const Scenario& s, const RunOptions& options, RunOutput& out, int& status) {
   try {
     out = run_scenario(s, options);
-  } catch (const RunError& e) {
+  } catch (const std::exception& e) {  // RunError, SystemMissing, InputError
     fmt::print(stderr, "error: {}\n", e.what());
     status = kBadInput;
     return false;
   }
   if (out.interrupted) {
-    fmt::print(stderr,
-               "interrupted at {:.1f}s (simulated); {} worker process(es) killed and reaped\n",
-               to_seconds(out.ended_at), out.processes_left);
+    fmt::print(stderr, "interrupted at {:.1f}s ({}); {} worker process(es) killed and reaped\n",
+               to_seconds(out.ended_at), options.engine == Engine::kReal ? "real" : "simulated",
+               out.processes_left);
     status = kInterrupted;
     return false;
   }
   return true;
+}
+
+// Writes the results file and prints the summary; the exit status: the audit's, or
+// kBadInput when the file cannot be written.
+int report(const Scenario& s, const RunOptions& options, const RunOutput& out,
+           const std::string& path, double wall) {
+  const bool written = write_whole(path, [&](std::ostream& f) {
+    if (out.timeline) {  // compact, streamed: an indented timeline would be far larger
+      write_results(out.results, out.timeline.get(), [&](std::string_view piece) { f << piece; });
+    } else {
+      f << out.results.dump(2);
+    }
+    f << '\n';
+  });
+  if (!written) {
+    fmt::print(stderr, "error: {}: cannot write the results file\n", path);
+    return kBadInput;
+  }
+  print_summary(s, options.engine, out, path, wall);
+  if (!out.summary.audit.ok) {
+    fmt::print(stderr, "error: the audit failed: {} jobs or totals do not balance\n",
+               out.summary.audit.error_count);
+    for (const std::string& e : out.summary.audit.errors) fmt::print(stderr, "  {}\n", e);
+    return kAuditFailed;
+  }
+  return 0;
 }
 
 int run(const RunArgs& args) {
@@ -180,26 +233,36 @@ int run(const RunArgs& args) {
     std::filesystem::create_directories("results");
     path = fmt::format("results/{}-{}.json", s.name, s.seed);
   }
-  const bool written = write_whole(path, [&](std::ostream& f) {
-    if (out.timeline) {  // compact, streamed: an indented timeline would be far larger
-      write_results(out.results, out.timeline.get(), [&](std::string_view piece) { f << piece; });
-    } else {
-      f << out.results.dump(2);
-    }
-    f << '\n';
-  });
-  if (!written) {
-    fmt::print(stderr, "error: {}: cannot write the results file\n", path);
-    return kBadInput;
+  return report(s, options, out, path, wall);
+}
+
+// `drainsim real`: the scenario on a real system, repeat r with seed SEED + r, each run's
+// results in --out-dir.
+int real(const RunArgs& args) {
+  Scenario s;
+  RunOptions options;
+  RunArgs with_engine = args;
+  with_engine.engine = Engine::kReal;
+  if (!prepare(with_engine, s, options)) return kBadInput;
+  std::error_code ec;
+  std::filesystem::create_directories(args.out_dir, ec);
+  const std::uint64_t first = s.seed;
+  int status = 0;
+  for (std::size_t r = 0; r < args.repeats; ++r) {
+    s.seed = first + r;
+    options.repeat = static_cast<int>(r);
+    const auto t0 = std::chrono::steady_clock::now();
+    RunOutput out;
+    int failed = 0;
+    if (!run_or_explain(s, options, out, failed)) return failed;
+    const double wall =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const std::string path =
+        fmt::format("{}/{}-{}-{}.json", args.out_dir, s.name, args.system, s.seed);
+    status = std::max(status, report(s, options, out, path, wall));
+    if (status == kBadInput) return status;
   }
-  print_summary(s, options.engine, out, path, wall);
-  if (!out.summary.audit.ok) {
-    fmt::print(stderr, "error: the audit failed: {} jobs or totals do not balance\n",
-               out.summary.audit.error_count);
-    for (const std::string& e : out.summary.audit.errors) fmt::print(stderr, "  {}\n", e);
-    return kAuditFailed;
-  }
-  return 0;
+  return status;
 }
 
 // A --from source: NAME=FILE[,FILE...], each file a results document.
@@ -292,13 +355,38 @@ int fidelity(const RunArgs& args) {
   return audits_ok ? 0 : kAuditFailed;
 }
 
+// The real system: which, and where its adapter is.
+void add_system_options(CLI::App* cmd, RunArgs& args) {
+  cmd->add_option("--system", args.system,
+                  "real: the system (an adapter's name: sidekiq, bullmq, celery-redis, ...)");
+  cmd->add_option("--adapters", args.adapters,
+                  "real: the adapters' folder (default $DRAINSIM_ADAPTERS, else the source "
+                  "tree's adapters/)");
+}
+
 void declare_run(CLI::App* cmd, RunArgs& args) {
   add_scenario_options(cmd, args);
   cmd->add_flag("--timeline", args.timeline, "Record the timeline in the results");
   cmd->add_option("--out", args.out, "Results file (default results/<name>-<seed>.json)");
   add_enum_option(cmd, "--engine", args.engine, "virtual (default), realtime or process");
   add_engine_options(cmd, args);
+  add_system_options(cmd, args);
   add_fault_option(cmd, args.fault);
+}
+
+void declare_real(CLI::App* cmd, RunArgs& args) {
+  add_scenario_options(cmd, args);
+  add_system_options(cmd, args);
+  cmd->get_option("--system")->required();
+  args.repeats = 1;
+  cmd->add_option("--repeats", args.repeats, "Runs, repeat r with seed SEED+r (default 1)")
+      ->check(CLI::Range(1, 1000));
+  cmd->add_flag("--timeline", args.timeline, "Record the timeline in the results");
+  cmd->add_option("--out-dir", args.out_dir,
+                  "Folder for the results, one file per repeat: NAME-SYSTEM-SEED.json (default "
+                  "results/real)");
+  cmd->add_option("--keep", args.keep,
+                  "Copy each run's adapter events and program logs into this folder");
 }
 
 void declare_fidelity(CLI::App* cmd, RunArgs& args) {
@@ -306,13 +394,14 @@ void declare_fidelity(CLI::App* cmd, RunArgs& args) {
   add_seed_option(cmd, args.seed, "Seed (overrides the scenario's)");
   add_set_option(cmd, args.sets);
   add_engine_options(cmd, args);
+  add_system_options(cmd, args);
   cmd->add_option("--from", args.from,
                   "A source read from results files: NAME=FILE[,FILE...] (repeatable; after the "
                   "engines)")
       ->allow_extra_args(false);
   add_seeds_option(cmd, args.seeds, "virtual: runs over seeds SEED, SEED+1, ... (default 10)");
   cmd->add_option("--repeats", args.repeats,
-                  "realtime, process: runs each, repeat r with seed SEED+r (default 3)")
+                  "realtime, process, real: runs each, repeat r with seed SEED+r (default 3)")
       ->check(CLI::Range(1, 1000));
   add_enum_list_option(cmd, "--engines", args.engines,
                        "The engines compared, the first the reference (default "
@@ -325,6 +414,10 @@ void add_run_commands(CLI::App& app, std::vector<Command>& out) {
   out.push_back(subcommand(app, "run",
                            "Run one scenario (in virtual time unless --engine says otherwise)",
                            declare_run, run));
+  out.push_back(subcommand(app, "real",
+                           "Run a scenario on a real job system (its real library on a throwaway "
+                           "broker, in real time), over repeats",
+                           declare_real, real));
   out.push_back(subcommand(app, "fidelity",
                            "Run a scenario on several engines, over several seeds or repeats each, "
                            "and compare the metrics as statistics",

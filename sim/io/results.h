@@ -18,7 +18,7 @@
 
 namespace drainsim {
 
-inline constexpr const char* kResultsSchemaVersion = "1.1";
+inline constexpr const char* kResultsSchemaVersion = "1.2";
 
 // The document without the timeline (see timeline_json and write_results).
 nlohmann::json build_results(const Scenario& scenario, const RunSummary& summary,

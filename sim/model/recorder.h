@@ -157,6 +157,9 @@ class Recorder {
   void signal(Time now, int pod, Signal signal, bool delivered, const char* source);
   void remaining(Time now, int pod, WorkerId worker, int remaining);
   void warning(std::string text) { warnings_.push_back(std::move(text)); }
+  // An imbalance found outside the recorder (a real broker's word against the attempts):
+  // fails the audit, naming its job.
+  void audit_error(std::string text);
 
   // --- from worker processes (timeline only): heartbeats sent and job reports made
   void heartbeat(Time now, int pod, WorkerId worker, Directive state);
@@ -207,7 +210,6 @@ class Recorder {
   void count_job(const Entry& e);
   void release(std::uint32_t ledger);
   void sample_series(Time now);
-  void audit_error(std::string text);
 
   bool timeline_;
   Slab<Entry> entries_;

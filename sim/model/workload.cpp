@@ -2,12 +2,15 @@
 
 namespace drainsim {
 
-Workload::Workload(Runtime& runtime, const WorkloadConfig& config, Time until, Backend& backend)
+JobSink enqueue_into(Backend& backend, const std::string& queue) {
+  return [&backend, q = backend.queue(queue)](const JobSpec& spec) { backend.enqueue(q, spec); };
+}
+
+Workload::Workload(Runtime& runtime, const WorkloadConfig& config, Time until, JobSink sink)
     : rt_(runtime),
       config_(config),
       until_(until),
-      backend_(backend),
-      queue_(backend.queue(config.queue)),
+      sink_(std::move(sink)),
       arrivals_(config.arrival),
       durations_(config.job_duration) {}
 
@@ -36,7 +39,7 @@ void Workload::on_timer(std::uint32_t /*tag*/, std::uint64_t /*arg*/) {
     spec.cooperative = config_.cancel.cooperative_fraction >= 1.0 ||
                        behaviour.bernoulli(config_.cancel.cooperative_fraction);
     spec.cancel_latency = config_.cancel.latency;
-    backend_.enqueue(queue_, spec);
+    sink_(spec);
     next_ = arrivals_.next(rt_.rng(Stream::kArrivals));
   }
   arm();

@@ -1,6 +1,10 @@
 // Workload: creates the scenario's jobs at their arrival times (until the scenario's
-// duration) and enqueues them, each with its sampled duration and cancel behaviour.
+// duration) and hands them to a JobSink, each with its sampled duration and cancel
+// behaviour: the in-process backend's queue, or a real system's enqueuer.
 #pragma once
+
+#include <functional>
+#include <string>
 
 #include "engine/runtime.h"
 #include "model/backend.h"
@@ -9,10 +13,16 @@
 
 namespace drainsim {
 
+// Takes one arriving job.
+using JobSink = std::function<void(const JobSpec&)>;
+
+// Enqueues onto `queue` of `backend`.
+JobSink enqueue_into(Backend& backend, const std::string& queue);
+
 class Workload final : public TimerTarget {
  public:
   // Arrivals fall in [0, until).
-  Workload(Runtime& runtime, const WorkloadConfig& config, Time until, Backend& backend);
+  Workload(Runtime& runtime, const WorkloadConfig& config, Time until, JobSink sink);
 
   void start();
   // No arrival is left to come.
@@ -26,8 +36,7 @@ class Workload final : public TimerTarget {
   Runtime& rt_;
   const WorkloadConfig& config_;
   Time until_;
-  Backend& backend_;
-  int queue_;
+  JobSink sink_;
   ArrivalSampler arrivals_;
   DurationSampler durations_;
   Time next_ = kNever;

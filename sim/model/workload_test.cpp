@@ -27,7 +27,8 @@ TEST(Workload, ConstantArrivalsFillTheHalfOpenWindow) {
   Recorder recorder(false);
   Backend backend(rt, BackendConfig{}, BackendMechanisms{}, recorder);
   const WorkloadConfig w = ten_per_second();
-  Workload workload(rt, w, kSecond, backend);  // arrivals at 0, 0.1, ..., 0.9 s
+  Workload workload(rt, w, kSecond,
+                    enqueue_into(backend, w.queue));  // arrivals at 0, 0.1, ..., 0.9 s
   workload.start();
   rt.run_until(10 * kSecond);
   EXPECT_TRUE(workload.done());
@@ -43,7 +44,7 @@ TEST(Workload, ALateArrivalTimerEnqueuesNothingPastTheDuration) {
   Recorder recorder(false);
   Backend backend(*rt, BackendConfig{}, BackendMechanisms{}, recorder);
   const WorkloadConfig w = ten_per_second();
-  Workload workload(*rt, w, kSecond, backend);
+  Workload workload(*rt, w, kSecond, enqueue_into(backend, w.queue));
   std::promise<void> done;
   asio.start();
   rt->post([&] {

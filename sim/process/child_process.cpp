@@ -62,8 +62,9 @@ pid_t spawn(const SpawnSpec& spec) {
       dup2(fd, 2);
       close(fd);
     }
-    const int devnull = open("/dev/null", O_RDONLY);
-    if (devnull >= 0) dup2(devnull, 0);
+    if (spec.stdout_fd >= 0) dup2(spec.stdout_fd, 1);
+    const int in = spec.stdin_fd >= 0 ? spec.stdin_fd : open("/dev/null", O_RDONLY);
+    if (in >= 0) dup2(in, 0);
     execvpe(argp[0], argp.data(), envp.data());
     const int e = errno;
     ssize_t ignored = write(err_pipe[1], &e, sizeof e);
@@ -80,6 +81,44 @@ pid_t spawn(const SpawnSpec& spec) {
     throw std::runtime_error(fmt::format("cannot run {}: {}", spec.argv[0], strerror(e)));
   }
   return pid;
+}
+
+std::string shell_quote(const std::string& text) {
+  std::string out = "'";
+  for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+std::vector<std::string> pid1_shell_argv(const std::string& command) {
+  return {"/bin/sh", "-c", "trap : TERM INT QUIT HUP TSTP CONT; " + command + "; exit $?"};
+}
+
+int posix_signal(Signal s) {
+  switch (s) {
+    case Signal::kTerm:
+      return SIGTERM;
+    case Signal::kInt:
+      return SIGINT;
+    case Signal::kTstp:
+      return SIGTSTP;
+    case Signal::kCont:
+      return SIGCONT;
+    case Signal::kKill:
+      return SIGKILL;
+    case Signal::kQuit:
+      return SIGQUIT;
+  }
+  return SIGKILL;
+}
+
+void deliver_signal(pid_t child, pid_t worker, Signal signal, SignalTarget target) {
+  if (child <= 0) return;
+  const int number = posix_signal(signal);
+  if (target == SignalTarget::kPid1) {
+    kill(signal == Signal::kKill ? -child : child, number);  // a container kill takes it all
+  } else {
+    kill(worker > 0 ? worker : child, number);
+  }
 }
 
 Reaper::Reaper(boost::asio::any_io_executor executor, OnExit on_exit)

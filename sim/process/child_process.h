@@ -23,16 +23,37 @@
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/signal_set.hpp>
 
+#include "model/process_handle.h"
+#include "model/signals.h"
+
 namespace drainsim {
 
 struct SpawnSpec {
   std::vector<std::string> argv;  // argv[0] is looked up in PATH
   std::vector<std::string> env;   // "NAME=value", the whole environment
   std::string output;             // file that gets the child's stdout and stderr (appended)
+  int stdin_fd = -1;   // when set, the child's stdin (else /dev/null); the caller closes it
+  int stdout_fd = -1;  // when set, the child's stdout (stderr still goes to `output`)
 };
 
 // Starts the child; throws std::runtime_error naming the program when it cannot.
 pid_t spawn(const SpawnSpec& spec);
+
+// `text` quoted for /bin/sh.
+std::string shell_quote(const std::string& text);
+
+// The argv of a shell as a container's PID 1 that runs `command` (a shell command line):
+// it neither dies of TERM, INT, QUIT, HUP, TSTP or CONT nor passes them on (a trap, unlike
+// an ignored signal, is not inherited by the command), and exits with the command's code.
+std::vector<std::string> pid1_shell_argv(const std::string& command);
+
+// The POSIX number of `signal`.
+int posix_signal(Signal signal);
+
+// Sends `signal` as a container's runtime does: aimed at PID 1 it reaches `child` (the
+// process spawned), a SIGKILL taking the child's whole process group; aimed at the worker
+// it reaches `worker` (`child` when not known yet, <= 0).
+void deliver_signal(pid_t child, pid_t worker, Signal signal, SignalTarget target);
 
 // How a child ended, decoded from its wait status.
 struct ChildExit {

@@ -18,24 +18,6 @@ namespace {
 
 enum Tag : std::uint32_t { kWaitTimeout };
 
-int posix_signal(Signal s) {
-  switch (s) {
-    case Signal::kTerm:
-      return SIGTERM;
-    case Signal::kInt:
-      return SIGINT;
-    case Signal::kTstp:
-      return SIGTSTP;
-    case Signal::kCont:
-      return SIGCONT;
-    case Signal::kKill:
-      return SIGKILL;
-    case Signal::kQuit:
-      return SIGQUIT;
-  }
-  return SIGKILL;
-}
-
 const json& field(const json& body, const char* name) {
   const auto it = body.find(name);
   if (it == body.end())
@@ -92,10 +74,7 @@ void ChildProcessProxy::start() {
   const WorkerConfig& w = fleet_.scenario.worker;
   SpawnSpec spec = fleet_.program;
   if (fleet_.scenario.platform.pid1_shell) {
-    // Like a shell at PID 1: it neither dies of these signals nor passes them on (a
-    // trap, unlike an ignored signal, is not inherited by the worker).
-    spec.argv = {"/bin/sh", "-c",
-                 "trap : TERM INT QUIT HUP TSTP CONT; " + fleet_.shell + "; exit $?"};
+    spec.argv = pid1_shell_argv(fleet_.shell);
   }
   std::string queues;
   for (const std::string& q : w.queues) queues += (queues.empty() ? "" : ",") + q;
@@ -126,14 +105,8 @@ void ChildProcessProxy::start() {
 }
 
 void ChildProcessProxy::deliver(Signal signal, SignalTarget target) {
-  if (!alive_ || pid_ <= 0) return;
-  const int number = posix_signal(signal);
-  if (target == SignalTarget::kPid1) {
-    // A container kill takes every process in it.
-    ::kill(signal == Signal::kKill ? -pid_ : pid_, number);
-  } else {
-    ::kill(worker_pid_ > 0 ? worker_pid_ : pid_, number);
-  }
+  if (!alive_) return;
+  deliver_signal(pid_, worker_pid_, signal, target);
   const bool swallowed = target == SignalTarget::kPid1 && fleet_.scenario.platform.pid1_shell;
   if ((signal == Signal::kTerm || signal == Signal::kInt) && !swallowed) term_delivered_ = true;
 }

@@ -18,13 +18,6 @@ HttpResponse error_response(int status, const std::string& code, const std::stri
   return HttpResponse{status, json{{"error", {{"code", code}, {"message", message}}}}.dump()};
 }
 
-// `text` quoted for /bin/sh.
-std::string shell_quote(const std::string& text) {
-  std::string out = "'";
-  for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
 }  // namespace
 
 ProcessEngineServer::ProcessEngineServer(StrandRuntime& rt, boost::asio::io_context& io,

@@ -17,6 +17,7 @@
 #include "model/workload.h"
 #include "process/process_engine_server.h"
 #include "profiles/profile.h"
+#include "run/real_run.h"
 
 namespace drainsim {
 
@@ -61,7 +62,7 @@ struct Run {
                                  o.engine == Engine::kVirtual ? JobBody::kTimer : o.job_body,
                                  o.time_scale)),
         script(s, platform),
-        workload(rt, s.workload, s.duration, backend) {}
+        workload(rt, s.workload, s.duration, enqueue_into(backend, s.workload.queue)) {}
 
   // Initial pods first, then scripted events, then arrivals: at t=0 events run first.
   void start() {
@@ -292,6 +293,8 @@ RunOutput run_scenario(const Scenario& scenario, const RunOptions& options) {
       return run_realtime(scenario, options);
     case Engine::kProcess:
       return run_process(scenario, options);
+    case Engine::kReal:
+      return run_real(scenario, options);
   }
   return {};
 }

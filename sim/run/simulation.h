@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -25,9 +26,10 @@ enum class Engine {
   kVirtual,   // discrete-event, one thread, deterministic
   kRealtime,  // Boost.Asio on real threads, time scaled to the wall clock
   kProcess,   // as realtime, with every worker a real process speaking HTTP
+  kReal,      // a real job system's workers on a real broker, in real time (run/real_run.h)
 };
-constexpr std::array<std::string_view, 3> names(Engine) {
-  return {"virtual", "realtime", "process"};
+constexpr std::array<std::string_view, 4> names(Engine) {
+  return {"virtual", "realtime", "process", "real"};
 }
 inline const char* to_string(Engine e) { return name_of(e).data(); }
 
@@ -50,12 +52,22 @@ struct RunOptions {
   std::string worker_cmd;     // process: a shell command line run instead of it
   std::string worker_log;     // process: file for the workers' output (default: none)
   BackendFaults faults;       // test-only
+  std::string system;         // real: the system (an adapter's system.json "system")
+  std::string adapters;       // real: the adapters' folder (default: the source tree's)
+  int repeat = 0;             // real: which repeat this is (recorded in the results)
+  std::string keep;           // real: copy the events file and the programs' logs here
+  // real: told what is being started (the broker and its folder), for the user
+  std::function<void(const std::string&)> progress;
 };
 
 // Thrown when a run cannot go on (a worker program that cannot be started); the message
 // says why. A run the user interrupts ends early, normally, with `interrupted` set.
 struct RunError : std::runtime_error {
   using std::runtime_error::runtime_error;
+};
+// The real system (or its broker) is not installed; the message says what to install.
+struct SystemMissing : RunError {
+  using RunError::RunError;
 };
 
 struct RunOutput {
@@ -65,8 +77,8 @@ struct RunOutput {
   std::shared_ptr<const Timeline> timeline;  // with RunOptions::stream_timeline
   std::uint64_t events = 0;
   Time ended_at = 0;
-  int processes_left = 0;    // process: workers still running at the end, killed and reaped
-  bool interrupted = false;  // process: SIGINT or SIGTERM ended the run; results are partial
+  int processes_left = 0;    // process, real: workers still running at the end, killed, reaped
+  bool interrupted = false;  // process, real: SIGINT or SIGTERM ended it; results are partial
 };
 
 RunOutput run_scenario(const Scenario& scenario, const RunOptions& options = {});

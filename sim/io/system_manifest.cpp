@@ -1,0 +1,198 @@
+#include "io/system_manifest.h"
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "io/json_reader.h"
+#include "io/scenario_writer.h"
+#include "profiles/profile.h"
+
+namespace drainsim {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::vector<std::string> strings(const Reader& r, std::string_view key, bool non_empty) {
+  std::vector<std::string> out;
+  const json& list = r.array(key, "a list of strings", non_empty);
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    if (!list[i].is_string()) {
+      r.context().expected(fmt::format("{}[{}]", r.at(key), i), "a string", list[i]);
+    }
+    out.push_back(list[i].get<std::string>());
+  }
+  return out;
+}
+
+// Every leaf under `j` as "path" -> value.
+void flatten(const json& j, const std::string& path, std::map<std::string, json>& out) {
+  if (j.is_object() && !j.empty()) {
+    for (const auto& [k, v] : j.items()) flatten(v, path + "." + k, out);
+  } else {
+    out[path] = j;
+  }
+}
+
+bool honoured(const std::string& path, const std::vector<std::string>& honours) {
+  for (const std::string& h : honours) {
+    if (path == h || path.rfind(h + ".", 0) == 0) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+SystemManifest read_manifest(const std::string& folder) {
+  const std::string file = (fs::path(folder) / "system.json").string();
+  std::ifstream in(file);
+  if (!in) throw InputError(fmt::format("{}: cannot read it", file));
+  std::stringstream text;
+  text << in.rdbuf();
+  const Context c(file);
+  json root;
+  try {
+    root = json::parse(text.str());
+  } catch (const json::parse_error& e) {
+    c.fail("", fmt::format("not JSON: {}", e.what()));
+  }
+  if (!root.is_object()) c.expected("", "a JSON object", root);
+  const Reader r(c, root, "");
+  r.allow({"system", "profile", "broker", "packages", "worker", "enqueue", "inspect", "env",
+           "honours"});
+  SystemManifest m;
+  m.dir = fs::absolute(folder).lexically_normal().string();
+  if (!m.dir.empty() && m.dir.back() == '/') m.dir.pop_back();
+  for (const char* key : {"system", "profile", "broker", "worker", "enqueue", "inspect"}) {
+    r.need(key, "see adapters/README.md");
+  }
+  r.string("system", m.system, true);
+  r.string("profile", m.profile, true);
+  if (find_profile(m.profile) == nullptr) r.fail("profile", unknown_profile(m.profile));
+  r.string("broker", m.broker, true);
+  if (m.broker != "redis" && m.broker != "rabbitmq" && m.broker != "postgresql") {
+    r.expected("broker", "\"redis\", \"rabbitmq\" or \"postgresql\"");
+  }
+  if (r.find("packages")) m.packages = strings(r, "packages", false);
+  m.worker = strings(r, "worker", true);
+  m.enqueue = strings(r, "enqueue", true);
+  m.inspect = strings(r, "inspect", true);
+  if (r.find("honours")) m.honours = strings(r, "honours", false);
+  if (const json* env = r.find("env")) {
+    if (!env->is_object()) r.expected("env", "an object of strings");
+    for (const auto& [k, v] : env->items()) {
+      if (!v.is_string()) c.expected("env." + k, "a string", v);
+      m.env[k] = v.get<std::string>();
+    }
+  }
+  return m;
+}
+
+std::map<std::string, SystemManifest> read_manifests(const std::string& adapters_dir) {
+  std::map<std::string, SystemManifest> out;
+  std::error_code ec;
+  std::vector<fs::path> folders;
+  for (const auto& entry : fs::directory_iterator(adapters_dir, ec)) {
+    if (entry.is_directory() && fs::exists(entry.path() / "system.json")) {
+      folders.push_back(entry.path());
+    }
+  }
+  if (ec) throw InputError(fmt::format("{}: cannot list it: {}", adapters_dir, ec.message()));
+  std::sort(folders.begin(), folders.end());
+  for (const fs::path& folder : folders) {
+    SystemManifest m = read_manifest(folder.string());
+    if (out.count(m.system)) {
+      throw InputError(fmt::format("{}/system.json: system: \"{}\" is also {}/system.json's",
+                                   folder.string(), m.system, out[m.system].dir));
+    }
+    out[m.system] = std::move(m);
+  }
+  return out;
+}
+
+std::vector<std::string> not_honoured(const Scenario& s, const SystemManifest& system) {
+  std::vector<std::string> out;
+  const Profile* profile = find_profile(system.profile);
+  if (s.worker.profile != system.profile) {
+    out.push_back(
+        fmt::format("worker.profile: the real {} is modelled by the profile \"{}\", "
+                    "got \"{}\"",
+                    system.system, system.profile, s.worker.profile));
+    return out;
+  }
+  // The same scenario with the worker and backend the profile has by default.
+  Scenario defaults = s;
+  defaults.worker = profile->worker;
+  defaults.worker.options = default_options(*profile);
+  defaults.worker.queues = {s.workload.queue};  // the real worker listens on the workload's
+  defaults.backend = profile->backend;
+  std::map<std::string, json> have, want;
+  const json doc = scenario_to_json(s), base = scenario_to_json(defaults);
+  for (const char* section : {"worker", "backend"}) {
+    flatten(doc.at(section), section, have);
+    flatten(base.at(section), section, want);
+  }
+  for (const auto& [path, value] : have) {
+    if (honoured(path, system.honours) || want[path] == value) continue;
+    out.push_back(
+        fmt::format("{}: the real {} is not given this setting, so it must be the "
+                    "profile's {}, got {}",
+                    path, system.system, want[path].dump(), value.dump()));
+  }
+  const WorkloadConfig& w = s.workload;
+  if (w.checkpointing) {
+    out.push_back(fmt::format("workload.checkpointing: the real {}'s jobs save no checkpoints",
+                              system.system));
+  }
+  if (w.cancel.cooperative_fraction < 1 && !honoured("workload.cancel", system.honours)) {
+    out.push_back(
+        fmt::format("workload.cancel.cooperative_fraction: the real {}'s jobs all "
+                    "behave alike, so it must be 1, got {}",
+                    system.system, w.cancel.cooperative_fraction));
+  }
+  if (w.queue != "default" && !honoured("workload.queue", system.honours)) {
+    out.push_back(
+        fmt::format("workload.queue: the real {} is not given a queue name, so it "
+                    "must be \"default\", got \"{}\"",
+                    system.system, w.queue));
+  }
+  for (std::size_t i = 0; i < s.events.size(); ++i) {
+    if (s.events[i].kind == ScenarioEvent::Kind::kDirective) {
+      out.push_back(
+          fmt::format("events[{}].kind: a directive is an OJS backend's command; the "
+                      "real {} has no such control",
+                      i, system.system));
+    }
+  }
+  return out;
+}
+
+std::string expand(const std::string& text, const std::map<std::string, std::string>& values,
+                   const std::string& where) {
+  std::string out;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '{') {
+      out += text[i];
+      continue;
+    }
+    const std::size_t close = text.find('}', i);
+    const std::string name = text.substr(i + 1, close == std::string::npos ? 0 : close - i - 1);
+    const auto it = values.find(name);
+    if (close == std::string::npos || it == values.end()) {
+      std::string known;
+      for (const auto& [k, v] : values) known += (known.empty() ? "{" : ", {") + k + "}";
+      throw InputError(
+          fmt::format("{}: unknown placeholder in \"{}\", expected one of {}", where, text, known));
+    }
+    out += it->second;
+    i = close;
+  }
+  return out;
+}
+
+}  // namespace drainsim

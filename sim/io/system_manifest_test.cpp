@@ -1,0 +1,146 @@
+// Adapter manifests: read with errors naming the file, the path and what was expected;
+// placeholders expanded; and the scenario fields a real system is not given refused
+// unless they keep the profile's default.
+#include "io/system_manifest.h"
+
+#include <filesystem>
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+#include "io/json_reader.h"
+#include "io/scenario_reader.h"
+
+namespace drainsim {
+namespace {
+
+namespace fs = std::filesystem;
+
+class Manifest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("drainsim_manifest_" +
+            std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+    fs::remove_all(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string folder(const std::string& name, const std::string& json) {
+    fs::create_directories(dir_ / name);
+    std::ofstream(dir_ / name / "system.json") << json;
+    return (dir_ / name).string();
+  }
+  std::string error(const std::string& json) {
+    try {
+      read_manifest(folder("x", json));
+    } catch (const InputError& e) {
+      return e.what();
+    }
+    return "";
+  }
+  fs::path dir_;
+};
+
+const char* kGood = R"({"system": "sk", "profile": "sidekiq", "broker": "redis",
+  "worker": ["sidekiq", "-r", "{dir}/worker.rb"], "enqueue": ["ruby", "e.rb"],
+  "inspect": ["ruby", "i.rb"], "env": {"REDIS_URL": "{broker_url}"},
+  "honours": ["worker.concurrency", "worker.options"]})";
+
+TEST_F(Manifest, ReadsEveryField) {
+  const SystemManifest m = read_manifest(folder("sk", kGood));
+  EXPECT_EQ(m.system, "sk");
+  EXPECT_EQ(m.profile, "sidekiq");
+  EXPECT_EQ(m.broker, "redis");
+  EXPECT_EQ(m.dir, (dir_ / "sk").string());
+  EXPECT_EQ(m.worker, (std::vector<std::string>{"sidekiq", "-r", "{dir}/worker.rb"}));
+  EXPECT_EQ(m.env.at("REDIS_URL"), "{broker_url}");
+  EXPECT_EQ(m.honours.size(), 2u);
+}
+
+TEST_F(Manifest, BadManifestsNameTheFileThePathAndWhatWasExpected) {
+  const std::string file = (dir_ / "x" / "system.json").string();
+  EXPECT_EQ(error(R"({"system": "a", "profile": "sidekiq", "broker": "kafka", "worker": ["w"],
+    "enqueue": ["e"], "inspect": ["i"]})"),
+            file + ": broker: expected \"redis\", \"rabbitmq\" or \"postgresql\", got \"kafka\"");
+  EXPECT_NE(error(R"({"system": "a", "profile": "resque", "broker": "redis", "worker": ["w"],
+    "enqueue": ["e"], "inspect": ["i"]})")
+                .find(file + ": profile: unknown profile \"resque\""),
+            std::string::npos);
+  EXPECT_EQ(error(R"({"system": "a", "profile": "sidekiq", "broker": "redis", "worker": [],
+    "enqueue": ["e"], "inspect": ["i"]})"),
+            file + ": worker: expected a list of strings, got []");
+  EXPECT_EQ(error(R"({"system": "a", "profile": "sidekiq", "broker": "redis", "worker": ["w", 3],
+    "enqueue": ["e"], "inspect": ["i"]})"),
+            file + ": worker[1]: expected a string, got 3");
+  EXPECT_NE(error(R"({"system": "a", "profile": "sidekiq", "broker": "redis", "worker": ["w"],
+    "enqueue": ["e"]})")
+                .find(file + ": inspect:"),
+            std::string::npos);
+}
+
+TEST_F(Manifest, TwoFoldersWithOneSystemNameAreAnError) {
+  folder("a", kGood);
+  folder("b", kGood);
+  try {
+    read_manifests(dir_.string());
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("\"sk\" is also"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Expand, ReplacesPlaceholdersAndNamesAnUnknownOne) {
+  const std::map<std::string, std::string> v = {{"dir", "/a"}, {"concurrency", "5"}};
+  EXPECT_EQ(expand("{dir}/w.rb -c{concurrency}", v, "m"), "/a/w.rb -c5");
+  EXPECT_EQ(expand("plain", v, "m"), "plain");
+  try {
+    expand("{dri}/w.rb", v, "m.json");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_EQ(
+        std::string(e.what()),
+        "m.json: unknown placeholder in \"{dri}/w.rb\", expected one of {concurrency}, {dir}");
+  }
+}
+
+TEST(NotHonoured, OnlyFieldsOffTheProfilesDefaultsAndNotGivenAreRefused) {
+  SystemManifest m;
+  m.system = "sk";
+  m.profile = "sidekiq";
+  m.honours = {"worker.concurrency", "worker.grace_period"};
+  const std::string base = R"({"name": "x", "duration": "1s",
+    "workload": {"arrival": {"kind": "list", "at": ["0s"]},
+                 "job_duration": {"kind": "constant", "value": "1s"}},
+    "platform": {"replicas": 1}, "worker": {"profile": "sidekiq")";
+  // Given to it, or the profile's own values written out: nothing to refuse.
+  EXPECT_TRUE(not_honoured(parse_scenario(base + R"(, "concurrency": 7, "grace_period": "3s",
+    "heartbeat_interval": "10s"}})",
+                                          "s.json"),
+                           m)
+                  .empty());
+  const std::vector<std::string> bad = not_honoured(
+      parse_scenario(
+          base + R"(, "poll_interval": "2s"}, "backend": {"retry": {"max_attempts": 3}}})",
+          "s.json"),
+      m);
+  ASSERT_EQ(bad.size(), 2u);
+  EXPECT_EQ(bad[0],
+            "backend.retry.max_attempts: the real sk is not given this setting, so it must be the "
+            "profile's 26, got 3");
+  EXPECT_EQ(bad[1].substr(0, 20), "worker.poll_interval");
+  // Another profile: one line, the profile's.
+  const std::vector<std::string> other =
+      not_honoured(parse_scenario(R"({"name": "x", "duration": "1s",
+    "workload": {"arrival": {"kind": "list", "at": ["0s"]},
+                 "job_duration": {"kind": "constant", "value": "1s"}},
+    "platform": {"replicas": 1}, "worker": {"profile": "bullmq"}})",
+                                  "s.json"),
+                   m);
+  ASSERT_EQ(other.size(), 1u);
+  EXPECT_EQ(other[0],
+            "worker.profile: the real sk is modelled by the profile \"sidekiq\", got "
+            "\"bullmq\"");
+}
+
+}  // namespace
+}  // namespace drainsim

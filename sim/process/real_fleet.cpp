@@ -1,0 +1,344 @@
+#include "process/real_fleet.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <boost/asio/read_until.hpp>
+#include <nlohmann/json.hpp>
+
+namespace drainsim {
+
+namespace {
+
+constexpr Duration kEventsPoll = 20 * kMillisecond;
+
+double unix_now() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+std::string tail(const std::string& text, std::size_t bytes = 1500) {
+  return text.size() > bytes ? "..." + text.substr(text.size() - bytes) : text;
+}
+
+}  // namespace
+
+// One container's process of the real system.
+class RealWorker final : public ProcessHandle {
+ public:
+  RealWorker(RealFleet& fleet, ProcessObserver& observer, int pod)
+      : fleet_(fleet), observer_(observer), pod_(pod) {}
+
+  void start() override {
+    const RealFleetOptions& o = fleet_.options_;
+    SpawnSpec spec{o.worker, o.env, fleet_.log_file(fmt::format("pod-{}", pod_))};
+    spec.env.push_back(fmt::format("DRAINSIM_WORKER=pod-{}", pod_));
+    if (o.pid1_shell) {
+      std::string command = "exec";  // the shell's child: exec spares one more process
+      for (const std::string& a : o.worker) command += " " + shell_quote(a);
+      spec.argv = pid1_shell_argv(command);
+    }
+    try {
+      pid_ = spawn(spec);
+    } catch (const std::exception& e) {
+      fleet_.fail(e.what());
+      return;
+    }
+    alive_ = true;
+    fleet_.reaper_.watch(pid_);
+    fleet_.by_pid_[pid_] = this;
+  }
+
+  void deliver(Signal signal, SignalTarget target) override {
+    if (alive_) deliver_signal(pid_, worker_pid_, signal, target);
+  }
+  WorkerId worker_id() const override {
+    return state_ == WorkerState::kStarting ? kNoWorker : static_cast<WorkerId>(worker_pid_);
+  }
+  WorkerState state() const override { return state_; }
+  int active_jobs() const override { return active_; }
+
+  // An event of this pod's worker, from process `pid`.
+  void event(const std::string& kind, pid_t pid) {
+    if (!alive_) return;
+    if (worker_pid_ <= 0) {
+      worker_pid_ = pid;
+      fleet_.by_pid_[pid] = this;
+    }
+    if (kind == "ready") {
+      set_state(WorkerState::kRunning);
+    } else if (kind == "quiet") {
+      set_state(WorkerState::kQuiet);
+    } else if (kind == "shutdown") {
+      set_state(WorkerState::kDraining);
+    } else if (kind == "start") {
+      ++active_;
+    } else if (kind == "end" && active_ > 0) {
+      --active_;
+    }
+  }
+
+  void ended(ChildExit how) {
+    alive_ = false;
+    active_ = 0;
+    if (worker_pid_ <= 0 && !how.signalled && (how.code == 126 || how.code == 127)) {
+      fleet_.fail(fmt::format(
+          "the worker program `{}` exited with {} before it was ready; its "
+          "output is in {}",
+          fleet_.options_.worker.front(), how.code, fleet_.log_file(fmt::format("pod-{}", pod_))));
+    }
+    state_ = WorkerState::kStopped;
+    const ProcessEnd end = !how.signalled        ? ProcessEnd::kExited
+                           : how.code == SIGKILL ? ProcessEnd::kKilled
+                                                 : ProcessEnd::kSignalled;
+    observer_.on_process_end(pod_, end, how.code);
+  }
+
+  pid_t pid() const { return pid_; }
+  pid_t worker_pid() const { return worker_pid_; }
+  int pod() const { return pod_; }
+
+ private:
+  void set_state(WorkerState s) {
+    if (s == state_) return;
+    state_ = s;
+    observer_.on_worker_state(pod_, s);
+  }
+
+  RealFleet& fleet_;
+  ProcessObserver& observer_;
+  int pod_;
+  pid_t pid_ = -1;         // the child: the worker, or the shell that runs it
+  pid_t worker_pid_ = -1;  // the worker's own pid, from its first event
+  WorkerState state_ = WorkerState::kStarting;
+  int active_ = 0;
+  bool alive_ = false;
+};
+
+RealFleet::RealFleet(StrandRuntime& rt, boost::asio::io_context& io, RealFleetOptions options)
+    : rt_(rt),
+      io_(io),
+      options_(std::move(options)),
+      reaper_(io.get_executor(), [this](pid_t pid, ChildExit how) {
+        const double at = unix_now();
+        rt_.post([this, pid, how, at] {
+          endings_.push_back({pid, at, how.signalled});
+          on_exit(pid, how);
+        });
+      }) {}
+
+RealFleet::~RealFleet() {
+  stopping_ = true;
+  if (enqueuer_in_ >= 0) close(enqueuer_in_);
+  reaper_.kill_all();
+}
+
+ProcessFactory RealFleet::factory() {
+  return [this](int pod, ProcessObserver& observer) -> std::unique_ptr<ProcessHandle> {
+    auto worker = std::make_unique<RealWorker>(*this, observer, pod);
+    if (current_.size() <= static_cast<std::size_t>(pod)) current_.resize(pod + 1, nullptr);
+    current_[pod] = worker.get();
+    return worker;
+  };
+}
+
+std::string RealFleet::log_file(const std::string& name) const {
+  return options_.logs + "/" + name + ".log";
+}
+
+void RealFleet::start() {
+  int in[2], out[2];
+  if (pipe2(in, O_CLOEXEC) != 0 || pipe2(out, O_CLOEXEC) != 0) {
+    throw std::runtime_error(fmt::format("cannot make a pipe: {}", strerror(errno)));
+  }
+  SpawnSpec spec{options_.enqueue, options_.env, log_file("enqueue")};
+  spec.stdin_fd = in[0];
+  spec.stdout_fd = out[1];
+  try {
+    enqueuer_ = spawn(spec);
+  } catch (...) {
+    for (int fd : {in[0], in[1], out[0], out[1]}) close(fd);
+    throw;
+  }
+  close(in[0]);
+  close(out[1]);
+  enqueuer_in_ = in[1];
+  reaper_.watch(enqueuer_);
+  enqueuer_out_ = std::make_unique<boost::asio::posix::stream_descriptor>(io_, out[0]);
+  read_enqueuer();
+  rt_.schedule(rt_.now(), Priority::kBackend, this, 0);
+}
+
+void RealFleet::read_enqueuer() {
+  boost::asio::async_read_until(*enqueuer_out_, enqueuer_buf_, '\n',
+                                [this](const boost::system::error_code& ec, std::size_t) {
+                                  if (ec) return;  // closed: its exit says why
+                                  rt_.post([this] {
+                                    std::istream lines(&enqueuer_buf_);
+                                    std::string line;
+                                    std::getline(lines, line);
+                                    std::istringstream words(line);
+                                    std::string word;
+                                    std::uint64_t job = 0;
+                                    if (words >> word >> job && word == "enqueued") {
+                                      enqueued_.emplace(job, rt_.now());
+                                      changed();
+                                    }
+                                    read_enqueuer();
+                                  });
+                                });
+}
+
+void RealFleet::enqueue(const std::string& line) {
+  if (enqueuer_in_ < 0) return;
+  const std::string text = line + "\n";
+  std::size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = write(enqueuer_in_, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      fail(fmt::format("cannot write to the enqueuer: {}; its output is in {}", strerror(errno),
+                       log_file("enqueue")));
+      return;
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  ++written_;
+}
+
+void RealFleet::inspect(std::function<void(std::string, bool)> done) {
+  const std::string output = log_file(fmt::format("inspect-{}", ++inspections_run_));
+  int fd = open(output.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    done(fmt::format("cannot write {}: {}", output, strerror(errno)), false);
+    return;
+  }
+  SpawnSpec spec{options_.inspect, options_.env, log_file("inspect")};
+  spec.stdout_fd = fd;
+  pid_t pid = -1;
+  try {
+    pid = spawn(spec);
+  } catch (const std::exception& e) {
+    close(fd);
+    done(e.what(), false);
+    return;
+  }
+  close(fd);
+  inspections_[pid] = {output, std::move(done)};
+  reaper_.watch(pid);
+}
+
+void RealFleet::on_timer(std::uint32_t, std::uint64_t) {
+  read_events();
+  if (!stopping_) rt_.schedule(rt_.now() + kEventsPoll, Priority::kBackend, this, 0);
+}
+
+void RealFleet::read_events() {
+  std::ifstream in(options_.events, std::ios::binary);
+  if (!in) return;  // nobody has written one yet
+  in.seekg(static_cast<std::streamoff>(events_offset_));
+  std::string chunk((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (chunk.empty()) return;
+  events_offset_ += chunk.size();
+  partial_ += chunk;
+  std::size_t begin = 0;
+  bool any = false;
+  for (std::size_t nl; (nl = partial_.find('\n', begin)) != std::string::npos; begin = nl + 1) {
+    // Bad lines are the final reading's to report (io/adapter_events.h); skip them here.
+    const nlohmann::json e =
+        nlohmann::json::parse(partial_.substr(begin, nl - begin), nullptr, false);
+    if (!e.is_object()) continue;
+    const std::string kind = e.value("event", "");
+    const std::string worker = e.value("worker", "");
+    const pid_t pid = e.value("pid", 0);
+    int pod = -1;
+    if (worker.rfind("pod-", 0) == 0) pod = std::atoi(worker.c_str() + 4);
+    if (pod < 0 || static_cast<std::size_t>(pod) >= current_.size() || !current_[pod]) continue;
+    RealWorker& w = *current_[pod];
+    if (w.worker_pid() > 0 && w.worker_pid() != pid) continue;  // an earlier process's
+    if (kind == "start" || kind == "end") {
+      const auto key =
+          std::make_tuple(pid, e.value("job", std::uint64_t{0}), e.value("attempt", 0));
+      if (kind == "start") {
+        open_.insert(key);
+      } else {
+        open_.erase(key);
+      }
+    }
+    w.event(kind, pid);
+    any = true;
+  }
+  partial_.erase(0, begin);
+  if (any) changed();
+}
+
+void RealFleet::on_exit(pid_t pid, ChildExit how) {
+  if (pid == enqueuer_) {
+    enqueuer_ = -1;
+    if (!stopping_ && (how.signalled || how.code != 0 || enqueuer_in_ >= 0)) {
+      fail(
+          fmt::format("the enqueuer `{}` exited ({} {}) while jobs were still to come; its "
+                      "output:\n{}",
+                      options_.enqueue.front(), how.signalled ? "signal" : "code", how.code,
+                      tail(read_file(log_file("enqueue")))));
+    }
+    return;
+  }
+  if (auto it = inspections_.find(pid); it != inspections_.end()) {
+    auto [output, done] = std::move(it->second);
+    inspections_.erase(it);
+    const bool ok = !how.signalled && how.code == 0;
+    done(ok ? read_file(output) : tail(read_file(log_file("inspect"))), ok);
+    return;
+  }
+  const auto it = by_pid_.find(pid);
+  if (it == by_pid_.end()) return;
+  RealWorker& w = *it->second;
+  read_events();  // whatever it wrote before it ended
+  for (auto o = open_.begin(); o != open_.end();) {
+    const pid_t p = std::get<0>(*o);
+    o = (p == w.pid() || p == w.worker_pid()) ? open_.erase(o) : std::next(o);
+  }
+  if (w.worker_pid() > 0 && w.worker_pid() != w.pid()) {
+    endings_.push_back({w.worker_pid(), endings_.back().at, how.signalled});
+  }
+  w.ended(how);
+  changed();
+}
+
+void RealFleet::fail(std::string why) {
+  if (fatal_.empty()) fatal_ = std::move(why);
+  changed();
+}
+
+int RealFleet::shut_down() {
+  stopping_ = true;
+  if (enqueuer_in_ >= 0) {
+    close(enqueuer_in_);
+    enqueuer_in_ = -1;
+  }
+  if (enqueuer_out_) {
+    boost::system::error_code ignored;
+    enqueuer_out_->close(ignored);
+  }
+  int workers = 0;
+  for (const auto& [pid, w] : by_pid_) {
+    if (pid == w->pid() && w->state() != WorkerState::kStopped) ++workers;
+  }
+  reaper_.kill_all();
+  return workers;
+}
+
+}  // namespace drainsim

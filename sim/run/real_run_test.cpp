@@ -1,0 +1,225 @@
+// The real engine on a real Sidekiq 6.4 (Debian's ruby-sidekiq) and a throwaway Redis,
+// worked by hand from the events the adapter wrote. Times are real: bounds allow for
+// Ruby's start-up and the 20 ms event reader, nothing more.
+#include "run/real_run.h"
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "io/json_reader.h"
+#include "io/scenario_reader.h"
+
+namespace drainsim {
+namespace {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+RunOptions sidekiq() {
+  RunOptions o;
+  o.engine = Engine::kReal;
+  o.system = "sidekiq";
+  o.timeline = true;
+  return o;
+}
+
+// The attempts of the results' timeline: {job, attempt, pod, start, end, outcome} rows.
+std::vector<json> attempts(const RunOutput& out) {
+  std::vector<json> rows;
+  for (const json& r : out.results.at("timeline").at("attempts").at("rows")) rows.push_back(r);
+  return rows;
+}
+
+const json* process_of(const RunOutput& out, int pod) {
+  return &out.results.at("pods").at(pod).at("processes").at(0);
+}
+
+TEST(RealSidekiq, TermInterruptsTheLongJobAtTheTimeoutAndItRunsAgainOnTheNewPod) {
+  // One pod (-c 3, -t 2), jobs: 0.5 s at 0, 20 s at 0.5 s, 2 s at 1 s. The pod is deleted
+  // at 4 s: Sidekiq quiets, waits -t 2 less its 0.5 s pause, requeues job 1 and interrupts
+  // it at 5.5 s, exits; the replacement pod-1 (started at 4 s) runs job 1 again from 5.5 s
+  // to 25.5 s. Jobs 0 and 2 completed before the TERM.
+  const Scenario s = parse_scenario(R"({"name": "sk", "duration": "3s", "settle": "60s",
+    "workload": {"arrival": {"kind": "list", "at": ["0s", "0.5s", "1s"]},
+                 "job_duration": {"kind": "sequence", "values": ["0.5s", "20s", "2s"]}},
+    "worker": {"profile": "sidekiq", "concurrency": 3, "grace_period": "2s"},
+    "platform": {"replicas": 1, "termination_grace_period": "10s", "pod_start_delay": "0s"},
+    "events": [{"at": "4s", "kind": "delete_pod", "pod": "pod-0"}]})",
+                                    "sk.json");
+  const RunOutput out = run_real(s, sidekiq());
+  const JobTotals& j = out.summary.jobs;
+  EXPECT_TRUE(out.summary.audit.ok);
+  EXPECT_EQ(j.enqueued, 3);
+  EXPECT_EQ(j.completed, 3);
+  EXPECT_EQ(j.lost, 0);
+  EXPECT_EQ(j.interrupted, 1);
+  EXPECT_EQ(j.shutdown_retries, 1);
+  EXPECT_EQ(j.duplicate_executions, 0);
+  std::vector<json> rows = attempts(out);
+  ASSERT_EQ(rows.size(), 4u);
+  json interrupted, rerun;
+  for (const json& r : rows) {
+    if (r[0] == 1 && r[7] == "interrupted") interrupted = r;
+    if (r[0] == 1 && r[7] == "completed") rerun = r;
+  }
+  ASSERT_FALSE(interrupted.is_null());
+  ASSERT_FALSE(rerun.is_null());
+  EXPECT_EQ(interrupted[2], 0);  // on pod-0
+  EXPECT_NEAR(interrupted[6].get<double>(), 5.5, 0.3);
+  EXPECT_EQ(rerun[2], 1);  // again on pod-1, where it ran its whole 20 s
+  EXPECT_NEAR(rerun[5].get<double>(), 5.5, 0.3);
+  EXPECT_NEAR(rerun[6].get<double>() - rerun[5].get<double>(), 20, 0.2);
+  const json& p0 = *process_of(out, 0);
+  EXPECT_EQ(p0.at("exit"), "clean");
+  EXPECT_NEAR(p0.at("termination_s").get<double>(), 4, 0.1);
+  EXPECT_NEAR(p0.at("drain_latency_s").get<double>(), 1.5, 1.0);  // and Ruby's exit
+  EXPECT_EQ(out.results.at("engine"), "real");
+  EXPECT_EQ(out.results.at("real").at("system"), "sidekiq");
+  EXPECT_EQ(out.results.at("real").at("versions").at("sidekiq"), "6.4.1");
+  // It ends once Redis holds no work, not at duration + settle.
+  EXPECT_TRUE(out.summary.ended_early);
+  EXPECT_LT(to_seconds(out.ended_at), 40);
+}
+
+TEST(RealSidekiq, AnOomKillLosesTheRunningJob) {
+  // BasicFetch: a fetched job lives only in the process. Job 0 (10 s) starts at once; the
+  // OOM kill at 2 s takes it with the process, and Redis holds it no more: lost. Job 1
+  // (0.2 s, at 3 s) runs on the restarted container.
+  const Scenario s = parse_scenario(R"({"name": "sk-oom", "duration": "4s", "settle": "30s",
+    "workload": {"arrival": {"kind": "list", "at": ["0s", "3s"]},
+                 "job_duration": {"kind": "sequence", "values": ["10s", "0.2s"]}},
+    "worker": {"profile": "sidekiq", "concurrency": 2},
+    "platform": {"replicas": 1, "pod_start_delay": "0s", "restart_delay": "0s"},
+    "events": [{"at": "2s", "kind": "oom_kill", "pod": "pod-0"}]})",
+                                    "sk-oom.json");
+  const RunOutput out = run_real(s, sidekiq());
+  const JobTotals& j = out.summary.jobs;
+  EXPECT_TRUE(out.summary.audit.ok);
+  EXPECT_EQ(j.enqueued, 2);
+  EXPECT_EQ(j.completed, 1);
+  EXPECT_EQ(j.lost, 1);
+  EXPECT_EQ(out.summary.job_loss(), 1);
+  std::vector<json> rows = attempts(out);
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0][0], 0);
+  EXPECT_EQ(rows[0][7], "killed");
+  EXPECT_NEAR(rows[0][6].get<double>(), 2, 0.2);
+  EXPECT_EQ(process_of(out, 0)->at("exit"), "oom_killed");
+  EXPECT_TRUE(out.summary.ended_early);
+}
+
+TEST(RealSidekiq, AScenarioFieldSidekiqIsNotGivenIsRefusedByItsPath) {
+  const Scenario s = parse_scenario(R"({"name": "sk-bad", "duration": "1s",
+    "workload": {"arrival": {"kind": "list", "at": ["0s"]},
+                 "job_duration": {"kind": "constant", "value": "1s"}, "checkpointing": true},
+    "worker": {"profile": "sidekiq", "heartbeat_interval": "1s"},
+    "backend": {"visibility_timeout": "5m"},
+    "platform": {"replicas": 1},
+    "events": [{"at": "0.5s", "kind": "directive", "pod": "pod-0", "state": "quiet"}]})",
+                                    "sk-bad.json");
+  try {
+    run_real(s, sidekiq());
+    FAIL() << "ran";
+  } catch (const RunError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("worker.heartbeat_interval: the real sidekiq is not given this setting, so "
+                     "it must be the profile's \"10s\", got \"1s\""),
+              std::string::npos)
+        << m;
+    EXPECT_NE(m.find("backend.visibility_timeout:"), std::string::npos) << m;
+    EXPECT_NE(m.find("workload.checkpointing:"), std::string::npos) << m;
+    EXPECT_NE(m.find("events[0].kind: a directive"), std::string::npos) << m;
+    EXPECT_EQ(m.find("worker.concurrency"), std::string::npos) << m;  // given to it: -c
+  }
+}
+
+TEST(RealSidekiq, AnUnknownSystemNamesTheSystemsThereAre) {
+  RunOptions o = sidekiq();
+  o.system = "resque";
+  try {
+    find_system(o);
+    FAIL();
+  } catch (const RunError& e) {
+    EXPECT_NE(std::string(e.what()).find("no real system \"resque\""), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("sidekiq"), std::string::npos) << e.what();
+  }
+}
+
+// Processes whose command line or environment mentions `text`.
+std::vector<int> processes_mentioning(const std::string& text) {
+  std::vector<int> out;
+  for (const auto& entry : fs::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    for (const char* file : {"cmdline", "environ"}) {
+      std::ifstream f(entry.path() / file, std::ios::binary);
+      const std::string data((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+      if (data.find(text) != std::string::npos) {
+        out.push_back(std::stoi(name));
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+TEST(RealSidekiq, CtrlCLeavesNoProcessAndNoBrokerBehind) {
+  // `drainsim real` with a worker running a long job and the enqueuer waiting: SIGINT
+  // ends it (exit 130), and nothing it started lives on: no process mentions the run's
+  // folder (Redis's socket, the workers' events file) and the folder is gone.
+  const fs::path dir = fs::temp_directory_path() / "drainsim_real_ctrl_c";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::ofstream(dir / "s.json") << R"({"name": "sk-int", "duration": "60s", "settle": "60s",
+    "workload": {"arrival": {"kind": "list", "at": ["0s", "30s"]},
+                 "job_duration": {"kind": "constant", "value": "60s"}},
+    "worker": {"profile": "sidekiq"},
+    "platform": {"replicas": 2, "pod_start_delay": "0s"}})";
+  const pid_t pid = fork();
+  if (pid == 0) {
+    const std::string err = (dir / "err.txt").string();
+    freopen(err.c_str(), "w", stderr);
+    freopen((dir / "out.txt").c_str(), "w", stdout);
+    execl(DRAINSIM_BINARY, DRAINSIM_BINARY, "real", (dir / "s.json").c_str(), "--system", "sidekiq",
+          "--out-dir", dir.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  // Wait for the broker's folder and a job running in it.
+  std::string folder;
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (std::chrono::steady_clock::now() < until) {
+    std::ifstream err(dir / "err.txt");
+    const std::string text((std::istreambuf_iterator<char>(err)), std::istreambuf_iterator<char>());
+    const std::size_t at = text.find("(folder ");
+    if (at != std::string::npos) {
+      folder = text.substr(at + 8, text.find(')', at) - at - 8);
+      std::ifstream events(folder + "/events.jsonl");
+      const std::string ev((std::istreambuf_iterator<char>(events)),
+                           std::istreambuf_iterator<char>());
+      if (ev.find("\"start\"") != std::string::npos) break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_FALSE(folder.empty());
+  EXPECT_GE(processes_mentioning(folder).size(), 4u);  // redis, 2 workers, the enqueuer
+  kill(pid, SIGINT);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 130);
+  EXPECT_TRUE(processes_mentioning(folder).empty());
+  EXPECT_FALSE(fs::exists(folder));
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace drainsim
