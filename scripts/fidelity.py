@@ -8,8 +8,8 @@ intervals and verdicts.
                       [--repeats 5] [--seeds 30]
 
 A case runs on every system whose adapter (adapters/*/system.json) has the case's profile.
-The real runs' results (no timelines) are kept under results/fidelity/SYSTEM/; a system
-not asked for keeps the rows the page had. Why a row disagrees is written by hand in
+The real runs' results (no timelines) are kept under results/fidelity/SYSTEM/; a case or
+system not asked for keeps the rows the page had. Why a row disagrees is written by hand in
 scenarios/fidelity/notes.json ({"CASE": {"SYSTEM": "why"}}), never by tuning a number.
 """
 import argparse
@@ -54,9 +54,17 @@ def section(drainsim, case, system, args):
     files = sorted(glob.glob(os.path.join(HERE, out_dir, f"{name}-{system}-*.json")))
     versions = {}
     audits = []
+    checked = 0
+    mismatches = []
     for f in files:
         doc = json.load(open(f))
         versions.update(doc.get("real", {}).get("versions", {}))
+        rules = doc["real"]["rule_check"]
+        checked += rules["checked"]
+        for m in rules["mismatches"]:
+            mismatches.append(f"seed {doc['seed']} job {m['job']} ({m['pod']}, "
+                              f"{m['remaining_s']:.2f} s left at {m['at_s']:.2f} s: "
+                              f"{m['predicted']} predicted, {m['actual']})")
         if not doc["summary"]["audit"]["ok"]:
             audits.append(os.path.relpath(f, HERE))
     table = run([drainsim, "fidelity", case, "--engines", "virtual", "--seeds", str(args.seeds),
@@ -66,6 +74,10 @@ def section(drainsim, case, system, args):
     lines = [BEGIN.format(name, system), f"#### {system}", "",
              f"Virtual over seeds 1..{args.seeds} against the real {system} over "
              f"{len(files)} repeats ({v}); results in `{out_dir}/`.", "", "```", table, "```"]
+    lines += ["", f"Per-job rule check: {checked} attempts were running at a TERM or a kill; "
+              f"{checked - len(mismatches)} met the fate the profile's rule predicts"
+              + (", these did not:" if mismatches else ".")]
+    lines += [f"- {m}" for m in mismatches]
     if audits:
         lines += ["", "An audit failed in: " + ", ".join(audits)]
     return lines
@@ -109,15 +121,16 @@ def main():
     ]
     for case in sorted(glob.glob(os.path.join(HERE, "scenarios", "fidelity", "*.json"))):
         name = os.path.basename(case)[:-5]
-        if name == "notes" or not fnmatch.fnmatch(name, args.cases):
+        if name == "notes":
             continue
+        measure = fnmatch.fnmatch(name, args.cases)
         doc = json.load(open(case))
         page += [f"### {name}", "", doc.get("description", ""), ""]
         for system, m in systems.items():
             if m["profile"] != doc["worker"]["profile"]:
                 continue
             key = BEGIN.format(name, system)
-            if system in wanted:
+            if system in wanted and measure:
                 lines = section(drainsim, os.path.relpath(case, HERE), system, args)
                 body = "\n".join(lines) + "\n" + END
             elif key in kept:

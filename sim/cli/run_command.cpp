@@ -261,6 +261,19 @@ int real(const RunArgs& args) {
         fmt::format("{}/{}-{}-{}.json", args.out_dir, s.name, args.system, s.seed);
     status = std::max(status, report(s, options, out, path, wall));
     if (status == kBadInput) return status;
+    const json& rules = out.results["real"]["rule_check"];
+    std::string jobs;
+    for (const json& m : rules["mismatches"]) {
+      jobs += fmt::format("{}job {} ({} predicted, {})", jobs.empty() ? "" : ", ",
+                          m["job"].get<std::uint64_t>(), m["predicted"].get<std::string>(),
+                          m["actual"].get<std::string>());
+    }
+    fmt::print(
+        "rule check: {} attempts running at a TERM or kill, {} as the profile's rule "
+        "predicts{}{}\n",
+        rules["checked"].get<std::size_t>(),
+        rules["checked"].get<std::size_t>() - rules["mismatches"].size(),
+        jobs.empty() ? "" : "; not: ", jobs);
   }
   return status;
 }

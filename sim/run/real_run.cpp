@@ -19,6 +19,7 @@
 #include "io/adapter_events.h"
 #include "io/json_reader.h"
 #include "io/results.h"
+#include "model/fate_rule.h"
 #include "model/platform.h"
 #include "model/workload.h"
 #include "process/broker.h"
@@ -566,10 +567,28 @@ RunOutput run_real(const Scenario& s, const RunOptions& o) {
   out.ended_at = ended_at;
   out.events = rt->events_run();
   out.results = build_results(s, out.summary, platform, to_string(Engine::kReal));
-  out.results["real"] = json{{"system", system.system},
-                             {"broker", system.broker},
-                             {"versions", ending.last.versions},
-                             {"repeat", o.repeat}};
+  std::map<JobId, Duration> work;
+  for (const Pushed& p : pushed) work[p.id] = p.spec.work;
+  const std::vector<FateCheck> fates =
+      check_fates(s, platform.pods(), platform.processes(), report.attempts,
+                  [&](JobId job) { return work[job]; });
+  json mismatches = json::array();
+  for (const FateCheck& f : fates) {
+    if (f.predicted == f.actual) continue;
+    mismatches.push_back({{"job", f.job},
+                          {"attempt", f.attempt},
+                          {"pod", fmt::format("pod-{}", f.pod)},
+                          {"at_s", to_seconds(f.at)},
+                          {"remaining_s", to_seconds(f.remaining)},
+                          {"predicted", f.predicted},
+                          {"actual", f.actual}});
+  }
+  out.results["real"] =
+      json{{"system", system.system},
+           {"broker", system.broker},
+           {"versions", ending.last.versions},
+           {"repeat", o.repeat},
+           {"rule_check", {{"checked", fates.size()}, {"mismatches", mismatches}}}};
   if (recorder.timeline()) {
     auto timeline = std::make_shared<const Timeline>(recorder.take_timeline());
     if (o.stream_timeline) {

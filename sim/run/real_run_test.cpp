@@ -85,6 +85,9 @@ TEST(RealSidekiq, TermInterruptsTheLongJobAtTheTimeoutAndItRunsAgainOnTheNewPod)
   EXPECT_EQ(out.results.at("engine"), "real");
   EXPECT_EQ(out.results.at("real").at("system"), "sidekiq");
   EXPECT_EQ(out.results.at("real").at("versions").at("sidekiq"), "6.4.1");
+  // The rule: job 1 had 16.5 s left at the TERM, beyond -t 2: interrupted, as it was.
+  EXPECT_EQ(out.results.at("real").at("rule_check").at("checked"), 1);
+  EXPECT_TRUE(out.results.at("real").at("rule_check").at("mismatches").empty());
   // It ends once Redis holds no work, not at duration + settle.
   EXPECT_TRUE(out.summary.ended_early);
   EXPECT_LT(to_seconds(out.ended_at), 40);
@@ -114,6 +117,8 @@ TEST(RealSidekiq, AnOomKillLosesTheRunningJob) {
   EXPECT_EQ(rows[0][7], "killed");
   EXPECT_NEAR(rows[0][6].get<double>(), 2, 0.2);
   EXPECT_EQ(process_of(out, 0)->at("exit"), "oom_killed");
+  EXPECT_EQ(out.results.at("real").at("rule_check").at("checked"), 1);  // job 0, killed
+  EXPECT_TRUE(out.results.at("real").at("rule_check").at("mismatches").empty());
   EXPECT_TRUE(out.summary.ended_early);
 }
 
