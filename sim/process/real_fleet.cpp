@@ -43,11 +43,15 @@ class RealWorker final : public ProcessHandle {
 
   void start() override {
     const RealFleetOptions& o = fleet_.options_;
-    SpawnSpec spec{o.worker, o.env, fleet_.log_file(fmt::format("pod-{}", pod_))};
-    spec.env.push_back(fmt::format("DRAINSIM_WORKER=pod-{}", pod_));
+    const std::string name = fmt::format("pod-{}", pod_);
+    SpawnSpec spec{o.worker, o.env, fleet_.log_file(name)};
+    for (std::string& a : spec.argv) {
+      for (std::size_t at; (at = a.find("{worker}")) != std::string::npos;) a.replace(at, 8, name);
+    }
+    spec.env.push_back("DRAINSIM_WORKER=" + name);
     if (o.pid1_shell) {
       std::string command = "exec";  // the shell's child: exec spares one more process
-      for (const std::string& a : o.worker) command += " " + shell_quote(a);
+      for (const std::string& a : spec.argv) command += " " + shell_quote(a);
       spec.argv = pid1_shell_argv(command);
     }
     try {

@@ -32,7 +32,7 @@
 namespace drainsim {
 
 struct RealFleetOptions {
-  std::vector<std::string> worker;   // argv of one worker process
+  std::vector<std::string> worker;   // argv of one worker process; "{worker}" becomes pod-N
   std::vector<std::string> enqueue;  // argv of the enqueuer
   std::vector<std::string> inspect;  // argv of the inspector
   std::vector<std::string> env;      // their environment; a worker also gets DRAINSIM_WORKER

@@ -450,6 +450,8 @@ RunOutput run_real(const Scenario& s, const RunOptions& o) {
       {"max_attempts", std::to_string(s.backend.retry.max_attempts)},
       {"retries", std::to_string(s.backend.retry.max_attempts - 1)},
       {"events", events},
+      {"visibility_timeout", seconds(s.backend.visibility_timeout)},
+      {"worker", "{worker}"},  // each worker process's own name, pod-N: filled at its start
   };
   const std::string where = system.dir + "/system.json";
   RealFleetOptions fleet_options;
