@@ -18,9 +18,13 @@ packages=(
   libgtest-dev libbenchmark-dev
   python3 python3-jsonschema
   qt6-base-dev qt6-charts-dev libqt6opengl6-dev fonts-dejavu-core
-  # The real systems (drainsim real) and a throwaway broker for them, never the service.
+  # The real systems (drainsim real, adapters/) and their brokers: drainsim starts its own
+  # throwaway instances, never the services these packages install.
   redis-server ruby-sidekiq
 )
+# Node and npm for the Node adapters (BullMQ, pg-boss, graphile-worker): the machine's own
+# if it has them (their pinned versions accept Node 18 and 20), else Debian's.
+command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)
 
 missing=()
 for p in "${packages[@]}"; do
@@ -34,6 +38,19 @@ if [ ${#missing[@]} -gt 0 ]; then
   $sudo apt-get update -qq
   $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
+
+# The Node adapters' modules, exactly as their lock files say, again only when a lock
+# changed.
+for lock in "$here"/adapters/*/package-lock.json; do
+  [ -e "$lock" ] || continue
+  dir=$(dirname "$lock")
+  sum=$(sha256sum "$lock" | cut -d' ' -f1)
+  if [ "$(cat "$dir/node_modules/.drainsim-lock" 2>/dev/null)" != "$sum" ]; then
+    echo "setup: npm ci in ${dir#"$here"/}"
+    (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
+    echo "$sum" > "$dir/node_modules/.drainsim-lock"
+  fi
+done
 
 werror=OFF
 [ "${CI:-}" = "true" ] && werror=ON

@@ -1,5 +1,5 @@
-// The real engine on a real Sidekiq 6.4 (Debian's ruby-sidekiq) and a throwaway Redis,
-// worked by hand from the events the adapter wrote. Times are real: bounds allow for
+// The real engine on real systems and throwaway brokers, each case worked by hand from the
+// events the adapter wrote: Sidekiq 6.4 (Debian's ruby-sidekiq), BullMQ 6.7 (npm). Times are real: bounds allow for
 // Ruby's start-up and the 20 ms event reader, nothing more.
 #include "run/real_run.h"
 
@@ -157,6 +157,39 @@ TEST(RealSidekiq, AnUnknownSystemNamesTheSystemsThereAre) {
     EXPECT_NE(std::string(e.what()).find("no real system \"resque\""), std::string::npos);
     EXPECT_NE(std::string(e.what()).find("sidekiq"), std::string::npos) << e.what();
   }
+}
+
+TEST(RealBullmq, AnOomKilledJobRunsAgainOnceItsLockLapses) {
+  // BullMQ 6.7 on Redis: job 0 (10 s) starts at once and takes a 30 s lock; the OOM kill
+  // at 2 s leaves it active and locked. The restarted worker's stalled checker (every 5 s
+  // here, stalled_interval) finds the lapsed lock at 30-35 s and moves the job back to
+  // wait; it runs again, 10 s, to completion: nothing lost, one shutdown retry.
+  const Scenario s = parse_scenario(R"({"name": "bq-oom", "duration": "3s", "settle": "90s",
+    "workload": {"arrival": {"kind": "list", "at": ["0s"]},
+                 "job_duration": {"kind": "constant", "value": "10s"}},
+    "worker": {"profile": "bullmq", "concurrency": 2, "options": {"stalled_interval": "5s"}},
+    "platform": {"replicas": 1, "pod_start_delay": "0s", "restart_delay": "0s"},
+    "events": [{"at": "2s", "kind": "oom_kill", "pod": "pod-0"}]})",
+                                    "bq-oom.json");
+  RunOptions o = sidekiq();
+  o.system = "bullmq";
+  const RunOutput out = run_real(s, o);
+  const JobTotals& j = out.summary.jobs;
+  EXPECT_TRUE(out.summary.audit.ok);
+  EXPECT_EQ(j.completed, 1);
+  EXPECT_EQ(j.lost, 0);
+  EXPECT_EQ(j.shutdown_retries, 1);
+  EXPECT_EQ(j.duplicate_executions, 0);
+  const std::vector<json> rows = attempts(out);
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0][7], "killed");
+  EXPECT_NEAR(rows[0][6].get<double>(), 2, 0.2);
+  EXPECT_EQ(rows[1][7], "completed");
+  EXPECT_GE(rows[1][5].get<double>(), 30);
+  EXPECT_LE(rows[1][5].get<double>(), 36);
+  EXPECT_NEAR(rows[1][6].get<double>() - rows[1][5].get<double>(), 10, 0.2);
+  EXPECT_EQ(out.results.at("real").at("versions").at("bullmq"), "6.7.0");
+  EXPECT_TRUE(out.summary.ended_early);
 }
 
 // Processes whose command line or environment mentions `text`.

@@ -1,0 +1,53 @@
+// drainsim's BullMQ worker: one worker process (one container's) running BullMQ's Worker
+// on DRAINSIM_QUEUE with DRAINSIM_CONCURRENCY and the stalled-job settings drainsim's
+// profile options give (DRAINSIM_OPT_STALLED_INTERVAL in seconds,
+// DRAINSIM_OPT_MAX_STALLED_COUNT). SIGTERM and SIGINT close it as BullMQ's guide on going
+// to production tells an application to: `await worker.close()` (which waits for the
+// running jobs), then exit. A job sleeps its duration, or throws its own error after
+// fails[attempt - 1] seconds. Events: ready, shutdown, and start/end of every attempt
+// (adapters/README.md); `attempt` is BullMQ's attemptsMade + 1 when the job starts.
+'use strict';
+const { Worker } = require('bullmq');
+const { connection, queueName, event } = require('./common');
+
+const options = {
+  connection: connection(),
+  concurrency: Number(process.env.DRAINSIM_CONCURRENCY || 1),
+};
+if (process.env.DRAINSIM_OPT_STALLED_INTERVAL) {
+  options.stalledInterval = Number(process.env.DRAINSIM_OPT_STALLED_INTERVAL) * 1000;
+}
+if (process.env.DRAINSIM_OPT_MAX_STALLED_COUNT) {
+  options.maxStalledCount = Number(process.env.DRAINSIM_OPT_MAX_STALLED_COUNT);
+}
+
+const sleep = (s) => new Promise((resolve) => setTimeout(resolve, s * 1000));
+
+const worker = new Worker(queueName, async (job) => {
+  const { job: id, duration_s: duration, fails = [] } = job.data;
+  const attempt = job.attemptsMade + 1;
+  event({ event: 'start', job: id, attempt, bullmq_id: job.id });
+  const failAfter = fails[attempt - 1];
+  if (typeof failAfter === 'number' && failAfter < duration) {
+    await sleep(failAfter);
+    event({ event: 'end', job: id, attempt, outcome: 'failed' });
+    throw new Error(`drainsim: job ${id} fails as the scenario says`);
+  }
+  await sleep(duration);
+  event({ event: 'end', job: id, attempt, outcome: 'completed' });
+}, options);
+
+worker.on('ready', () => event({ event: 'ready' }));
+worker.on('error', (err) => console.error('worker error:', err.message));
+
+let closing = false;
+async function shutdown(signal) {
+  if (closing) return;  // already waiting for the running jobs
+  closing = true;
+  console.log(`${signal}: closing the worker`);
+  event({ event: 'shutdown' });
+  await worker.close();
+  process.exit(0);
+}
+process.on('SIGTERM', () => shutdown('SIGTERM'));
+process.on('SIGINT', () => shutdown('SIGINT'));
