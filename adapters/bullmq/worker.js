@@ -1,8 +1,8 @@
 // drainsim's BullMQ worker: one worker process (one container's) running BullMQ's Worker
 // on DRAINSIM_QUEUE with DRAINSIM_CONCURRENCY and the stalled-job settings drainsim's
 // profile options give (DRAINSIM_OPT_STALLED_INTERVAL in seconds,
-// DRAINSIM_OPT_MAX_STALLED_COUNT). SIGTERM and SIGINT close it as BullMQ's guide on going
-// to production tells an application to: `await worker.close()` (which waits for the
+// DRAINSIM_OPT_MAX_STALLED_COUNT). SIGTERM and SIGINT close it as BullMQ's guide on graceful
+// shutdown tells an application to: `await worker.close()` (which waits for the
 // running jobs), then exit. A job sleeps its duration, or throws its own error after
 // fails[attempt - 1] seconds. Events: ready, shutdown, and start/end of every attempt
 // (adapters/README.md); `attempt` is BullMQ's attemptsMade + 1 when the job starts.
