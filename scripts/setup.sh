@@ -20,7 +20,7 @@ packages=(
   qt6-base-dev qt6-charts-dev libqt6opengl6-dev fonts-dejavu-core
   # The real systems (drainsim real, adapters/) and their brokers: drainsim starts its own
   # throwaway instances, never the services these packages install.
-  redis-server ruby-sidekiq
+  redis-server ruby-sidekiq postgresql
 )
 # Node and npm for the Node adapters (BullMQ, pg-boss, graphile-worker): the machine's own
 # if it has them (their pinned versions accept Node 18 and 20), else Debian's.

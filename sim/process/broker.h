@@ -1,9 +1,10 @@
-// A throwaway broker for running a real job system (drainsim real): started for one run
-// in a fresh temporary directory, reachable only through a unix socket in it (no TCP
-// port, nothing beyond this machine), and stopped, reaped and removed with its directory
-// when the Broker is destroyed (a SIGTERM, then a SIGKILL after 5 s). It runs in
-// a process group of its own and dies with the thread that started it, so a crash or
-// Ctrl+C leaves nothing behind. Not thread-safe.
+// A throwaway broker for running a real job system (drainsim real): Redis or PostgreSQL,
+// started for one run in a fresh temporary directory, reachable only through a unix
+// socket in it (no TCP port, nothing beyond this machine), and stopped, reaped and removed
+// with its directory when the Broker is destroyed (SIGTERM, PostgreSQL's fast-shutdown
+// SIGINT, then a SIGKILL after 5 s). It runs in a process group of its own and dies with
+// the thread that started it (PostgreSQL's children follow their postmaster), so a crash
+// or Ctrl+C leaves nothing behind. Not thread-safe.
 #pragma once
 
 #include <sys/types.h>
@@ -18,8 +19,8 @@
 
 namespace drainsim {
 
-enum class BrokerKind { kRedis };
-constexpr std::array<std::string_view, 1> names(BrokerKind) { return {"redis"}; }
+enum class BrokerKind { kRedis, kPostgresql };
+constexpr std::array<std::string_view, 2> names(BrokerKind) { return {"redis", "postgresql"}; }
 
 // Why a broker could not be had; the message says what to do (e.g. the Debian package to
 // install) or quotes the broker's log.
@@ -36,15 +37,20 @@ class Broker {
   Broker& operator=(const Broker&) = delete;
 
   BrokerKind kind() const { return kind_; }
-  // Its address, as its clients take it: redis "unix:///tmp/drainsim-broker-XXXXXX/redis.sock".
+  // Its address, as its clients take it: redis "unix:///tmp/drainsim-broker-XXXXXX/redis.sock",
+  // postgresql "postgresql://drainsim@/drainsim?host=/tmp/drainsim-broker-XXXXXX" (the
+  // database drainsim, its superuser drainsim, trusted on the socket in that folder).
   std::string url() const;
   const std::string& socket_path() const { return socket_; }
   const std::string& directory() const { return dir_; }
   pid_t pid() const { return pid_; }
-  // True while it answers a ping.
+  // True while it answers (redis: PING; postgresql: pg_isready).
   bool alive() const;
 
  private:
+  void start_redis(const std::string& program, std::chrono::milliseconds ready_wait);
+  void start_postgres(const std::string& bin, std::chrono::milliseconds ready_wait);
+  void wait_until_ready(const std::string& program, std::chrono::milliseconds ready_wait);
   void stop();
 
   BrokerKind kind_;

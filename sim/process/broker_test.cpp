@@ -7,8 +7,11 @@
 #include <cerrno>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <optional>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 #include <boost/asio/io_context.hpp>
@@ -61,6 +64,54 @@ TEST(Broker, RedisAnswersOnAUnixSocketOnlyAndLeavesNothingBehind) {
     EXPECT_TRUE(process_exists(pid));
   }
   EXPECT_FALSE(process_exists(pid));
+  EXPECT_FALSE(fs::exists(dir));
+}
+
+// `pid` if it lives, and its children (PostgreSQL's make process groups of their own).
+std::vector<pid_t> with_children(pid_t pid) {
+  std::vector<pid_t> out;
+  for (const auto& e : fs::directory_iterator("/proc")) {
+    const std::string name = e.path().filename();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream stat(e.path() / "stat");
+    std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+    // pid (comm) state ppid pgrp ...: after the last ')'.
+    std::istringstream rest(text.substr(text.rfind(')') + 1));
+    std::string state;
+    pid_t ppid = 0;
+    rest >> state >> ppid;
+    if (std::stoi(name) == pid || ppid == pid) out.push_back(std::stoi(name));
+  }
+  return out;
+}
+
+std::string run(const std::string& command) {
+  std::string out;
+  FILE* p = popen(command.c_str(), "r");
+  char buf[256];
+  while (p && fgets(buf, sizeof buf, p)) out += buf;
+  if (p) pclose(p);
+  return out;
+}
+
+TEST(Broker, PostgresqlAnswersOnItsFoldersSocketOnlyAndLeavesNothingBehind) {
+  std::vector<pid_t> started;
+  std::string dir;
+  {
+    const Broker pg(BrokerKind::kPostgresql);
+    const pid_t pid = pg.pid();
+    dir = pg.directory();
+    EXPECT_TRUE(pg.alive());
+    EXPECT_EQ(pg.url(), "postgresql://drainsim@/drainsim?host=" + dir);
+    EXPECT_TRUE(fs::exists(dir + "/.s.PGSQL.5432"));
+    const std::string psql = "psql -X -A -t -h " + dir + " -U drainsim -d drainsim -c ";
+    EXPECT_EQ(run(psql + "'select 40 + 2'"), "42\n");
+    // No TCP: listen_addresses is empty.
+    EXPECT_EQ(run(psql + "'show listen_addresses'"), "\n");
+    started = with_children(pid);
+    EXPECT_GE(started.size(), 3u);  // the postmaster and its helpers
+  }
+  for (pid_t p : started) EXPECT_FALSE(process_exists(p)) << p;
   EXPECT_FALSE(fs::exists(dir));
 }
 
