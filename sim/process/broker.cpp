@@ -5,6 +5,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <fcntl.h>
+
 #include <cerrno>
 #include <cstdlib>
 #include <filesystem>
@@ -14,6 +16,7 @@
 
 #include <fmt/format.h>
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/local/stream_protocol.hpp>
 #include <boost/asio/read.hpp>
 #include <boost/asio/write.hpp>
@@ -60,6 +63,36 @@ bool redis_ping(const std::string& socket) {
   }
 }
 
+// An AMQP 0-9-1 protocol header to 127.0.0.1:port; true when the server answers with a
+// method frame (Connection.Start), i.e. RabbitMQ is ready for clients.
+bool amqp_answers(int port) {
+  namespace asio = boost::asio;
+  try {
+    asio::io_context io;
+    asio::ip::tcp::socket s(io);
+    s.connect({asio::ip::address_v4::loopback(), static_cast<unsigned short>(port)});
+    asio::write(s, asio::buffer(std::string_view("AMQP\x00\x00\x09\x01", 8)));
+    std::array<char, 1> frame_type{};
+    asio::read(s, asio::buffer(frame_type));
+    return frame_type[0] == 1;
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
+// `n` ports of 127.0.0.1 free now (held open together so they differ, then released).
+std::vector<int> free_loopback_ports(int n) {
+  namespace asio = boost::asio;
+  asio::io_context io;
+  std::vector<asio::ip::tcp::acceptor> held;
+  std::vector<int> ports;
+  for (int i = 0; i < n; ++i) {
+    held.emplace_back(io, asio::ip::tcp::endpoint(asio::ip::address_v4::loopback(), 0));
+    ports.push_back(held.back().local_endpoint().port());
+  }
+  return ports;
+}
+
 // Whether `pid` has ended (reaping it); waits up to `wait`.
 bool reaped_within(pid_t pid, std::chrono::milliseconds wait) {
   const auto until = Clock::now() + wait;
@@ -100,16 +133,30 @@ std::string postgres_bin() {
   return best;
 }
 
+// RabbitMQ's server script (Debian keeps it out of PATH), or "".
+std::string rabbitmq_server() {
+  const char* script = "/usr/lib/rabbitmq/bin/rabbitmq-server";
+  return access(script, X_OK) == 0 ? script : "";
+}
+
 }  // namespace
 
 Broker::Broker(BrokerKind kind, std::chrono::milliseconds ready_wait) : kind_(kind) {
-  const char* package = kind == BrokerKind::kRedis ? "redis-server" : "postgresql";
-  const std::string program = kind == BrokerKind::kRedis ? on_path("redis-server") : postgres_bin();
-  if (program.empty()) {
+  struct Needs {
+    const char* what;
+    const char* package;
+    std::string program;
+  };
+  const Needs needs =
+      kind == BrokerKind::kRedis ? Needs{"redis-server", "redis-server", on_path("redis-server")}
+      : kind == BrokerKind::kPostgresql ? Needs{"PostgreSQL", "postgresql", postgres_bin()}
+                                        : Needs{"RabbitMQ", "rabbitmq-server", rabbitmq_server()};
+  const std::string epmd = kind == BrokerKind::kRabbitmq ? on_path("epmd") : "";
+  if (needs.program.empty() || (kind == BrokerKind::kRabbitmq && epmd.empty())) {
     throw BrokerError(
         fmt::format("{} is not installed: install the Debian package {} (apt-get "
                     "install {})",
-                    kind == BrokerKind::kRedis ? "redis-server" : "PostgreSQL", package, package));
+                    needs.what, needs.package, needs.package));
   }
   std::string pattern = (fs::temp_directory_path() / "drainsim-broker-XXXXXX").string();
   if (mkdtemp(pattern.data()) == nullptr) {
@@ -118,10 +165,16 @@ Broker::Broker(BrokerKind kind, std::chrono::milliseconds ready_wait) : kind_(ki
   dir_ = pattern;
   log_ = dir_ + "/broker.log";
   try {
-    if (kind == BrokerKind::kRedis) {
-      start_redis(program, ready_wait);
-    } else {
-      start_postgres(program, ready_wait);
+    switch (kind) {
+      case BrokerKind::kRedis:
+        start_redis(needs.program, ready_wait);
+        break;
+      case BrokerKind::kPostgresql:
+        start_postgres(needs.program, ready_wait);
+        break;
+      case BrokerKind::kRabbitmq:
+        start_rabbitmq(needs.program, epmd, ready_wait);
+        break;
     }
   } catch (...) {
     stop();
@@ -191,6 +244,68 @@ void Broker::start_postgres(const std::string& bin, std::chrono::milliseconds re
   }
 }
 
+// RabbitMQ in the foreground as the calling user, never the system service: its data,
+// logs, configuration and Erlang cookie (HOME) in the folder, its AMQP listener and
+// Erlang distribution on free ports of 127.0.0.1, and an epmd of its own on a third (the
+// VM would otherwise start a shared one on 4369). RABBITMQ_ALLOW_INPUT makes the script
+// exec the VM (one process, no signal-forwarding shell) with its shell on stdin: a pipe
+// held here, whose end (this process's death included) stops the VM.
+void Broker::start_rabbitmq(const std::string& server, const std::string& epmd,
+                            std::chrono::milliseconds ready_wait) {
+  const std::vector<int> ports = free_loopback_ports(3);
+  port_ = ports[0];
+  const std::string dist_port = std::to_string(ports[1]), epmd_port = std::to_string(ports[2]);
+  std::ofstream(dir_ + "/enabled_plugins") << "[].\n";
+  std::ofstream(dir_ + "/rabbitmq.conf") << fmt::format(
+      "listeners.tcp.default = 127.0.0.1:{}\n"
+      "loopback_users.guest = true\n",
+      port_);
+  std::ofstream(dir_ + "/rabbitmq-env.conf");  // instead of /etc/rabbitmq's
+  const std::vector<std::string> env = {
+      "PATH=/usr/bin:/bin",
+      "LANG=C.UTF-8",
+      "HOME=" + dir_,
+      "ERL_EPMD_PORT=" + epmd_port,
+      "ERL_EPMD_ADDRESS=127.0.0.1",
+      fmt::format("RABBITMQ_NODENAME=drainsim-{}@localhost", getpid()),
+      "RABBITMQ_NODE_IP_ADDRESS=127.0.0.1",
+      fmt::format("RABBITMQ_NODE_PORT={}", port_),
+      "RABBITMQ_DIST_PORT=" + dist_port,
+      "RABBITMQ_CONF_ENV_FILE=" + dir_ + "/rabbitmq-env.conf",
+      "RABBITMQ_CONFIG_FILE=" + dir_ + "/rabbitmq.conf",
+      "RABBITMQ_ADVANCED_CONFIG_FILE=" + dir_ + "/advanced.config",
+      "RABBITMQ_ENABLED_PLUGINS_FILE=" + dir_ + "/enabled_plugins",
+      "RABBITMQ_MNESIA_BASE=" + dir_ + "/mnesia",
+      "RABBITMQ_LOG_BASE=" + dir_ + "/log",
+      "RABBITMQ_LOGS=" + dir_ + "/log/rabbit.log",
+      "RABBITMQ_PID_FILE=" + dir_ + "/rabbit.pid",
+      "RABBITMQ_FEATURE_FLAGS_FILE=" + dir_ + "/feature_flags",
+      "RABBITMQ_ALLOW_INPUT=1",
+      "RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS=-kernel inet_dist_use_interface {127,0,0,1}"};
+  try {
+    epmd_pid_ = spawn({{epmd, "-port", epmd_port, "-address", "127.0.0.1"}, env, log_});
+    int fds[2];
+    if (pipe2(fds, O_CLOEXEC) != 0) {
+      throw BrokerError(fmt::format("cannot make a pipe: {}", strerror(errno)));
+    }
+    stdin_fd_ = fds[1];
+    SpawnSpec spec{{server}, env, log_};
+    spec.stdin_fd = fds[0];
+    try {
+      pid_ = spawn(spec);
+    } catch (...) {
+      close(fds[0]);
+      throw;
+    }
+    close(fds[0]);
+  } catch (const BrokerError&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw BrokerError(e.what());
+  }
+  wait_until_ready("rabbitmq-server", ready_wait);
+}
+
 void Broker::wait_until_ready(const std::string& program, std::chrono::milliseconds ready_wait) {
   const auto until = Clock::now() + ready_wait;
   while (!alive()) {
@@ -204,13 +319,21 @@ void Broker::wait_until_ready(const std::string& program, std::chrono::milliseco
 Broker::~Broker() { stop(); }
 
 std::string Broker::url() const {
-  return kind_ == BrokerKind::kRedis ? "unix://" + socket_
-                                     : "postgresql://drainsim@/drainsim?host=" + dir_;
+  switch (kind_) {
+    case BrokerKind::kRedis:
+      return "unix://" + socket_;
+    case BrokerKind::kPostgresql:
+      return "postgresql://drainsim@/drainsim?host=" + dir_;
+    case BrokerKind::kRabbitmq:
+      break;
+  }
+  return fmt::format("amqp://guest:guest@127.0.0.1:{}/", port_);
 }
 
 bool Broker::alive() const {
   if (pid_ <= 0) return false;
   if (kind_ == BrokerKind::kRedis) return redis_ping(socket_);
+  if (kind_ == BrokerKind::kRabbitmq) return amqp_answers(port_);
   return run_to_end({{postgres_bin() + "/pg_isready", "-q", "-h", dir_, "-U", "drainsim"},
                      {"PATH=/usr/bin:/bin"},
                      ""});
@@ -224,6 +347,15 @@ void Broker::stop() {
       reaped_within(pid_, std::chrono::seconds(5));
     }
     pid_ = -1;
+  }
+  if (stdin_fd_ >= 0) {
+    close(stdin_fd_);
+    stdin_fd_ = -1;
+  }
+  if (epmd_pid_ > 0) {
+    kill(-epmd_pid_, SIGKILL);  // nothing to lose: it only maps node names to ports
+    reaped_within(epmd_pid_, std::chrono::seconds(5));
+    epmd_pid_ = -1;
   }
   if (!dir_.empty()) {
     std::error_code ignored;

@@ -3,7 +3,10 @@
 #include "process/broker.h"
 
 #include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <filesystem>
@@ -13,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/local/stream_protocol.hpp>
@@ -113,6 +117,80 @@ TEST(Broker, PostgresqlAnswersOnItsFoldersSocketOnlyAndLeavesNothingBehind) {
   }
   for (pid_t p : started) EXPECT_FALSE(process_exists(p)) << p;
   EXPECT_FALSE(fs::exists(dir));
+}
+
+// The listening TCP sockets of this machine, "ADDR:PORT" in /proc/net/tcp's hex.
+std::vector<std::string> tcp_listeners() {
+  std::ifstream f("/proc/net/tcp");
+  std::vector<std::string> out;
+  std::string line;
+  std::getline(f, line);  // header
+  while (std::getline(f, line)) {
+    std::istringstream fields(line);
+    std::string slot, local, remote, state;
+    fields >> slot >> local >> remote >> state;
+    if (state == "0A") out.push_back(local);  // TCP_LISTEN
+  }
+  return out;
+}
+
+bool ends_within(pid_t pid, int seconds) {
+  for (int i = 0; i < seconds * 20 && process_exists(pid); ++i) usleep(50'000);
+  return !process_exists(pid);
+}
+
+TEST(Broker, RabbitmqAnswersOnLoopbackOnlyAndLeavesNothingBehind) {
+  std::vector<pid_t> started;
+  std::string dir;
+  int port = 0;
+  {
+    const Broker rabbit(BrokerKind::kRabbitmq);
+    dir = rabbit.directory();
+    port = rabbit.port();
+    EXPECT_TRUE(rabbit.alive());
+    EXPECT_EQ(rabbit.url(), fmt::format("amqp://guest:guest@127.0.0.1:{}/", port));
+    // Its AMQP port on 127.0.0.1 (0100007F), and nothing of it on 4369, the shared epmd's.
+    const std::vector<std::string> listening = tcp_listeners();
+    EXPECT_NE(std::find(listening.begin(), listening.end(), fmt::format("0100007F:{:04X}", port)),
+              listening.end());
+    for (const std::string& l : listening) EXPECT_NE(l.substr(l.find(':')), ":1111") << l;
+    EXPECT_TRUE(fs::exists(dir + "/mnesia"));
+    started = with_children(rabbit.pid());
+  }
+  for (pid_t p : started) EXPECT_FALSE(process_exists(p)) << p;
+  EXPECT_FALSE(fs::exists(dir));
+  const std::vector<std::string> listening = tcp_listeners();
+  EXPECT_EQ(std::find(listening.begin(), listening.end(), fmt::format("0100007F:{:04X}", port)),
+            listening.end());
+}
+
+TEST(Broker, RabbitmqEndsWhenItsOwnerIsKilled) {
+  // The owner dies without a destructor (SIGKILL): the VM sees its stdin close and stops.
+  int fds[2];
+  ASSERT_EQ(pipe(fds), 0);
+  const pid_t owner = fork();
+  if (owner == 0) {
+    close(fds[0]);
+    const Broker rabbit(BrokerKind::kRabbitmq);
+    const std::string said = fmt::format("{} {}\n", rabbit.pid(), rabbit.directory());
+    if (write(fds[1], said.data(), said.size()) != static_cast<ssize_t>(said.size())) _exit(1);
+    pause();
+  }
+  close(fds[1]);
+  std::string said;
+  char c = 0;
+  while (read(fds[0], &c, 1) == 1 && c != '\n') said += c;
+  close(fds[0]);
+  std::istringstream fields(said);
+  pid_t vm = -1;
+  std::string dir;
+  fields >> vm >> dir;
+  ASSERT_GT(vm, 0) << said;
+  EXPECT_TRUE(process_exists(vm));
+  kill(owner, SIGKILL);
+  waitpid(owner, nullptr, 0);
+  EXPECT_TRUE(ends_within(vm, 20)) << vm;
+  fs::remove_all(dir);  // the owner died before it could
 }
 
 TEST(Broker, TwoAtOnceAreApart) {
