@@ -20,7 +20,7 @@ packages=(
   qt6-base-dev qt6-charts-dev libqt6opengl6-dev fonts-dejavu-core
   # The real systems (drainsim real, adapters/) and their brokers: drainsim starts its own
   # throwaway instances, never the services these packages install.
-  redis-server ruby-sidekiq postgresql
+  redis-server ruby-sidekiq postgresql python3-celery python3-redis rabbitmq-server
 )
 # Node and npm for the Node adapters (BullMQ, pg-boss, graphile-worker): the machine's own
 # if it has them (their pinned versions accept Node 18 and 20), else Debian's.
@@ -35,8 +35,22 @@ if [ ${#missing[@]} -gt 0 ]; then
   sudo=""
   [ "$(id -u)" -ne 0 ] && sudo="sudo"
   export DEBIAN_FRONTEND=noninteractive
+  # The brokers' packages would start their system services (Redis on 6379, RabbitMQ on
+  # 5672, PostgreSQL on 5432); drainsim never uses them, so a policy-rc.d (see
+  # invoke-rc.d(8)) forbids starting any while they install, unless the machine has its own.
+  policy=/usr/sbin/policy-rc.d
+  if [ ! -e "$policy" ]; then
+    printf '#!/bin/sh\n# drainsim setup: no service starts while packages install\nexit 101\n' |
+      $sudo tee "$policy" >/dev/null
+    $sudo chmod 755 "$policy"
+    trap '$sudo rm -f "$policy"' EXIT
+  fi
   $sudo apt-get update -qq
   $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  if [ "$(trap -p EXIT)" ]; then
+    $sudo rm -f "$policy"
+    trap - EXIT
+  fi
 fi
 
 # The Node adapters' modules, exactly as their lock files say, again only when a lock

@@ -1,5 +1,6 @@
 // The real engine on real systems and throwaway brokers, each case worked by hand from the
-// events the adapter wrote: Sidekiq 6.4 (Debian's ruby-sidekiq), BullMQ 6.7 (npm). Times are real: bounds allow for
+// events the adapter wrote: Sidekiq 6.4 (Debian's ruby-sidekiq), BullMQ 6.7 (npm),
+// Celery 5.2 (Debian's python3-celery). Times are real: bounds allow for
 // Ruby's start-up and the 20 ms event reader, nothing more.
 #include "run/real_run.h"
 
@@ -190,6 +191,104 @@ TEST(RealBullmq, AnOomKilledJobRunsAgainOnceItsLockLapses) {
   EXPECT_NEAR(rows[1][6].get<double>() - rows[1][5].get<double>(), 10, 0.2);
   EXPECT_EQ(out.results.at("real").at("versions").at("bullmq"), "6.7.0");
   EXPECT_TRUE(out.summary.ended_early);
+}
+
+RunOptions celery_redis() {
+  RunOptions o = sidekiq();
+  o.system = "celery-redis";
+  return o;
+}
+
+TEST(RealCelery, ATermWaitsForTheTaskAndTheKillLosesItWhenAckedEarly) {
+  // Celery 5.2 on Redis, acknowledging on receipt (its default): one pod (-c 3), jobs
+  // 0.5 s at 0, 20 s at 0.5 s, 2 s at 1 s (they start once the worker is up, ~1.5 s). The
+  // pod is deleted at 6 s: the warm shutdown waits for job 1 without a deadline, so the
+  // platform's SIGKILL at 6 + 8 s ends it; its message was acknowledged when it was
+  // received, so it is lost. Jobs 0 and 2 completed before the TERM.
+  const Scenario s = parse_scenario(R"({"name": "cel-term", "duration": "3s", "settle": "60s",
+    "workload": {"arrival": {"kind": "list", "at": ["0s", "0.5s", "1s"]},
+                 "job_duration": {"kind": "sequence", "values": ["0.5s", "20s", "2s"]}},
+    "worker": {"profile": "celery", "concurrency": 3},
+    "platform": {"replicas": 1, "termination_grace_period": "8s", "pod_start_delay": "0s"},
+    "events": [{"at": "6s", "kind": "delete_pod", "pod": "pod-0"}]})",
+                                    "cel-term.json");
+  const RunOutput out = run_real(s, celery_redis());
+  const JobTotals& j = out.summary.jobs;
+  EXPECT_TRUE(out.summary.audit.ok);
+  EXPECT_EQ(j.completed, 2);
+  EXPECT_EQ(j.lost, 1);
+  EXPECT_EQ(j.shutdown_retries, 0);
+  const std::vector<json> rows = attempts(out);
+  ASSERT_EQ(rows.size(), 3u);
+  for (const json& r : rows) {
+    if (r[0] != 1) continue;
+    EXPECT_EQ(r[7], "killed");
+    EXPECT_NEAR(r[6].get<double>(), 14, 0.2);
+  }
+  EXPECT_EQ(process_of(out, 0)->at("exit"), "killed_at_deadline");
+  EXPECT_EQ(out.results.at("real").at("versions").at("celery"), "5.2.6");
+}
+
+TEST(RealCelery, AcksLateRedeliversAnOomKilledTaskAfterTheVisibilityTimeout) {
+  // acks_late with a 10 s visibility timeout: job 0 (8 s) is fetched when the worker is up
+  // (~1.5 s) and OOM-killed at 5 s, its message still unacknowledged. kombu puts it back
+  // once it is older than the timeout, on a restore check the worker runs every 10 s or
+  // when idle: at fetch + 10 s, a few seconds later at most. It runs again, 8 s, as
+  // attempt 1 (Celery counts no redelivery): nothing lost, one shutdown retry.
+  const Scenario s = parse_scenario(R"({"name": "cel-oom", "duration": "3s", "settle": "90s",
+    "workload": {"arrival": {"kind": "list", "at": ["0s"]},
+                 "job_duration": {"kind": "constant", "value": "8s"}},
+    "worker": {"profile": "celery", "concurrency": 2, "options": {"acks_late": true}},
+    "backend": {"visibility_timeout": "10s"},
+    "platform": {"replicas": 1, "pod_start_delay": "0s", "restart_delay": "1s"},
+    "events": [{"at": "5s", "kind": "oom_kill", "pod": "pod-0"}]})",
+                                    "cel-oom.json");
+  const RunOutput out = run_real(s, celery_redis());
+  const JobTotals& j = out.summary.jobs;
+  EXPECT_TRUE(out.summary.audit.ok);
+  EXPECT_EQ(j.completed, 1);
+  EXPECT_EQ(j.lost, 0);
+  EXPECT_EQ(j.shutdown_retries, 1);
+  EXPECT_EQ(j.duplicate_executions, 0);
+  const std::vector<json> rows = attempts(out);
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0][7], "killed");
+  EXPECT_NEAR(rows[0][6].get<double>(), 5, 0.2);
+  EXPECT_EQ(rows[1][1], 1);
+  EXPECT_EQ(rows[1][7], "completed");
+  const double fetched = rows[0][5].get<double>();
+  EXPECT_GE(rows[1][5].get<double>(), fetched + 10);
+  EXPECT_LE(rows[1][5].get<double>(), fetched + 22);
+  EXPECT_NEAR(rows[1][6].get<double>() - rows[1][5].get<double>(), 8, 0.2);
+}
+
+TEST(RealCelery, OnRabbitmqAnOomKilledTaskComesBackWhenItsConnectionDrops) {
+  // The same kill on RabbitMQ 3.10: the broker requeues an unacknowledged message the
+  // moment its consumer's connection closes, so job 0 (8 s) runs again as soon as the
+  // restarted worker (up at 5 + 1 s restart delay + its start-up, ~1.5-3 s) consumes.
+  const Scenario s = parse_scenario(R"({"name": "cel-oom-rmq", "duration": "3s", "settle": "90s",
+    "workload": {"arrival": {"kind": "list", "at": ["0s"]},
+                 "job_duration": {"kind": "constant", "value": "8s"}},
+    "worker": {"profile": "celery", "concurrency": 2, "options": {"acks_late": true}},
+    "platform": {"replicas": 1, "pod_start_delay": "0s", "restart_delay": "1s"},
+    "events": [{"at": "5s", "kind": "oom_kill", "pod": "pod-0"}]})",
+                                    "cel-oom-rmq.json");
+  RunOptions o = celery_redis();
+  o.system = "celery-rabbitmq";
+  const RunOutput out = run_real(s, o);
+  const JobTotals& j = out.summary.jobs;
+  EXPECT_TRUE(out.summary.audit.ok);
+  EXPECT_EQ(j.completed, 1);
+  EXPECT_EQ(j.lost, 0);
+  EXPECT_EQ(j.shutdown_retries, 1);
+  const std::vector<json> rows = attempts(out);
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0][7], "killed");
+  EXPECT_NEAR(rows[0][6].get<double>(), 5, 0.2);
+  EXPECT_EQ(rows[1][7], "completed");
+  EXPECT_GE(rows[1][5].get<double>(), 6);
+  EXPECT_LE(rows[1][5].get<double>(), 11);
+  EXPECT_EQ(out.results.at("real").at("versions").at("rabbitmq"), "3.10.8");
 }
 
 // Processes whose command line or environment mentions `text`.
