@@ -1,7 +1,7 @@
 // The real engine on real systems and throwaway brokers, each case worked by hand from the
 // events the adapter wrote: Sidekiq 6.4 (Debian's ruby-sidekiq), BullMQ 6.7 (npm),
-// Celery 5.2 (Debian's python3-celery). Times are real: bounds allow for
-// Ruby's start-up and the 20 ms event reader, nothing more.
+// Celery 5.2 (Debian's python3-celery), pg-boss 9 and graphile-worker 0.16 (npm). Times are real:
+// bounds allow for Ruby's start-up and the 20 ms event reader, nothing more.
 #include "run/real_run.h"
 
 #include <signal.h>
@@ -160,6 +160,13 @@ TEST(RealSidekiq, AnUnknownSystemNamesTheSystemsThereAre) {
   }
 }
 
+// The real engine on the named system, with the timeline.
+RunOptions real_system(const char* name) {
+  RunOptions o = sidekiq();
+  o.system = name;
+  return o;
+}
+
 TEST(RealBullmq, AnOomKilledJobRunsAgainOnceItsLockLapses) {
   // BullMQ 6.7 on Redis: job 0 (10 s) starts at once and takes a 30 s lock; the OOM kill
   // at 2 s leaves it active and locked. The restarted worker's stalled checker (every 5 s
@@ -172,9 +179,7 @@ TEST(RealBullmq, AnOomKilledJobRunsAgainOnceItsLockLapses) {
     "platform": {"replicas": 1, "pod_start_delay": "0s", "restart_delay": "0s"},
     "events": [{"at": "2s", "kind": "oom_kill", "pod": "pod-0"}]})",
                                     "bq-oom.json");
-  RunOptions o = sidekiq();
-  o.system = "bullmq";
-  const RunOutput out = run_real(s, o);
+  const RunOutput out = run_real(s, real_system("bullmq"));
   const JobTotals& j = out.summary.jobs;
   EXPECT_TRUE(out.summary.audit.ok);
   EXPECT_EQ(j.completed, 1);
@@ -193,12 +198,6 @@ TEST(RealBullmq, AnOomKilledJobRunsAgainOnceItsLockLapses) {
   EXPECT_TRUE(out.summary.ended_early);
 }
 
-RunOptions celery_redis() {
-  RunOptions o = sidekiq();
-  o.system = "celery-redis";
-  return o;
-}
-
 TEST(RealCelery, ATermWaitsForTheTaskAndTheKillLosesItWhenAckedEarly) {
   // Celery 5.2 on Redis, acknowledging on receipt (its default): one pod (-c 3), jobs
   // 0.5 s at 0, 20 s at 0.5 s, 2 s at 1 s (they start once the worker is up, ~1.5 s). The
@@ -212,7 +211,7 @@ TEST(RealCelery, ATermWaitsForTheTaskAndTheKillLosesItWhenAckedEarly) {
     "platform": {"replicas": 1, "termination_grace_period": "8s", "pod_start_delay": "0s"},
     "events": [{"at": "6s", "kind": "delete_pod", "pod": "pod-0"}]})",
                                     "cel-term.json");
-  const RunOutput out = run_real(s, celery_redis());
+  const RunOutput out = run_real(s, real_system("celery-redis"));
   const JobTotals& j = out.summary.jobs;
   EXPECT_TRUE(out.summary.audit.ok);
   EXPECT_EQ(j.completed, 2);
@@ -243,7 +242,7 @@ TEST(RealCelery, AcksLateRedeliversAnOomKilledTaskAfterTheVisibilityTimeout) {
     "platform": {"replicas": 1, "pod_start_delay": "0s", "restart_delay": "1s"},
     "events": [{"at": "5s", "kind": "oom_kill", "pod": "pod-0"}]})",
                                     "cel-oom.json");
-  const RunOutput out = run_real(s, celery_redis());
+  const RunOutput out = run_real(s, real_system("celery-redis"));
   const JobTotals& j = out.summary.jobs;
   EXPECT_TRUE(out.summary.audit.ok);
   EXPECT_EQ(j.completed, 1);
@@ -273,9 +272,7 @@ TEST(RealCelery, OnRabbitmqAnOomKilledTaskComesBackWhenItsConnectionDrops) {
     "platform": {"replicas": 1, "pod_start_delay": "0s", "restart_delay": "1s"},
     "events": [{"at": "5s", "kind": "oom_kill", "pod": "pod-0"}]})",
                                     "cel-oom-rmq.json");
-  RunOptions o = celery_redis();
-  o.system = "celery-rabbitmq";
-  const RunOutput out = run_real(s, o);
+  const RunOutput out = run_real(s, real_system("celery-rabbitmq"));
   const JobTotals& j = out.summary.jobs;
   EXPECT_TRUE(out.summary.audit.ok);
   EXPECT_EQ(j.completed, 1);
@@ -289,6 +286,78 @@ TEST(RealCelery, OnRabbitmqAnOomKilledTaskComesBackWhenItsConnectionDrops) {
   EXPECT_GE(rows[1][5].get<double>(), 6);
   EXPECT_LE(rows[1][5].get<double>(), 11);
   EXPECT_EQ(out.results.at("real").at("versions").at("rabbitmq"), "3.10.8");
+}
+
+TEST(RealPgBoss, StopWaitsItsTimeoutThenLeavesTheRunningJobActive) {
+  // pg-boss 9 on PostgreSQL 15, two work() subscriptions (each polls every 2 s): job 0
+  // (1 s) at 0 runs at once; job 1 (30 s) at 0.5 s is taken on the next poll. The pod is
+  // deleted at 5 s: stop({timeout: 3 s}) waits for job 1, checking every second, and
+  // stops at TERM + 3 s; the process exits 0 at 8 s, leaving job 1 active in pgboss.job
+  // (pg-boss 9 does not fail it; it waits out its 15 min expiry). At the end it is
+  // pending, stuck, and nobody's: its one attempt was abandoned.
+  const Scenario s = parse_scenario(R"({"name": "pgb-term", "duration": "3s", "settle": "15s",
+    "workload": {"arrival": {"kind": "list", "at": ["0s", "0.5s"]},
+                 "job_duration": {"kind": "sequence", "values": ["1s", "30s"]}},
+    "worker": {"profile": "pg-boss", "concurrency": 2, "grace_period": "3s"},
+    "platform": {"replicas": 1, "termination_grace_period": "10s", "pod_start_delay": "0s"},
+    "events": [{"at": "5s", "kind": "delete_pod", "pod": "pod-0"}]})",
+                                    "pgb-term.json");
+  const RunOutput out = run_real(s, real_system("pg-boss"));
+  const JobTotals& j = out.summary.jobs;
+  EXPECT_TRUE(out.summary.audit.ok);
+  EXPECT_EQ(j.completed, 1);
+  EXPECT_EQ(j.pending, 1);
+  EXPECT_EQ(j.stuck_at_end, 1);
+  EXPECT_EQ(j.lost, 0);
+  const json* p0 = process_of(out, 0);
+  EXPECT_EQ(p0->at("exit"), "clean");
+  EXPECT_NEAR(p0->at("drain_latency_s").get<double>(), 3, 0.4);
+  const std::vector<json> rows = attempts(out);
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[1][0], 1);
+  EXPECT_EQ(rows[1][7], "abandoned");
+  EXPECT_NEAR(rows[1][6].get<double>(), 8, 0.4);
+  EXPECT_EQ(out.results.at("real").at("versions").at("pg-boss"), "9.0.3");
+}
+
+TEST(RealGraphileWorker, AbortsTheJobFiveSecondsAfterTermAndRetriesItAfterItsBackoff) {
+  // graphile-worker 0.16 on PostgreSQL 15, -c 3, its own signal handling: jobs 1 s at 0,
+  // 10 s at 0.5 s, 7 s at 1 s. The pod is deleted at 4 s: graceful shutdown; job 2 ends
+  // at 8 s; at TERM + 5 s (gracefulShutdownAbortTimeout) job 1's abortSignal fires, the
+  // job ends interrupted and fails, and the process kills itself with SIGTERM at 9 s. Its
+  // retry is due e^1 = 2.72 s after the failure and is taken within the 2 s poll by the
+  // replacement pod-1: it runs its 10 s there. Nothing lost, one shutdown retry.
+  const Scenario s = parse_scenario(R"({"name": "gw-term", "duration": "3s", "settle": "40s",
+    "workload": {"arrival": {"kind": "list", "at": ["0s", "0.5s", "1s"]},
+                 "job_duration": {"kind": "sequence", "values": ["1s", "10s", "7s"]}},
+    "worker": {"profile": "graphile-worker", "concurrency": 3},
+    "platform": {"replicas": 1, "termination_grace_period": "20s", "pod_start_delay": "0s"},
+    "events": [{"at": "4s", "kind": "delete_pod", "pod": "pod-0"}]})",
+                                    "gw-term.json");
+  const RunOutput out = run_real(s, real_system("graphile-worker"));
+  const JobTotals& j = out.summary.jobs;
+  EXPECT_TRUE(out.summary.audit.ok);
+  EXPECT_EQ(j.completed, 3);
+  EXPECT_EQ(j.lost, 0);
+  EXPECT_EQ(j.interrupted, 1);
+  EXPECT_EQ(j.shutdown_retries, 1);
+  const json* p0 = process_of(out, 0);
+  EXPECT_EQ(p0->at("exit"), "died_on_term");
+  EXPECT_NEAR(p0->at("ended_s").get<double>(), 9, 0.4);
+  json interrupted, rerun;
+  for (const json& r : attempts(out)) {
+    if (r[0] == 1 && r[7] == "interrupted") interrupted = r;
+    if (r[0] == 1 && r[7] == "completed") rerun = r;
+  }
+  ASSERT_FALSE(interrupted.is_null());
+  ASSERT_FALSE(rerun.is_null());
+  EXPECT_NEAR(interrupted[6].get<double>(), 9, 0.3);
+  EXPECT_EQ(rerun[1], 2);
+  EXPECT_EQ(rerun[2], 1);  // on pod-1
+  EXPECT_GE(rerun[5].get<double>(), interrupted[6].get<double>() + 2.7);
+  EXPECT_LE(rerun[5].get<double>(), interrupted[6].get<double>() + 5.2);
+  EXPECT_NEAR(rerun[6].get<double>() - rerun[5].get<double>(), 10, 0.2);
+  EXPECT_EQ(out.results.at("real").at("versions").at("graphile-worker"), "0.16.6");
 }
 
 // Processes whose command line or environment mentions `text`.

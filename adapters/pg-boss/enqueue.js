@@ -1,0 +1,34 @@
+// drainsim's pg-boss enqueuer: reads one job per line on stdin, "JOB DURATION_S
+// [FAIL_1 FAIL_2 ...]" (FAIL_k: "-" or the seconds after which attempt k fails), and sends
+// it at once with boss.send onto DRAINSIM_QUEUE: retryLimit DRAINSIM_MAX_ATTEMPTS - 1,
+// retried at once (no retryDelay), expireInSeconds DRAINSIM_VISIBILITY_TIMEOUT when given
+// (pg-boss's 15 min otherwise); prints "enqueued JOB" once PostgreSQL has it. Exits 0 at the
+// end of its input.
+'use strict';
+const readline = require('readline');
+const { boss: makeBoss, queueName } = require('./common');
+
+const options = {};
+if (process.env.DRAINSIM_MAX_ATTEMPTS) options.retryLimit = Number(process.env.DRAINSIM_MAX_ATTEMPTS) - 1;
+if (process.env.DRAINSIM_VISIBILITY_TIMEOUT) {
+  options.expireInSeconds = Math.max(1, Math.round(Number(process.env.DRAINSIM_VISIBILITY_TIMEOUT)));
+}
+
+async function main() {
+  const boss = makeBoss({ worker: false });
+  await boss.start();
+  const lines = readline.createInterface({ input: process.stdin, terminal: false });
+  for await (const line of lines) {
+    const [job, duration, ...fails] = line.trim().split(/\s+/);
+    if (!job) continue;
+    const data = { job: Number(job), duration_s: Number(duration),
+                   fails: fails.map((f) => (f === '-' ? null : Number(f))) };
+    await boss.send(queueName, data, options);
+    process.stdout.write(`enqueued ${job}\n`);
+  }
+  await boss.stop({ graceful: false, destroy: true });
+}
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
