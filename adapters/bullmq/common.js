@@ -1,8 +1,7 @@
 // What the BullMQ adapter's three programs share: the Redis connection drainsim gives
-// (DRAINSIM_BROKER_URL, a unix:// socket URL, as ioredis options), the queue's name, and the
-// events file (adapters/README.md): one JSON line per event, one write each, O_APPEND.
+// (DRAINSIM_BROKER_URL, a unix:// socket URL, as ioredis options) and the queue's name.
+// The events, stdin lines and job body are every Node adapter's (../node/drainsim.js).
 'use strict';
-const fs = require('fs');
 
 function connection() {
   const url = process.env.DRAINSIM_BROKER_URL || '';
@@ -13,13 +12,4 @@ function connection() {
 
 const queueName = process.env.DRAINSIM_QUEUE || 'default';
 
-let events = null;
-function event(fields) {
-  if (events === null) events = fs.openSync(process.env.DRAINSIM_EVENTS, 'a');
-  const line = JSON.stringify(Object.assign(
-      { t: Date.now() / 1000, pid: process.pid, worker: process.env.DRAINSIM_WORKER || 'worker' },
-      fields));
-  fs.writeSync(events, line + '\n');
-}
-
-module.exports = { connection, queueName, event };
+module.exports = { connection, queueName };

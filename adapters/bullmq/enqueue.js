@@ -4,22 +4,17 @@
 // default, 1, without it); prints "enqueued JOB" once Redis has it. Lines are added in
 // order; it exits 0 at the end of its input.
 'use strict';
-const readline = require('readline');
 const { Queue } = require('bullmq');
 const { connection, queueName } = require('./common');
+const { jobLines } = require('../node/drainsim');
 
 const queue = new Queue(queueName, { connection: connection() });
 const attempts = process.env.DRAINSIM_MAX_ATTEMPTS ? Number(process.env.DRAINSIM_MAX_ATTEMPTS) : undefined;
 
 async function main() {
-  const lines = readline.createInterface({ input: process.stdin, terminal: false });
-  for await (const line of lines) {
-    const [job, duration, ...fails] = line.trim().split(/\s+/);
-    if (!job) continue;
-    const data = { job: Number(job), duration_s: Number(duration),
-                   fails: fails.map((f) => (f === '-' ? null : Number(f))) };
+  for await (const data of jobLines()) {
     await queue.add('drainsim', data, attempts ? { attempts } : {});
-    process.stdout.write(`enqueued ${job}\n`);
+    process.stdout.write(`enqueued ${data.job}\n`);
   }
   await queue.close();
 }

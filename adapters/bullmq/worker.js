@@ -8,7 +8,8 @@
 // (adapters/README.md); `attempt` is BullMQ's attemptsMade + 1 when the job starts.
 'use strict';
 const { Worker } = require('bullmq');
-const { connection, queueName, event } = require('./common');
+const { connection, queueName } = require('./common');
+const { event, runJob } = require('../node/drainsim');
 
 const options = {
   connection: connection(),
@@ -21,21 +22,8 @@ if (process.env.DRAINSIM_OPT_MAX_STALLED_COUNT) {
   options.maxStalledCount = Number(process.env.DRAINSIM_OPT_MAX_STALLED_COUNT);
 }
 
-const sleep = (s) => new Promise((resolve) => setTimeout(resolve, s * 1000));
-
-const worker = new Worker(queueName, async (job) => {
-  const { job: id, duration_s: duration, fails = [] } = job.data;
-  const attempt = job.attemptsMade + 1;
-  event({ event: 'start', job: id, attempt, bullmq_id: job.id });
-  const failAfter = fails[attempt - 1];
-  if (typeof failAfter === 'number' && failAfter < duration) {
-    await sleep(failAfter);
-    event({ event: 'end', job: id, attempt, outcome: 'failed' });
-    throw new Error(`drainsim: job ${id} fails as the scenario says`);
-  }
-  await sleep(duration);
-  event({ event: 'end', job: id, attempt, outcome: 'completed' });
-}, options);
+const worker = new Worker(queueName,
+    (job) => runJob(job.data, job.attemptsMade + 1, { bullmq_id: job.id }), options);
 
 worker.on('ready', () => event({ event: 'ready' }));
 worker.on('error', (err) => console.error('worker error:', err.message));

@@ -4,23 +4,18 @@
 // graphile-worker's 25 without it); prints "enqueued JOB" once PostgreSQL has it. Exits 0
 // at the end of its input.
 'use strict';
-const readline = require('readline');
 const { makeWorkerUtils } = require('graphile-worker');
 const { connectionString, task } = require('./common');
+const { jobLines } = require('../node/drainsim');
 
 async function main() {
   const utils = await makeWorkerUtils({ connectionString: connectionString() });
   await utils.migrate();
   const options = {};
   if (process.env.DRAINSIM_MAX_ATTEMPTS) options.maxAttempts = Number(process.env.DRAINSIM_MAX_ATTEMPTS);
-  const lines = readline.createInterface({ input: process.stdin, terminal: false });
-  for await (const line of lines) {
-    const [job, duration, ...fails] = line.trim().split(/\s+/);
-    if (!job) continue;
-    const payload = { job: Number(job), duration_s: Number(duration),
-                      fails: fails.map((f) => (f === '-' ? null : Number(f))) };
-    await utils.addJob(task, payload, { ...options, jobKey: job });
-    process.stdout.write(`enqueued ${job}\n`);
+  for await (const payload of jobLines()) {
+    await utils.addJob(task, payload, { ...options, jobKey: String(payload.job) });
+    process.stdout.write(`enqueued ${payload.job}\n`);
   }
   await utils.release();
 }

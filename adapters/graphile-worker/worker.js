@@ -12,33 +12,11 @@
 // `attempts` (counted when it is taken).
 'use strict';
 const { run } = require('graphile-worker');
-const { connectionString, task, event } = require('./common');
+const { connectionString, task } = require('./common');
+const { event, runJob } = require('../node/drainsim');
 
-// Sleeps `s` seconds; resolves false early if `signal` aborts.
-function sleep(s, signal) {
-  return new Promise((resolve) => {
-    if (signal && signal.aborted) return resolve(false);
-    const timer = setTimeout(() => resolve(true), s * 1000);
-    if (signal) signal.addEventListener('abort', () => { clearTimeout(timer); resolve(false); });
-  });
-}
-
-async function drainsimSleep(payload, helpers) {
-  const { job: id, duration_s: duration, fails = [] } = payload;
-  const attempt = helpers.job.attempts;
-  event({ event: 'start', job: id, attempt, graphile_id: String(helpers.job.id) });
-  const failAfter = fails[attempt - 1];
-  const failing = typeof failAfter === 'number' && failAfter < duration;
-  if (!await sleep(failing ? failAfter : duration, helpers.abortSignal)) {
-    event({ event: 'end', job: id, attempt, outcome: 'interrupted' });
-    throw new Error(`drainsim: job ${id} aborted by the worker's shutdown`);
-  }
-  if (failing) {
-    event({ event: 'end', job: id, attempt, outcome: 'failed' });
-    throw new Error(`drainsim: job ${id} fails as the scenario says`);
-  }
-  event({ event: 'end', job: id, attempt, outcome: 'completed' });
-}
+const drainsimSleep = (payload, helpers) =>
+  runJob(payload, helpers.job.attempts, { graphile_id: String(helpers.job.id) }, helpers.abortSignal);
 
 async function main() {
   const runner = await run({

@@ -1,9 +1,8 @@
 // What the pg-boss adapter's three programs share: the PostgreSQL connection drainsim gives
-// (DRAINSIM_BROKER_URL, postgresql://drainsim@/drainsim?host=DIR, a unix socket folder), the
-// queue's name, and the events file (adapters/README.md): one JSON line per event, one
-// write each, O_APPEND.
+// (DRAINSIM_BROKER_URL, postgresql://drainsim@/drainsim?host=DIR, a unix socket folder) and
+// the queue's name. The events, stdin lines and job body are every Node adapter's
+// (../node/drainsim.js).
 'use strict';
-const fs = require('fs');
 const PgBoss = require('pg-boss');
 
 // A PgBoss on drainsim's database. Only workers supervise (expire, archive) and schedule,
@@ -20,13 +19,4 @@ function boss({ worker }) {
 
 const queueName = process.env.DRAINSIM_QUEUE || 'default';
 
-let events = null;
-function event(fields) {
-  if (events === null) events = fs.openSync(process.env.DRAINSIM_EVENTS, 'a');
-  const line = JSON.stringify(Object.assign(
-      { t: Date.now() / 1000, pid: process.pid, worker: process.env.DRAINSIM_WORKER || 'worker' },
-      fields));
-  fs.writeSync(events, line + '\n');
-}
-
-module.exports = { boss, queueName, event };
+module.exports = { boss, queueName };

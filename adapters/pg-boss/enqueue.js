@@ -5,8 +5,8 @@
 // (pg-boss's 15 min otherwise); prints "enqueued JOB" once PostgreSQL has it. Exits 0 at the
 // end of its input.
 'use strict';
-const readline = require('readline');
 const { boss: makeBoss, queueName } = require('./common');
+const { jobLines } = require('../node/drainsim');
 
 const options = {};
 if (process.env.DRAINSIM_MAX_ATTEMPTS) options.retryLimit = Number(process.env.DRAINSIM_MAX_ATTEMPTS) - 1;
@@ -17,14 +17,9 @@ if (process.env.DRAINSIM_VISIBILITY_TIMEOUT) {
 async function main() {
   const boss = makeBoss({ worker: false });
   await boss.start();
-  const lines = readline.createInterface({ input: process.stdin, terminal: false });
-  for await (const line of lines) {
-    const [job, duration, ...fails] = line.trim().split(/\s+/);
-    if (!job) continue;
-    const data = { job: Number(job), duration_s: Number(duration),
-                   fails: fails.map((f) => (f === '-' ? null : Number(f))) };
+  for await (const data of jobLines()) {
     await boss.send(queueName, data, options);
-    process.stdout.write(`enqueued ${job}\n`);
+    process.stdout.write(`enqueued ${data.job}\n`);
   }
   await boss.stop({ graceful: false, destroy: true });
 }

@@ -11,25 +11,12 @@
 // ready, shutdown, and start/end of every attempt (adapters/README.md); `attempt` is
 // pg-boss's retrycount + 1.
 'use strict';
-const { boss: makeBoss, queueName, event } = require('./common');
+const { boss: makeBoss, queueName } = require('./common');
+const { event, runJob } = require('../node/drainsim');
 
 const concurrency = Number(process.env.DRAINSIM_CONCURRENCY || 1);
 const grace = process.env.DRAINSIM_GRACE_PERIOD || '30';
-const sleep = (s) => new Promise((resolve) => setTimeout(resolve, s * 1000));
-
-async function handler(job) {
-  const { job: id, duration_s: duration, fails = [] } = job.data;
-  const attempt = job.retrycount + 1;
-  event({ event: 'start', job: id, attempt, pgboss_id: job.id });
-  const failAfter = fails[attempt - 1];
-  if (typeof failAfter === 'number' && failAfter < duration) {
-    await sleep(failAfter);
-    event({ event: 'end', job: id, attempt, outcome: 'failed' });
-    throw new Error(`drainsim: job ${id} fails as the scenario says`);
-  }
-  await sleep(duration);
-  event({ event: 'end', job: id, attempt, outcome: 'completed' });
-}
+const handler = (job) => runJob(job.data, job.retrycount + 1, { pgboss_id: job.id });
 
 async function main() {
   const boss = makeBoss({ worker: true });

@@ -1,0 +1,55 @@
+// What drainsim's Node adapters (bullmq/, pg-boss/, graphile-worker/) share, the contract
+// of adapters/README.md in Node, with nothing beyond Node's own modules:
+// - event(fields): one JSON line appended to DRAINSIM_EVENTS (one write, O_APPEND), with
+//   t (unix seconds), pid and worker (DRAINSIM_WORKER) filled in;
+// - jobLines(): the enqueuer's stdin, "JOB DURATION_S [FAIL_1 ...]", as job payloads
+//   {job, duration_s, fails} (a fail is null for "-", else seconds);
+// - runJob(payload, attempt, fields, abortSignal): the job body. It sleeps its duration,
+//   or fails after fails[attempt - 1] seconds, writing the start and end events; it throws
+//   the job's own error on a failure, and, when `abortSignal` (the system's cancellation
+//   API) aborts first, ends "interrupted" and throws.
+'use strict';
+const fs = require('fs');
+const readline = require('readline');
+
+let events = null;
+function event(fields) {
+  if (events === null) events = fs.openSync(process.env.DRAINSIM_EVENTS, 'a');
+  const line = JSON.stringify(Object.assign(
+      { t: Date.now() / 1000, pid: process.pid, worker: process.env.DRAINSIM_WORKER || 'worker' },
+      fields));
+  fs.writeSync(events, line + '\n');
+}
+
+async function* jobLines() {
+  const lines = readline.createInterface({ input: process.stdin, terminal: false });
+  for await (const line of lines) {
+    const [job, duration, ...fails] = line.trim().split(/\s+/);
+    if (!job) continue;
+    yield { job: Number(job), duration_s: Number(duration),
+            fails: fails.map((f) => (f === '-' ? null : Number(f))) };
+  }
+}
+
+// Sleeps `s` seconds; resolves false early if `signal` aborts.
+function sleep(s, signal) {
+  return new Promise((resolve) => {
+    if (signal && signal.aborted) return resolve(false);
+    const timer = setTimeout(() => resolve(true), s * 1000);
+    if (signal) signal.addEventListener('abort', () => { clearTimeout(timer); resolve(false); });
+  });
+}
+
+async function runJob({ job, duration_s: duration, fails = [] }, attempt, fields, abortSignal) {
+  event({ event: 'start', job, attempt, ...fields });
+  const failAfter = fails[attempt - 1];
+  const failing = typeof failAfter === 'number' && failAfter < duration;
+  if (!await sleep(failing ? failAfter : duration, abortSignal)) {
+    event({ event: 'end', job, attempt, outcome: 'interrupted' });
+    throw new Error(`drainsim: job ${job} aborted by the worker's shutdown`);
+  }
+  event({ event: 'end', job, attempt, outcome: failing ? 'failed' : 'completed' });
+  if (failing) throw new Error(`drainsim: job ${job} fails as the scenario says`);
+}
+
+module.exports = { event, jobLines, runJob };
