@@ -15,4 +15,18 @@ function connectionString() {
 
 const task = 'drainsim_sleep';
 
-module.exports = { connectionString, task };
+// `f()` again while it fails on a race to create graphile-worker's schema: the enqueuer
+// and the first workers start together, and two first migrations collide on PostgreSQL's
+// catalog (a unique violation, 23505); the loser succeeds once the winner is done.
+async function migrating(f) {
+  for (let tries = 1; ; ++tries) {
+    try {
+      return await f();
+    } catch (err) {
+      if (err.code !== '23505' || tries >= 20) throw err;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+}
+
+module.exports = { connectionString, task, migrating };

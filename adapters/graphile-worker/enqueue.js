@@ -5,12 +5,12 @@
 // at the end of its input.
 'use strict';
 const { makeWorkerUtils } = require('graphile-worker');
-const { connectionString, task } = require('./common');
+const { connectionString, task, migrating } = require('./common');
 const { jobLines } = require('../node/drainsim');
 
 async function main() {
   const utils = await makeWorkerUtils({ connectionString: connectionString() });
-  await utils.migrate();
+  await migrating(() => utils.migrate());
   const options = {};
   if (process.env.DRAINSIM_MAX_ATTEMPTS) options.maxAttempts = Number(process.env.DRAINSIM_MAX_ATTEMPTS);
   for await (const payload of jobLines()) {

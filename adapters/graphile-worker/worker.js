@@ -12,18 +12,18 @@
 // `attempts` (counted when it is taken).
 'use strict';
 const { run } = require('graphile-worker');
-const { connectionString, task } = require('./common');
+const { connectionString, task, migrating } = require('./common');
 const { event, runJob } = require('../node/drainsim');
 
 const drainsimSleep = (payload, helpers) =>
   runJob(payload, helpers.job.attempts, { graphile_id: String(helpers.job.id) }, helpers.abortSignal);
 
 async function main() {
-  const runner = await run({
+  const runner = await migrating(() => run({
     connectionString: connectionString(),
     concurrency: Number(process.env.DRAINSIM_CONCURRENCY || 1),
     taskList: { [task]: drainsimSleep },
-  });
+  }));
   runner.events.on('gracefulShutdown', () => event({ event: 'shutdown' }));
   runner.events.on('forcefulShutdown', () => event({ event: 'shutdown', how: 'forceful' }));
   event({ event: 'ready' });
