@@ -21,6 +21,7 @@
 #include "io/results.h"
 #include "model/fate_rule.h"
 #include "model/platform.h"
+#include "model/script.h"
 #include "model/workload.h"
 #include "process/broker.h"
 #include "process/real_fleet.h"
@@ -118,27 +119,6 @@ class InspectedBackend final : public BackendView {
 
  private:
   std::map<JobId, JobState> jobs_;
-};
-
-// Fires the scenario's events at their times (as on the other engines).
-class Script final : public TimerTarget {
- public:
-  Script(const Scenario& s, Platform& platform) : s_(s), platform_(platform) {}
-  void start(Runtime& rt) {
-    for (std::size_t i = 0; i < s_.events.size(); ++i) {
-      rt.schedule(s_.events[i].at, Priority::kScripted, this, 0, i);
-    }
-  }
-  bool done() const { return fired_ == s_.events.size(); }
-  void on_timer(std::uint32_t, std::uint64_t arg) override {
-    ++fired_;
-    platform_.apply(s_.events[arg], arg);
-  }
-
- private:
-  const Scenario& s_;
-  Platform& platform_;
-  std::size_t fired_ = 0;
 };
 
 // A job as it was pushed.

@@ -14,6 +14,7 @@
 #include "engine/virtual_runtime.h"
 #include "io/results.h"
 #include "model/platform.h"
+#include "model/script.h"
 #include "model/workload.h"
 #include "process/process_engine_server.h"
 #include "profiles/profile.h"
@@ -22,27 +23,6 @@
 namespace drainsim {
 
 namespace {
-
-// Fires the scenario's events at their times.
-class Script final : public TimerTarget {
- public:
-  Script(const Scenario& s, Platform& platform) : s_(s), platform_(platform) {}
-  void start(Runtime& rt) {
-    for (std::size_t i = 0; i < s_.events.size(); ++i) {
-      rt.schedule(s_.events[i].at, Priority::kScripted, this, 0, i);
-    }
-  }
-  bool done() const { return fired_ == s_.events.size(); }
-  void on_timer(std::uint32_t /*tag*/, std::uint64_t arg) override {
-    ++fired_;
-    platform_.apply(s_.events[arg], arg);
-  }
-
- private:
-  const Scenario& s_;
-  Platform& platform_;
-  std::size_t fired_ = 0;
-};
 
 // The models of one run on one Runtime; single-threaded (one strand on real threads).
 struct Run {
