@@ -103,6 +103,39 @@ bool reaped_within(pid_t pid, std::chrono::milliseconds wait) {
   }
 }
 
+// The processes whose parent is `pid` (from /proc).
+std::vector<pid_t> children_of(pid_t pid) {
+  std::vector<pid_t> out;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator("/proc", ec)) {
+    const std::string name = e.path().filename();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream stat(e.path() / "stat");
+    const std::string text((std::istreambuf_iterator<char>(stat)),
+                           std::istreambuf_iterator<char>());
+    const std::size_t close = text.rfind(')');
+    if (close == std::string::npos) continue;
+    std::istringstream rest(text.substr(close + 1));  // "state ppid ..." after "pid (comm)"
+    std::string state;
+    pid_t ppid = 0;
+    if (rest >> state >> ppid && ppid == pid) out.push_back(std::stoi(name));
+  }
+  return out;
+}
+
+// Whether `pid`, not our child, has ended (SIGKILLed if it has not after `wait`).
+bool ended_within(pid_t pid, std::chrono::milliseconds wait) {
+  const auto until = Clock::now() + wait;
+  while (kill(pid, 0) == 0) {
+    if (Clock::now() >= until) {
+      kill(pid, SIGKILL);
+      return false;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return true;
+}
+
 // Runs a program to its end (initdb, createdb, pg_isready); true when it exits 0.
 bool run_to_end(const SpawnSpec& spec) {
   pid_t pid = -1;
@@ -340,11 +373,15 @@ bool Broker::alive() const {
 
 void Broker::stop() {
   if (pid_ > 0) {
+    // Helpers it forked into sessions of their own (RabbitMQ's erl_child_setup) end a
+    // moment after it, out of reach of its group: none is left when this returns.
+    const std::vector<pid_t> helpers = children_of(pid_);
     kill(-pid_, kind_ == BrokerKind::kPostgresql ? SIGINT : SIGTERM);  // postgres: fast shutdown
     if (!reaped_within(pid_, std::chrono::seconds(5))) {
       kill(-pid_, SIGKILL);
       reaped_within(pid_, std::chrono::seconds(5));
     }
+    for (pid_t helper : helpers) ended_within(helper, std::chrono::seconds(2));
     pid_ = -1;
   }
   if (stdin_fd_ >= 0) {
