@@ -220,6 +220,7 @@ void replay(Recorder& recorder, const std::vector<Pushed>& pushed,
     std::uint32_t ledger = 0;
     std::uint32_t claims = 0;
     bool available = false;  // the ledger's state is available
+    bool claimed = false;    // the ledger's state is active: an attempt started, not done
     bool completed = false;
     Time last_start = -1, last_end = -1;
     Outcome last = Outcome::kCompleted;
@@ -284,6 +285,7 @@ void replay(Recorder& recorder, const std::vector<Pushed>& pushed,
       if (!j.available) recorder.job_available(j.ledger, s.at);
       recorder.job_claimed(j.ledger, s.at);
       j.available = false;
+      j.claimed = true;
       Lease lease;
       lease.id = s.job;
       lease.handle = static_cast<std::uint32_t>(s.job);
@@ -313,6 +315,7 @@ void replay(Recorder& recorder, const std::vector<Pushed>& pushed,
     recorder.attempt_ended(lease, a, 0);
     j.last_end = s.at;
     j.last = a.outcome;
+    if (a.outcome == Outcome::kCompleted || a.outcome == Outcome::kFailed) j.claimed = false;
     if (a.outcome == Outcome::kCompleted) {
       j.completed = true;
       if (latest_start[s.job] <= a.start) recorder.job_completed(j.ledger, s.at);
@@ -321,6 +324,7 @@ void replay(Recorder& recorder, const std::vector<Pushed>& pushed,
     }
   }
   // Settle every job by the broker's word.
+  std::vector<JobId> held_unstarted;
   for (auto& [id, j] : jobs) {
     const auto held = inspection.jobs.find(id);
     const std::string state = held == inspection.jobs.end() ? "" : held->second;
@@ -340,7 +344,12 @@ void replay(Recorder& recorder, const std::vector<Pushed>& pushed,
     } else if (state == "scheduled") {
       recorder.job_scheduled(j.ledger, ended_at);
     } else if (state == "active") {
-      // Held by a worker (an attempt in flight), or locked by one that died: stuck.
+      // Held by a worker (an attempt in flight), or locked by one that died: stuck. A
+      // worker may also hold a job it has not started (Celery's prefetched messages).
+      if (!j.claimed) {
+        recorder.job_claimed(j.ledger, ended_at);
+        held_unstarted.push_back(id);
+      }
     } else if (state == "discarded") {
       recorder.job_discarded(
           j.ledger, at, j.last == Outcome::kFailed ? ErrorKind::kHandler : ErrorKind::kShutdown, 0);
@@ -356,6 +365,13 @@ void replay(Recorder& recorder, const std::vector<Pushed>& pushed,
                         fmt::format("its attempt {} ended {}, and the broker holds it no more",
                                     j.attempts, to_string(j.last)));
     }
+  }
+  if (!held_unstarted.empty()) {
+    recorder.warning(
+        fmt::format("jobs {}: held by a worker at the end (the broker says active) though none "
+                    "of their attempts was running: fetched ahead (prefetched), "
+                    "not started",
+                    fmt::join(held_unstarted, ", ")));
   }
 }
 

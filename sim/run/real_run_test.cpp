@@ -228,6 +228,35 @@ TEST(RealCelery, ATermWaitsForTheTaskAndTheKillLosesItWhenAckedEarly) {
   EXPECT_EQ(out.results.at("real").at("versions").at("celery"), "5.2.6");
 }
 
+TEST(RealCelery, TasksAKilledWorkerFetchedAheadStayHeldAndAreNamed) {
+  // Celery 5.2 on Redis, one pod with one prefork process: job 0 (20 s) starts when the
+  // worker is up (~1.5 s); jobs 1 and 2 (0.5 s, 1 s) are fetched ahead (prefetch 4 per
+  // process) and wait, unacknowledged. The OOM kill at 4 s loses job 0 (acknowledged when
+  // it started); jobs 1 and 2 stay in kombu's unacked hash until the 1 h visibility
+  // timeout, so the broker says active with no attempt of them: pending, and named.
+  const Scenario s = parse_scenario(R"({"name": "cel-prefetch", "duration": "5s", "settle": "3s",
+    "workload": {"arrival": {"kind": "list", "at": ["0s", "0.5s", "1s"]},
+                 "job_duration": {"kind": "sequence", "values": ["20s", "0.5s", "1s"]}},
+    "worker": {"profile": "celery", "concurrency": 1},
+    "platform": {"replicas": 1, "pod_start_delay": "0s", "restart_delay": "1s"},
+    "events": [{"at": "4s", "kind": "oom_kill", "pod": "pod-0"}]})",
+                                    "cel-prefetch.json");
+  const RunOutput out = run_real(s, real_system("celery-redis"));
+  const JobTotals& j = out.summary.jobs;
+  EXPECT_TRUE(out.summary.audit.ok);
+  EXPECT_EQ(j.completed, 0);
+  EXPECT_EQ(j.lost, 1);
+  EXPECT_EQ(j.pending, 2);
+  const std::vector<json> rows = attempts(out);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0][0], 0);
+  EXPECT_EQ(rows[0][7], "killed");
+  EXPECT_EQ(out.results.at("warnings"),
+            json::array({"jobs 1, 2: held by a worker at the end (the broker says active) "
+                         "though none of their attempts was running: fetched ahead "
+                         "(prefetched), not started"}));
+}
+
 TEST(RealCelery, AcksLateRedeliversAnOomKilledTaskAfterTheVisibilityTimeout) {
   // acks_late with a 10 s visibility timeout: job 0 (8 s) is fetched when the worker is up
   // (~1.5 s) and OOM-killed at 5 s, its message still unacknowledged. kombu puts it back
