@@ -90,6 +90,34 @@ std::string verdict_text(const FidelityVerdict& v, const FidelityCell& reference
   return out;
 }
 
+// The runs of the reference and of `source` with the same seed, as (reference run, source
+// run) indexes, in the source's order; a seed either side ran more than once pairs nothing.
+std::vector<std::pair<std::size_t, std::size_t>> seed_pairs(const FidelitySource& reference,
+                                                            const FidelitySource& source) {
+  const auto once = [](const FidelitySource& f, std::uint64_t seed) {
+    const std::size_t n = std::min(f.seeds.size(), f.runs.size());
+    const auto end = f.seeds.begin() + static_cast<std::ptrdiff_t>(n);
+    const auto at = std::find(f.seeds.begin(), end, seed);
+    if (at == end || std::find(at + 1, end, seed) != end) return n;
+    return static_cast<std::size_t>(at - f.seeds.begin());
+  };
+  std::vector<std::pair<std::size_t, std::size_t>> out;
+  const std::size_t n = std::min(source.seeds.size(), source.runs.size());
+  for (std::size_t r = 0; r < n; ++r) {
+    const std::size_t k = once(reference, source.seeds[r]);
+    if (k < std::min(reference.seeds.size(), reference.runs.size()) &&
+        once(source, source.seeds[r]) == r) {
+      out.emplace_back(k, r);
+    }
+  }
+  return out;
+}
+
+std::optional<double> value_of(const MetricValues& run, const char* name) {
+  const auto it = run.find(name);
+  return it == run.end() ? std::nullopt : it->second;
+}
+
 }  // namespace
 
 FidelityVerdict welch_verdict(const std::vector<double>& a, const std::vector<double>& b) {
@@ -117,16 +145,45 @@ FidelityVerdict welch_verdict(const std::vector<double>& a, const std::vector<do
   return out;
 }
 
+FidelityVerdict paired_verdict(const std::vector<std::optional<double>>& a,
+                               const std::vector<std::optional<double>>& b) {
+  FidelityVerdict out;
+  std::vector<double> d;
+  bool one_sided = false;
+  double scale = 1;  // for "beyond rounding"
+  for (std::size_t i = 0; i < a.size() && i < b.size(); ++i) {
+    if (a[i] && b[i]) {
+      d.push_back(*b[i] - *a[i]);
+      scale = std::max({scale, std::fabs(*a[i]), std::fabs(*b[i])});
+    }
+    one_sided = one_sided || a[i].has_value() != b[i].has_value();
+  }
+  const Moments m = moments(d);
+  out.difference = m.mean;
+  if (one_sided) {
+    out.verdict = Verdict::kDiffers;
+  } else if (d.size() > 1 && m.var > 0) {
+    out.noise = t_quantile_975(d.size() - 1) * std::sqrt(m.var / m.n);
+    out.verdict = std::fabs(m.mean) > out.noise ? Verdict::kDiffers : Verdict::kAgrees;
+  } else {
+    out.verdict = std::fabs(m.mean) > 1e-9 * scale ? Verdict::kDiffers : Verdict::kAgrees;
+  }
+  return out;
+}
+
+std::size_t shared_seeds(const FidelitySource& reference, const FidelitySource& source) {
+  return seed_pairs(reference, source).size();
+}
+
 std::vector<FidelityRow> fidelity_rows(const std::vector<FidelitySource>& sources) {
   std::vector<FidelityRow> rows;
   for (const char* name : kMetrics) {
-    FidelityRow row{name, {}, {}};
+    FidelityRow row{name, {}, {}, {}};
     std::vector<std::vector<double>> samples;
     for (const FidelitySource& source : sources) {
       std::vector<double>& values = samples.emplace_back();
       for (const MetricValues& run : source.runs) {
-        const auto it = run.find(name);
-        if (it != run.end() && it->second) values.push_back(*it->second);
+        if (const std::optional<double> v = value_of(run, name)) values.push_back(*v);
       }
       FidelityCell cell;
       cell.interval = student_t_95(values);
@@ -139,6 +196,12 @@ std::vector<FidelityRow> fidelity_rows(const std::vector<FidelitySource>& source
     }
     for (std::size_t i = 1; i < samples.size(); ++i) {
       row.verdicts.push_back(welch_verdict(samples[0], samples[i]));
+      std::vector<std::optional<double>> a, b;
+      for (const auto& [k, r] : seed_pairs(sources[0], sources[i])) {
+        a.push_back(value_of(sources[0].runs[k], name));
+        b.push_back(value_of(sources[i].runs[r], name));
+      }
+      row.paired.push_back(a.size() >= 2 ? std::optional(paired_verdict(a, b)) : std::nullopt);
     }
     rows.push_back(std::move(row));
   }
@@ -154,6 +217,14 @@ std::string fidelity_table(const std::vector<FidelitySource>& sources,
   for (std::size_t i = 1; i < sources.size(); ++i) {
     table[0].push_back(fmt::format("{} vs {}", sources[i].name, sources[0].name));
   }
+  // The paired columns, for the sources that share seeds with the reference.
+  std::vector<std::size_t> paired;
+  for (std::size_t i = 1; i < sources.size(); ++i) {
+    const std::size_t n = shared_seeds(sources[0], sources[i]);
+    if (n < 2) continue;
+    paired.push_back(i);
+    table[0].push_back(fmt::format("same {} seeds", n));
+  }
   for (const FidelityRow& row : rows) {
     std::vector<std::string>& line = table.emplace_back(1, row.metric);
     for (std::size_t i = 0; i < sources.size(); ++i) {
@@ -161,6 +232,10 @@ std::string fidelity_table(const std::vector<FidelitySource>& sources,
     }
     for (std::size_t i = 0; i < row.verdicts.size(); ++i) {
       line.push_back(verdict_text(row.verdicts[i], row.cells[0]));
+    }
+    for (std::size_t i : paired) {
+      const std::optional<FidelityVerdict>& v = row.paired[i - 1];
+      line.push_back(v ? verdict_text(*v, row.cells[0]) : std::string(kNoValue));
     }
   }
   return aligned_table(table);
@@ -170,6 +245,16 @@ std::size_t count_differences(const std::vector<FidelityRow>& rows) {
   std::size_t n = 0;
   for (const FidelityRow& row : rows) {
     for (const FidelityVerdict& v : row.verdicts) n += v.verdict == Verdict::kDiffers ? 1 : 0;
+  }
+  return n;
+}
+
+std::size_t count_paired_differences(const std::vector<FidelityRow>& rows) {
+  std::size_t n = 0;
+  for (const FidelityRow& row : rows) {
+    for (const std::optional<FidelityVerdict>& v : row.paired) {
+      n += v && v->verdict == Verdict::kDiffers ? 1 : 0;
+    }
   }
   return n;
 }

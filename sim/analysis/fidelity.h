@@ -2,11 +2,16 @@
 // seeds or repeats), metric by metric, as statistics: each source's mean with its
 // Student-t 95 % interval and the range of its runs, and, for every source after the
 // first (the reference, normally the virtual engine), a verdict from Welch's two-sample
-// t test at 95 %: agrees, or differs, with the size of the difference. Single runs of a
-// chaotic system say little; a verdict says how much the runs at hand can tell apart.
+// t test at 95 %: agrees, or differs, with the size of the difference. Where the two
+// sides ran some of the same seeds (the same arrivals and durations), also a paired
+// verdict over those seeds, which compares like with like: the workload's own spread
+// from seed to seed drops out, and what is left is the sources' difference. Single runs
+// of a chaotic system say little; a verdict says how much the runs at hand can tell apart.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,6 +25,7 @@ namespace drainsim {
 struct FidelitySource {
   std::string name;
   std::vector<MetricValues> runs;
+  std::vector<std::uint64_t> seeds;  // each run's seed, as runs; empty when not known
 };
 
 // A metric in one source: its interval and range over the runs where it is not null.
@@ -46,11 +52,24 @@ struct FidelityVerdict {
 // not of the other differs; null in both agrees.
 FidelityVerdict welch_verdict(const std::vector<double>& a, const std::vector<double>& b);
 
+// The paired t test of run-by-run differences b - a (one pair per seed both sides ran):
+// they differ when |mean(d)| exceeds t(0.975, n - 1) * sd(d) / sqrt(n). Pairs null on both
+// sides are left out; a pair null on one side only differs. Without spread, any difference
+// beyond rounding differs; no pairs agree.
+FidelityVerdict paired_verdict(const std::vector<std::optional<double>>& a,
+                               const std::vector<std::optional<double>>& b);
+
 struct FidelityRow {
   std::string metric;                     // e.g. "drain_latency_s.p99"
   std::vector<FidelityCell> cells;        // one per source
   std::vector<FidelityVerdict> verdicts;  // one per source after the first
+  // One per source after the first: against the reference's runs of the same seeds;
+  // none when they share fewer than 2 seeds.
+  std::vector<std::optional<FidelityVerdict>> paired;
 };
+
+// How many seeds a source shares with the reference (the pairs of its paired verdicts).
+std::size_t shared_seeds(const FidelitySource& reference, const FidelitySource& source);
 
 // The compared metrics (model/metrics.h), in display order.
 std::vector<FidelityRow> fidelity_rows(const std::vector<FidelitySource>& sources);
@@ -64,7 +83,8 @@ std::vector<FidelityRow> fidelity_rows(const std::vector<FidelitySource>& source
 std::string fidelity_table(const std::vector<FidelitySource>& sources,
                            const std::vector<FidelityRow>& rows);
 
-// How many rows hold a "differs" verdict.
+// How many rows hold a "differs" verdict: Welch's, or the paired ones.
 std::size_t count_differences(const std::vector<FidelityRow>& rows);
+std::size_t count_paired_differences(const std::vector<FidelityRow>& rows);
 
 }  // namespace drainsim

@@ -285,7 +285,7 @@ std::optional<FidelitySource> read_source(const std::string& spec) {
     fmt::print(stderr, "error: --from {}: expected NAME=FILE[,FILE...]\n", spec);
     return std::nullopt;
   }
-  FidelitySource source{spec.substr(0, eq), {}};
+  FidelitySource source{spec.substr(0, eq), {}, {}};
   std::string_view files = std::string_view(spec).substr(eq + 1);
   while (!files.empty()) {
     const std::string file(files.substr(0, files.find(',')));
@@ -299,6 +299,12 @@ std::optional<FidelitySource> read_source(const std::string& spec) {
     }
     try {
       source.runs.push_back(summary_values(doc.value("summary", json()), file));
+      const json seed = doc.value("seed", json());
+      if (!seed.is_number_unsigned()) {
+        throw InputError(
+            fmt::format("{}: seed: expected the run's seed (a whole number >= 0)", file));
+      }
+      source.seeds.push_back(seed.get<std::uint64_t>());
     } catch (const InputError& e) {
       fmt::print(stderr, "error: {}\n", e.what());
       return std::nullopt;
@@ -320,7 +326,7 @@ int fidelity(const RunArgs& args) {
     const std::uint64_t first = s.seed;
     for (Engine e : args.engines) {
       options.engine = e;
-      FidelitySource& source = sources.emplace_back(FidelitySource{to_string(e), {}});
+      FidelitySource& source = sources.emplace_back(FidelitySource{to_string(e), {}, {}});
       const std::size_t runs = e == Engine::kVirtual ? args.seeds : args.repeats;
       for (std::size_t r = 0; r < runs; ++r) {
         s.seed = first + r;
@@ -336,6 +342,7 @@ int fidelity(const RunArgs& args) {
           }
         }
         source.runs.push_back(metric_values(out.summary));
+        source.seeds.push_back(s.seed);
       }
     }
     fmt::print(
@@ -360,11 +367,20 @@ int fidelity(const RunArgs& args) {
   const std::vector<FidelityRow> rows = fidelity_rows(sources);
   fmt::print(
       "mean ±half-width of the Student-t 95 % interval over the runs; verdicts from Welch's t "
-      "test at 95 % against {}\n\n",
+      "test at 95 % against {}; \"same N seeds\": the paired t test at 95 % of the "
+      "differences, seed by seed, over the seeds both ran\n\n",
       sources.front().name);
   fmt::print("{}", fidelity_table(sources, rows));
-  fmt::print("\n{} of {} comparisons differ\n", count_differences(rows),
+  std::size_t paired = 0;
+  for (std::size_t i = 1; i < sources.size(); ++i) {
+    paired += shared_seeds(sources.front(), sources[i]) >= 2 ? rows.size() : 0;
+  }
+  fmt::print("\n{} of {} comparisons differ", count_differences(rows),
              rows.size() * (sources.size() - 1));
+  if (paired > 0) {
+    fmt::print("; {} of {} on the same seeds", count_paired_differences(rows), paired);
+  }
+  fmt::print("\n");
   return audits_ok ? 0 : kAuditFailed;
 }
 
