@@ -244,6 +244,14 @@ TEST_F(Cli, FidelityComparesResultsFilesWithKnownVerdicts) {
   EXPECT_EQ(bad.code, 2);
   EXPECT_NE(bad.err.find("broken.json: summary.job_loss: expected a number"), std::string::npos)
       << bad.err;
+  nlohmann::json seedless = base;
+  seedless.erase("seed");
+  write("seedless.json", seedless.dump());
+  const drainsim::test::CliResult no_seed =
+      drainsim("fidelity --from a=" + (dir_ / "seedless.json").string() + " --from 'b=" + b + "'");
+  EXPECT_EQ(no_seed.code, 2);
+  EXPECT_NE(no_seed.err.find("seedless.json: seed: expected the run's seed"), std::string::npos)
+      << no_seed.err;
   EXPECT_EQ(drainsim("fidelity --from nameless --from 'b=" + b + "'").code, 2);
 }
 
