@@ -9,8 +9,8 @@ const { connectionString, task, migrating } = require('./common');
 const { jobLines } = require('../node/drainsim');
 
 async function main() {
-  const utils = await makeWorkerUtils({ connectionString: connectionString() });
-  await migrating(() => utils.migrate());
+  // makeWorkerUtils migrates the schema itself, racing the first workers' migrations.
+  const utils = await migrating(() => makeWorkerUtils({ connectionString: connectionString() }));
   const options = {};
   if (process.env.DRAINSIM_MAX_ATTEMPTS) options.maxAttempts = Number(process.env.DRAINSIM_MAX_ATTEMPTS);
   for await (const payload of jobLines()) {
