@@ -1,0 +1,244 @@
+#include "run/real_replay.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "base/parse.h"
+#include "run/simulation.h"
+
+namespace drainsim {
+
+using nlohmann::json;
+
+Inspection parse_inspection(const std::string& text, const std::string& system) {
+  const json doc = json::parse(text, nullptr, false);
+  const std::string where = fmt::format("the {} inspector's output", system);
+  if (!doc.is_object() || !doc.contains("jobs") || !doc["jobs"].is_object()) {
+    throw RunError(fmt::format("{} is not {{\"versions\": ..., \"jobs\": {{...}}}}: {}", where,
+                               text.substr(0, 300)));
+  }
+  Inspection out;
+  out.versions = doc.value("versions", json::object());
+  for (const auto& [id, state] : doc["jobs"].items()) {
+    const std::optional<JobId> job = parse_number<JobId>(id);
+    const std::string s = state.is_string() ? state.get<std::string>() : "";
+    if (!job || (s != "available" && s != "scheduled" && s != "active" && s != "completed" &&
+                 s != "discarded")) {
+      throw RunError(
+          fmt::format("{}: jobs.{}: expected a job id and one of available, "
+                      "scheduled, active, completed, discarded, got {}",
+                      where, id, state.dump()));
+    }
+    out.jobs[*job] = s;
+  }
+  return out;
+}
+
+// Work the broker still has to hand out or finish.
+bool holds_work(const Inspection& i) {
+  return std::any_of(i.jobs.begin(), i.jobs.end(), [](const auto& j) {
+    return j.second == "available" || j.second == "scheduled" || j.second == "active";
+  });
+}
+
+InspectedBackend::InspectedBackend(const Inspection& i) {
+  for (const auto& [job, state] : i.jobs) {
+    if (state == "available") jobs_[job] = JobState::kAvailable;
+    if (state == "scheduled") jobs_[job] = JobState::kScheduled;
+    if (state == "active") jobs_[job] = JobState::kActive;
+  }
+}
+
+std::optional<JobState> InspectedBackend::job_state(std::uint32_t, JobId id) const {
+  const auto it = jobs_.find(id);
+  return it == jobs_.end() ? std::nullopt : std::optional(it->second);
+}
+
+void replay(Recorder& recorder, const std::vector<Pushed>& pushed,
+            const std::map<std::uint64_t, Time>& confirmed, AdapterReport report,
+            const Inspection& inspection, Time ended_at) {
+  // The inspector looks at the broker from ended_at on: an attempt that ended after that,
+  // of a job the broker still says a worker holds, was running when it looked.
+  for (auto a = report.attempts.begin(); a != report.attempts.end();) {
+    const auto held = inspection.jobs.find(a->job);
+    if (a->end > ended_at && held != inspection.jobs.end() && held->second == "active") {
+      report.in_flight.push_back(*a);
+      a = report.attempts.erase(a);
+    } else {
+      ++a;
+    }
+  }
+  // A system that hands a job back before the job's body hears of it (Sidekiq requeues,
+  // then raises Sidekiq::Shutdown) may start it again elsewhere before the interrupted
+  // attempt reports its end: that attempt ended, for the job, when the next one started.
+  std::map<JobId, std::vector<Time>> starts;
+  for (const auto* list : {&report.attempts, &report.in_flight}) {
+    for (const AttemptRecord& a : *list) starts[a.job].push_back(a.start);
+  }
+  for (AttemptRecord& a : report.attempts) {
+    if (a.outcome != Outcome::kInterrupted) continue;
+    for (Time t : starts[a.job]) {
+      if (t > a.start && t < a.end) a.end = t;
+    }
+  }
+  struct Job {
+    std::uint32_t ledger = 0;
+    std::uint32_t claims = 0;
+    bool available = false;  // the ledger's state is available
+    bool claimed = false;    // the ledger's state is active: an attempt started, not done
+    bool completed = false;
+    Time last_start = -1, last_end = -1;
+    Outcome last = Outcome::kCompleted;
+    int attempts = 0;
+  };
+  std::map<JobId, Job> jobs;
+  enum Kind { kEnqueue, kEnd, kStart };
+  struct Step {
+    Time at;
+    Kind kind;
+    JobId job;
+    const AttemptRecord* attempt;
+  };
+  std::vector<Step> steps;
+  std::map<JobId, Time> first_start;
+  for (const auto* list : {&report.attempts, &report.in_flight}) {
+    for (const AttemptRecord& a : *list) {
+      steps.push_back({a.start, kStart, a.job, &a});
+      if (list == &report.attempts) steps.push_back({a.end, kEnd, a.job, &a});
+      const auto [it, added] = first_start.emplace(a.job, a.start);
+      if (!added) it->second = std::min(it->second, a.start);
+    }
+  }
+  for (const Pushed& p : pushed) {
+    // Enqueued when the enqueuer said so, or when a worker started it if that was seen
+    // first (the worker's event can beat the enqueuer's line to drainsim).
+    const auto c = confirmed.find(p.id);
+    Time at = c == confirmed.end() ? p.written : c->second;
+    if (const auto f = first_start.find(p.id); f != first_start.end()) at = std::min(at, f->second);
+    steps.push_back({at, kEnqueue, p.id, nullptr});
+  }
+  std::stable_sort(steps.begin(), steps.end(), [](const Step& a, const Step& b) {
+    return a.at != b.at ? a.at < b.at : a.kind < b.kind;
+  });
+  // The latest start of each job, to know whether a completion is its last word.
+  std::map<JobId, Time> latest_start;
+  for (const Step& s : steps) {
+    if (s.kind == kStart) latest_start[s.job] = std::max(latest_start[s.job], s.at);
+  }
+  std::map<const AttemptRecord*, std::pair<Lease, int>> open;  // lease, slot
+  std::map<WorkerId, std::vector<bool>> slots;                 // by process: the slots in use
+  for (const Step& s : steps) {
+    if (s.kind == kEnqueue) {
+      Job& j = jobs[s.job];
+      j.ledger = recorder.job_enqueued(s.job, s.at, static_cast<std::uint32_t>(s.job));
+      recorder.job_available(j.ledger, s.at);
+      j.available = true;
+      continue;
+    }
+    const auto it = jobs.find(s.job);
+    if (it == jobs.end()) {
+      recorder.audit_error(
+          fmt::format("job {}: the adapter reports an attempt of a job drainsim "
+                      "never pushed",
+                      s.job));
+      continue;
+    }
+    Job& j = it->second;
+    AttemptRecord a = *s.attempt;
+    std::vector<bool>& used = slots[a.worker];
+    if (s.kind == kStart) {
+      if (!j.available) recorder.job_available(j.ledger, s.at);
+      recorder.job_claimed(j.ledger, s.at);
+      j.available = false;
+      j.claimed = true;
+      Lease lease;
+      lease.id = s.job;
+      lease.handle = static_cast<std::uint32_t>(s.job);
+      lease.ledger = j.ledger;
+      lease.attempt = a.attempt;
+      lease.claim = ++j.claims;
+      // Its slot: the lowest free one of its process.
+      const auto free = std::find(used.begin(), used.end(), false);
+      const int slot = static_cast<int>(free - used.begin());
+      if (free == used.end()) {
+        used.push_back(true);
+      } else {
+        *free = true;
+      }
+      open[s.attempt] = {lease, slot};
+      recorder.attempt_started(lease, s.at);
+      j.last_start = s.at;
+      ++j.attempts;
+      continue;
+    }
+    const auto started = open.find(s.attempt);
+    if (started == open.end()) continue;  // its start was refused above
+    const auto [lease, slot] = started->second;
+    open.erase(started);
+    a.slot = slot;
+    used[static_cast<std::size_t>(slot)] = false;
+    recorder.attempt_ended(lease, a, 0);
+    j.last_end = s.at;
+    j.last = a.outcome;
+    if (a.outcome == Outcome::kCompleted || a.outcome == Outcome::kFailed) j.claimed = false;
+    if (a.outcome == Outcome::kCompleted) {
+      j.completed = true;
+      if (latest_start[s.job] <= a.start) recorder.job_completed(j.ledger, s.at);
+    } else if (a.outcome == Outcome::kFailed) {
+      recorder.job_scheduled(j.ledger, s.at);  // a retry waits, unless it is settled below
+    }
+  }
+  // Settle every job by the broker's word.
+  std::vector<JobId> held_unstarted;
+  for (auto& [id, j] : jobs) {
+    const auto held = inspection.jobs.find(id);
+    const std::string state = held == inspection.jobs.end() ? "" : held->second;
+    if (j.completed) {
+      if (state == "available" || state == "scheduled" || state == "active") {
+        recorder.audit_error(
+            fmt::format("job {}: completed at {}s but the broker still holds it "
+                        "({})",
+                        id, to_seconds(j.last_end), state));
+      }
+      continue;
+    }
+    const Time at =
+        std::max(j.last_end, j.last_start) >= 0 ? std::max(j.last_end, j.last_start) : ended_at;
+    if (state == "available") {
+      if (!j.available) recorder.job_available(j.ledger, ended_at);
+    } else if (state == "scheduled") {
+      recorder.job_scheduled(j.ledger, ended_at);
+    } else if (state == "active") {
+      // Held by a worker (an attempt in flight), or locked by one that died: stuck. A
+      // worker may also hold a job it has not started (Celery's prefetched messages).
+      if (!j.claimed) {
+        recorder.job_claimed(j.ledger, ended_at);
+        held_unstarted.push_back(id);
+      }
+    } else if (state == "discarded") {
+      recorder.job_discarded(
+          j.ledger, at, j.last == Outcome::kFailed ? ErrorKind::kHandler : ErrorKind::kShutdown, 0);
+    } else if (state == "completed") {
+      recorder.audit_error(
+          fmt::format("job {}: the broker says completed but no attempt of it "
+                      "completed",
+                      id));
+    } else if (j.attempts == 0) {
+      recorder.job_lost(j.ledger, at, "never started, and the broker holds it no more");
+    } else {
+      recorder.job_lost(j.ledger, at,
+                        fmt::format("its attempt {} ended {}, and the broker holds it no more",
+                                    j.attempts, to_string(j.last)));
+    }
+  }
+  if (!held_unstarted.empty()) {
+    recorder.warning(
+        fmt::format("jobs {}: held by a worker at the end (the broker says active) though none "
+                    "of their attempts was running: fetched ahead (prefetched), "
+                    "not started",
+                    fmt::join(held_unstarted, ", ")));
+  }
+}
+
+}  // namespace drainsim

@@ -1,0 +1,59 @@
+// drainsim real's reduction: the attempts an adapter reported and the broker's last word
+// (the inspector's) replayed into a Recorder, so that a real run's results are computed by
+// the code every engine's are (docs/engines.md, "The real engine").
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "base/job.h"
+#include "io/adapter_events.h"
+#include "model/recorder.h"
+
+namespace drainsim {
+
+// Where the broker holds each job at the end, by the inspector.
+struct Inspection {
+  nlohmann::json versions = nlohmann::json::object();
+  std::map<JobId, std::string> jobs;  // available, scheduled, active, completed, discarded
+};
+
+// The inspector's output ({"versions": ..., "jobs": {"ID": STATE}}); throws RunError naming
+// `system`'s inspector and what was expected.
+Inspection parse_inspection(const std::string& text, const std::string& system);
+
+// Work the broker still has to hand out or finish.
+bool holds_work(const Inspection& i);
+
+// The audit's view of the broker: the jobs it still has to run (kept history aside).
+class InspectedBackend final : public BackendView {
+ public:
+  explicit InspectedBackend(const Inspection& i);
+  std::optional<JobState> job_state(std::uint32_t, JobId id) const override;
+  std::size_t live_jobs() const override { return jobs_.size(); }
+
+ private:
+  std::map<JobId, JobState> jobs_;
+};
+
+// A job as it was pushed.
+struct Pushed {
+  JobId id = 0;
+  Time written = 0;
+  JobSpec spec;
+};
+
+// The adapter's attempts and the pushes replayed into `recorder` in time order, then each
+// unfinished job settled by where the broker holds it. `confirmed`: when the enqueuer said
+// each job was in the broker. The run ended at `ended_at`, when the inspection began: an
+// attempt the adapter saw end after it, of a job the broker still holds, was still running
+// when the broker was looked at, and counts as in flight at the end.
+void replay(Recorder& recorder, const std::vector<Pushed>& pushed,
+            const std::map<std::uint64_t, Time>& confirmed, AdapterReport report,
+            const Inspection& inspection, Time ended_at);
+
+}  // namespace drainsim

@@ -1,0 +1,115 @@
+// drainsim real's reduction on hand-made adapter reports and inspections: which jobs end
+// the run completed, pending, in flight or lost, and when the audit fails.
+#include "run/real_replay.h"
+
+#include <gtest/gtest.h>
+
+#include "run/simulation.h"
+
+namespace drainsim {
+namespace {
+
+AttemptRecord attempt(JobId job, double start_s, double end_s, Outcome outcome) {
+  AttemptRecord a;
+  a.job = job;
+  a.attempt = 1;
+  a.pod = 0;
+  a.worker = 100;
+  a.start = from_seconds(start_s);
+  a.end = from_seconds(end_s);
+  a.outcome = outcome;
+  return a;
+}
+
+// Jobs 1..n pushed at 0.1 s, 0.2 s, ...; the run ended at 10 s.
+struct Replayed {
+  Recorder recorder{false};
+  AuditResult audit;
+};
+
+void play(Replayed& r, int jobs, const AdapterReport& report, const Inspection& inspection) {
+  std::vector<Pushed> pushed;
+  for (int i = 1; i <= jobs; ++i) {
+    pushed.push_back({static_cast<JobId>(i), from_seconds(0.1 * i), JobSpec{kSecond, 0, true}});
+  }
+  replay(r.recorder, pushed, {}, report, inspection, 10 * kSecond);
+  r.audit = r.recorder.finish(InspectedBackend(inspection));
+}
+
+TEST(RealReplay, AJobThatEndsWhileTheBrokerIsInspectedWasStillRunning) {
+  // Job 1 ran 1-3 s. Job 2 started at 2 s and its end, completed, was reported at 10.3 s,
+  // after the run ended at 10 s; the inspector (which takes a second or two) still saw it
+  // active: it was in flight at the end, not completed while the broker held it.
+  AdapterReport report;
+  report.attempts = {attempt(1, 1, 3, Outcome::kCompleted),
+                     attempt(2, 2, 10.3, Outcome::kCompleted)};
+  Inspection inspection;
+  inspection.jobs = {{2, "active"}};
+  Replayed r;
+  play(r, 2, report, inspection);
+  EXPECT_TRUE(r.audit.ok) << (r.audit.errors.empty() ? "" : r.audit.errors[0]);
+  EXPECT_EQ(r.recorder.totals().completed, 1);
+  EXPECT_EQ(r.recorder.totals().pending, 1);
+  EXPECT_EQ(r.recorder.in_flight(), 1);
+}
+
+TEST(RealReplay, AJobThatEndedBeforeTheBrokerWasLookedAtCompleted) {
+  // The same late end, but the broker no longer holds job 2: it completed (at 10.3 s).
+  AdapterReport report;
+  report.attempts = {attempt(1, 1, 3, Outcome::kCompleted),
+                     attempt(2, 2, 10.3, Outcome::kCompleted)};
+  Replayed r;
+  play(r, 2, report, Inspection{});
+  EXPECT_TRUE(r.audit.ok);
+  EXPECT_EQ(r.recorder.totals().completed, 2);
+  EXPECT_EQ(r.recorder.in_flight(), 0);
+}
+
+TEST(RealReplay, ACompletionTheBrokerStillHoldsBeforeTheEndFailsTheAudit) {
+  // Job 1 completed at 3 s, long before the end, yet the broker says a worker holds it.
+  AdapterReport report;
+  report.attempts = {attempt(1, 1, 3, Outcome::kCompleted)};
+  Inspection inspection;
+  inspection.jobs = {{1, "active"}};
+  Replayed r;
+  play(r, 1, report, inspection);
+  EXPECT_FALSE(r.audit.ok);
+  ASSERT_FALSE(r.audit.errors.empty());
+  EXPECT_EQ(r.audit.errors[0], "job 1: completed at 3s but the broker still holds it (active)");
+}
+
+TEST(RealReplay, HeldUnstartedJobsArePendingAndNamedAndVanishedOnesLost) {
+  // Job 1 was killed at 4 s and is gone from the broker (acknowledged early): lost. Jobs 2
+  // and 3 never started, and the broker says a worker holds them (fetched ahead): pending,
+  // named in a warning. Job 4 never started and the broker holds it no more: lost.
+  AdapterReport report;
+  report.attempts = {attempt(1, 1, 4, Outcome::kKilled)};
+  Inspection inspection;
+  inspection.jobs = {{2, "active"}, {3, "active"}};
+  Replayed r;
+  play(r, 4, report, inspection);
+  EXPECT_TRUE(r.audit.ok);
+  EXPECT_EQ(r.recorder.totals().lost, 2);
+  EXPECT_EQ(r.recorder.totals().pending, 2);
+  ASSERT_EQ(r.recorder.warnings().size(), 1u);
+  EXPECT_EQ(r.recorder.warnings()[0],
+            "jobs 2, 3: held by a worker at the end (the broker says active) though none of "
+            "their attempts was running: fetched ahead (prefetched), not started");
+}
+
+TEST(RealReplay, AnInspectionThatIsNotTheContractNamesWhatItExpected) {
+  EXPECT_EQ(parse_inspection(R"({"versions": {"x": "1"}, "jobs": {"7": "scheduled"}})", "demo")
+                .jobs.at(7),
+            "scheduled");
+  try {
+    parse_inspection(R"({"jobs": {"7": "running"}})", "demo");
+    FAIL() << "accepted a state that is not one";
+  } catch (const RunError& e) {
+    EXPECT_NE(std::string(e.what()).find("the demo inspector's output: jobs.7: expected"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace drainsim
