@@ -7,7 +7,8 @@
 // - runJob(payload, attempt, fields, abortSignal): the job body. It sleeps its duration,
 //   or fails after fails[attempt - 1] seconds, writing the start and end events; it throws
 //   the job's own error on a failure, and, when `abortSignal` (the system's cancellation
-//   API) aborts first, ends "interrupted" and throws.
+//   API) aborts first, returns DRAINSIM_CANCEL_LATENCY seconds later: ends "interrupted"
+//   and throws.
 'use strict';
 const fs = require('fs');
 const readline = require('readline');
@@ -40,11 +41,15 @@ function sleep(s, signal) {
   });
 }
 
+// How long a job takes to return once aborted: the scenario's workload.cancel.latency.
+const cancelLatency = Number(process.env.DRAINSIM_CANCEL_LATENCY || 0);
+
 async function runJob({ job, duration_s: duration, fails = [] }, attempt, fields, abortSignal) {
   event({ event: 'start', job, attempt, ...fields });
   const failAfter = fails[attempt - 1];
   const failing = typeof failAfter === 'number' && failAfter < duration;
   if (!await sleep(failing ? failAfter : duration, abortSignal)) {
+    await sleep(cancelLatency);
     event({ event: 'end', job, attempt, outcome: 'interrupted' });
     throw new Error(`drainsim: job ${job} aborted by the worker's shutdown`);
   }

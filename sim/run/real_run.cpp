@@ -226,7 +226,8 @@ RunOutput run_real(const Scenario& s, const RunOptions& o) {
          "DRAINSIM_CONCURRENCY=" + values.at("concurrency"),
          "DRAINSIM_GRACE_PERIOD=" + values.at("grace_period"),
          "DRAINSIM_QUEUE=" + s.workload.queue,
-         "DRAINSIM_MAX_ATTEMPTS=" + values.at("max_attempts")};
+         "DRAINSIM_MAX_ATTEMPTS=" + values.at("max_attempts"),
+         "DRAINSIM_CANCEL_LATENCY=" + seconds(s.workload.cancel.latency)};
   for (const auto& [name, value] : w.options) {
     env.push_back(option_env_name(name) + "=" + option_text(value));
   }

@@ -351,14 +351,16 @@ TEST(RealPgBoss, StopWaitsItsTimeoutThenLeavesTheRunningJobActive) {
 
 TEST(RealGraphileWorker, AbortsTheJobFiveSecondsAfterTermAndRetriesItAfterItsBackoff) {
   // graphile-worker 0.16 on PostgreSQL 15, -c 3, its own signal handling: jobs 1 s at 0,
-  // 10 s at 0.5 s, 7 s at 1 s. The pod is deleted at 4 s: graceful shutdown; job 2 ends
-  // at 8 s; at TERM + 5 s (gracefulShutdownAbortTimeout) job 1's abortSignal fires, the
-  // job ends interrupted and fails, and the process kills itself with SIGTERM at 9 s. Its
-  // retry is due e^1 = 2.72 s after the failure and is taken within the 2 s poll by the
+  // 10 s at 0.5 s, 7 s at 1 s; a job takes 1 s to return once cancelled. The pod is
+  // deleted at 4 s: graceful shutdown; job 2 ends at 8 s; at TERM + 5 s
+  // (gracefulShutdownAbortTimeout) job 1's abortSignal fires, the job returns 1 s later,
+  // at 10 s, interrupted, and fails, and the process kills itself with SIGTERM. Its retry
+  // is due e^1 = 2.72 s after the failure and is taken within the 2 s poll by the
   // replacement pod-1: it runs its 10 s there. Nothing lost, one shutdown retry.
   const Scenario s = parse_scenario(R"({"name": "gw-term", "duration": "3s", "settle": "40s",
     "workload": {"arrival": {"kind": "list", "at": ["0s", "0.5s", "1s"]},
-                 "job_duration": {"kind": "sequence", "values": ["1s", "10s", "7s"]}},
+                 "job_duration": {"kind": "sequence", "values": ["1s", "10s", "7s"]},
+                 "cancel": {"latency": "1s"}},
     "worker": {"profile": "graphile-worker", "concurrency": 3},
     "platform": {"replicas": 1, "termination_grace_period": "20s", "pod_start_delay": "0s"},
     "events": [{"at": "4s", "kind": "delete_pod", "pod": "pod-0"}]})",
@@ -372,7 +374,7 @@ TEST(RealGraphileWorker, AbortsTheJobFiveSecondsAfterTermAndRetriesItAfterItsBac
   EXPECT_EQ(j.shutdown_retries, 1);
   const json* p0 = process_of(out, 0);
   EXPECT_EQ(p0->at("exit"), "died_on_term");
-  EXPECT_NEAR(p0->at("ended_s").get<double>(), 9, 0.4);
+  EXPECT_NEAR(p0->at("ended_s").get<double>(), 10, 0.4);
   json interrupted, rerun;
   for (const json& r : attempts(out)) {
     if (r[0] == 1 && r[7] == "interrupted") interrupted = r;
@@ -380,7 +382,7 @@ TEST(RealGraphileWorker, AbortsTheJobFiveSecondsAfterTermAndRetriesItAfterItsBac
   }
   ASSERT_FALSE(interrupted.is_null());
   ASSERT_FALSE(rerun.is_null());
-  EXPECT_NEAR(interrupted[6].get<double>(), 9, 0.3);
+  EXPECT_NEAR(interrupted[6].get<double>(), 10, 0.3);
   EXPECT_EQ(rerun[1], 2);
   EXPECT_EQ(rerun[2], 1);  // on pod-1
   EXPECT_GE(rerun[5].get<double>(), interrupted[6].get<double>() + 2.7);
