@@ -6,6 +6,13 @@ intervals and verdicts.
 
   scripts/fidelity.py BUILD/sim/drainsim [--systems sidekiq,bullmq] [--cases PATTERN]
                       [--repeats 5] [--seeds 30]
+  scripts/fidelity.py BUILD/sim/drainsim --tables-only
+  scripts/fidelity.py BUILD/sim/drainsim --check
+
+--check measures nothing: it fails unless every case is valid and at most 2 min long, every
+system has a case of each kind the suite promises (KINDS), the page has a measured table for
+every case and system, every table with a differing row has its note, and every note in
+notes.json names a case and system that exist.
 
 A case runs on every system whose adapter (adapters/*/system.json) has the case's profile.
 The real runs' results (no timelines) are kept under results/fidelity/SYSTEM/; a case or
@@ -42,16 +49,80 @@ def run(cmd):
     return p
 
 
+# What the suite covers for every system: a name, and whether a case is of that kind.
+KINDS = {
+    "rolling restart": lambda d: has(d, "rolling_restart"),
+    "OOM kill": lambda d: has(d, "oom_kill") == 1,
+    "scale-down": lambda d: has(d, "scale_down"),
+    "two kills of one long job": lambda d: has(d, "oom_kill") == 2,
+    "job errors with retries": lambda d: d["workload"].get("failure_rate", 0) > 0
+    and d.get("backend", {}).get("retry", {}).get("max_attempts", 1) > 1,
+    "the system's defaults": lambda d: "termination_grace_period" not in d["platform"]
+    and set(d["worker"]) <= {"profile", "concurrency"} and "backend" not in d,
+}
+
+
+def has(doc, kind):
+    return sum(e["kind"] == kind for e in doc.get("events", []))
+
+
+def seconds(text):
+    units = {"ms": 0.001, "s": 1, "m": 60, "h": 3600}
+    m = re.fullmatch(r"([0-9.]+)(ms|s|m|h)", text)
+    if not m:
+        sys.exit(f"fidelity: cannot read the duration {text!r}")
+    return float(m.group(1)) * units[m.group(2)]
+
+
+def check(drainsim, systems, cases, notes):
+    """Every problem with the suite as it stands, as lines; none when it is whole."""
+    problems = []
+    p = subprocess.run([drainsim, "validate"] + list(cases.values()), capture_output=True,
+                       text=True)
+    if p.returncode != 0:
+        problems.append(f"drainsim validate failed:\n{p.stdout}{p.stderr}")
+    page = open(PAGE).read() if os.path.exists(PAGE) else ""
+    for name, path in cases.items():
+        doc = json.load(open(path))
+        length = seconds(doc["duration"]) + seconds(doc.get("settle", "0s"))
+        if length > 120:
+            problems.append(f"{name}: duration + settle is {length:g} s, more than 2 min")
+        users = [s for s, m in systems.items() if m["profile"] == doc["worker"]["profile"]]
+        if not users:
+            problems.append(f"{name}: no system has the profile {doc['worker']['profile']}")
+        for system in users:
+            block = re.search(re.escape(BEGIN.format(name, system)) + r"(.*?)" + re.escape(END),
+                              page, re.S)
+            if not block or "```" not in block.group(1):
+                problems.append(f"{name} on {system}: no measured table in docs/fidelity.md")
+            elif "DIFFERS" in block.group(1) and not notes.get(name, {}).get(system):
+                problems.append(f"{name} on {system}: a row differs and notes.json says not why")
+    for system, m in systems.items():
+        docs = [json.load(open(p)) for p in cases.values()]
+        docs = [d for d in docs if d["worker"]["profile"] == m["profile"]]
+        for kind, is_kind in KINDS.items():
+            if not any(is_kind(d) for d in docs):
+                problems.append(f"{system}: no case of the kind \"{kind}\"")
+    for name, by_system in notes.items():
+        for system in by_system:
+            if name not in cases or system not in systems:
+                problems.append(f"notes.json: {name} on {system} is not a case the suite has")
+    return problems
+
+
 def section(drainsim, case, system, args):
     name = os.path.basename(case)[:-5]
     out_dir = os.path.join("results", "fidelity", system)
     os.makedirs(os.path.join(HERE, out_dir), exist_ok=True)
-    for old in glob.glob(os.path.join(HERE, out_dir, f"{name}-{system}-*.json")):
-        os.remove(old)
-    print(f"fidelity: {name} on {system}, {args.repeats} repeats", flush=True)
-    real = run([drainsim, "real", case, "--system", system, "--repeats", str(args.repeats),
-                "--out-dir", out_dir])
+    if not args.tables_only:
+        for old in glob.glob(os.path.join(HERE, out_dir, f"{name}-{system}-*.json")):
+            os.remove(old)
+        print(f"fidelity: {name} on {system}, {args.repeats} repeats", flush=True)
+        run([drainsim, "real", case, "--system", system, "--repeats", str(args.repeats),
+             "--out-dir", out_dir])
     files = sorted(glob.glob(os.path.join(HERE, out_dir, f"{name}-{system}-*.json")))
+    if not files:
+        return None
     versions = {}
     audits = []
     checked = 0
@@ -90,9 +161,22 @@ def main():
     ap.add_argument("--cases", default="*")
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--seeds", type=int, default=30)
+    ap.add_argument("--check", action="store_true")
+    ap.add_argument("--tables-only", action="store_true",
+                    help="no real runs: the tables from the real results kept under "
+                         "results/fidelity/ (and new virtual runs)")
     args = ap.parse_args()
     drainsim = os.path.abspath(args.drainsim)
     systems = manifests()
+    if args.check:
+        cases = {os.path.basename(c)[:-5]: c
+                 for c in sorted(glob.glob(os.path.join(HERE, "scenarios", "fidelity", "*.json")))
+                 if not c.endswith("notes.json")}
+        notes = json.load(open(os.path.join(HERE, "scenarios", "fidelity", "notes.json")))
+        problems = check(drainsim, systems, cases, notes)
+        for line in problems:
+            print(f"fidelity: {line}")
+        sys.exit(1 if problems else 0)
     wanted = [s for s in args.systems.split(",") if s] or list(systems)
     unknown = [s for s in wanted if s not in systems]
     if unknown:
@@ -111,9 +195,22 @@ def main():
         "(`drainsim real`, [engines](engines.md#the-real-engine)) over 5 repeats, repeat r "
         "with seed 1 + r, so both sides sample the same workloads. Each cell is a mean with "
         "its 95 % Student-t interval over the runs (a range `[min..max]` for 2-4 runs); the "
-        "verdict is Welch's t test at 95 % (`drainsim fidelity`). Times on the real side are "
+        "verdict is Welch's t test at 95 % (`drainsim fidelity`), and the `same 5 seeds` "
+        "column the paired t test of the real repeats against the virtual runs of the same "
+        "seeds: the same work on both sides, so it tells a model's difference from the "
+        "workloads' spread ([engines](engines.md#comparing-the-engines-drainsim-fidelity)). "
+        "With 18 metrics per table, about one comparison in 20 differs by chance alone. "
+        "Times on the real side are "
         "real seconds, and include each program's start-up (Ruby, Node, Python) on top of "
         "the scenario's `pod_start_delay`.",
+        "",
+        "Every system has a case of each kind the suite promises (checked by "
+        "`scripts/fidelity.py --check`, a test): a rolling restart, an OOM kill, a scale-down, "
+        "two kills of one long job, job errors with retries, and its own defaults. A rolling "
+        "restart with the worker's grace below the platform's kill exists only where the "
+        "worker has a grace of its own (Sidekiq's -t, pg-boss's stop() timeout, "
+        "graphile-worker's 5 s abort); BullMQ's close() and Celery's warm shutdown wait "
+        "without a deadline, so their rolling restarts are all \"grace above the kill\".",
         "",
         "Why a row disagrees is said under its table (scenarios/fidelity/notes.json) and "
         "filed with the profile-fidelity work; no number is tuned to make a row agree.",
@@ -130,8 +227,10 @@ def main():
             if m["profile"] != doc["worker"]["profile"]:
                 continue
             key = BEGIN.format(name, system)
+            lines = None
             if system in wanted and measure:
                 lines = section(drainsim, os.path.relpath(case, HERE), system, args)
+            if lines:
                 body = "\n".join(lines) + "\n" + END
             elif key in kept:
                 body = kept[key]
