@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "testing/test_attempts.h"
+
 namespace drainsim {
 namespace {
 
@@ -15,17 +17,7 @@ Scenario sidekiq_like(Duration grace) {
   return s;
 }
 
-AttemptRecord attempt(JobId job, double start_s, double end_s, Outcome outcome) {
-  AttemptRecord a;
-  a.job = job;
-  a.attempt = 1;
-  a.pod = 0;
-  a.worker = 7;
-  a.start = from_seconds(start_s);
-  a.end = from_seconds(end_s);
-  a.outcome = outcome;
-  return a;
-}
+using test::attempt;
 
 TEST(FateRule, EachRunningJobIsPredictedFromItsRemainingWork) {
   const std::vector<PodRecord> pods = {{0, 0, 0, 0, 0, from_seconds(10), from_seconds(25), {0}}};

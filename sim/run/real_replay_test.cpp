@@ -5,21 +5,12 @@
 #include <gtest/gtest.h>
 
 #include "run/simulation.h"
+#include "testing/test_attempts.h"
 
 namespace drainsim {
 namespace {
 
-AttemptRecord attempt(JobId job, double start_s, double end_s, Outcome outcome) {
-  AttemptRecord a;
-  a.job = job;
-  a.attempt = 1;
-  a.pod = 0;
-  a.worker = 100;
-  a.start = from_seconds(start_s);
-  a.end = from_seconds(end_s);
-  a.outcome = outcome;
-  return a;
-}
+using test::attempt;
 
 // Jobs 1..n pushed at 0.1 s, 0.2 s, ...; the run ended at 10 s.
 struct Replayed {
