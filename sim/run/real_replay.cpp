@@ -60,15 +60,13 @@ void replay(Recorder& recorder, const std::vector<Pushed>& pushed,
             const Inspection& inspection, Time ended_at) {
   // The inspector looks at the broker from ended_at on: an attempt that ended after that,
   // of a job the broker still says a worker holds, was running when it looked.
-  for (auto a = report.attempts.begin(); a != report.attempts.end();) {
-    const auto held = inspection.jobs.find(a->job);
-    if (a->end > ended_at && held != inspection.jobs.end() && held->second == "active") {
-      report.in_flight.push_back(*a);
-      a = report.attempts.erase(a);
-    } else {
-      ++a;
-    }
-  }
+  const auto late = std::stable_partition(
+      report.attempts.begin(), report.attempts.end(), [&](const AttemptRecord& a) {
+        const auto held = inspection.jobs.find(a.job);
+        return a.end <= ended_at || held == inspection.jobs.end() || held->second != "active";
+      });
+  report.in_flight.insert(report.in_flight.end(), late, report.attempts.end());
+  report.attempts.erase(late, report.attempts.end());
   // A system that hands a job back before the job's body hears of it (Sidekiq requeues,
   // then raises Sidekiq::Shutdown) may start it again elsewhere before the interrupted
   // attempt reports its end: that attempt ended, for the job, when the next one started.
@@ -85,8 +83,7 @@ void replay(Recorder& recorder, const std::vector<Pushed>& pushed,
   struct Job {
     std::uint32_t ledger = 0;
     std::uint32_t claims = 0;
-    bool available = false;  // the ledger's state is available
-    bool claimed = false;    // the ledger's state is active: an attempt started, not done
+    JobState state = JobState::kAvailable;  // the ledger's, as replayed so far
     bool completed = false;
     Time last_start = -1, last_end = -1;
     Outcome last = Outcome::kCompleted;
@@ -133,7 +130,6 @@ void replay(Recorder& recorder, const std::vector<Pushed>& pushed,
       Job& j = jobs[s.job];
       j.ledger = recorder.job_enqueued(s.job, s.at, static_cast<std::uint32_t>(s.job));
       recorder.job_available(j.ledger, s.at);
-      j.available = true;
       continue;
     }
     const auto it = jobs.find(s.job);
@@ -148,10 +144,9 @@ void replay(Recorder& recorder, const std::vector<Pushed>& pushed,
     AttemptRecord a = *s.attempt;
     std::vector<bool>& used = slots[a.worker];
     if (s.kind == kStart) {
-      if (!j.available) recorder.job_available(j.ledger, s.at);
+      if (j.state != JobState::kAvailable) recorder.job_available(j.ledger, s.at);
       recorder.job_claimed(j.ledger, s.at);
-      j.available = false;
-      j.claimed = true;
+      j.state = JobState::kActive;
       Lease lease;
       lease.id = s.job;
       lease.handle = static_cast<std::uint32_t>(s.job);
@@ -181,12 +176,12 @@ void replay(Recorder& recorder, const std::vector<Pushed>& pushed,
     recorder.attempt_ended(lease, a, 0);
     j.last_end = s.at;
     j.last = a.outcome;
-    if (a.outcome == Outcome::kCompleted || a.outcome == Outcome::kFailed) j.claimed = false;
     if (a.outcome == Outcome::kCompleted) {
-      j.completed = true;
+      j.completed = true;  // settled: its ledger state no longer matters below
       if (latest_start[s.job] <= a.start) recorder.job_completed(j.ledger, s.at);
     } else if (a.outcome == Outcome::kFailed) {
       recorder.job_scheduled(j.ledger, s.at);  // a retry waits, unless it is settled below
+      j.state = JobState::kScheduled;
     }
   }
   // Settle every job by the broker's word.
@@ -206,13 +201,13 @@ void replay(Recorder& recorder, const std::vector<Pushed>& pushed,
     const Time at =
         std::max(j.last_end, j.last_start) >= 0 ? std::max(j.last_end, j.last_start) : ended_at;
     if (state == "available") {
-      if (!j.available) recorder.job_available(j.ledger, ended_at);
+      if (j.state != JobState::kAvailable) recorder.job_available(j.ledger, ended_at);
     } else if (state == "scheduled") {
       recorder.job_scheduled(j.ledger, ended_at);
     } else if (state == "active") {
       // Held by a worker (an attempt in flight), or locked by one that died: stuck. A
       // worker may also hold a job it has not started (Celery's prefetched messages).
-      if (!j.claimed) {
+      if (j.state != JobState::kActive) {
         recorder.job_claimed(j.ledger, ended_at);
         held_unstarted.push_back(id);
       }
