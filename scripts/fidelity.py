@@ -82,8 +82,8 @@ def check(drainsim, systems, cases, notes):
     if p.returncode != 0:
         problems.append(f"drainsim validate failed:\n{p.stdout}{p.stderr}")
     page = open(PAGE).read() if os.path.exists(PAGE) else ""
-    for name, path in cases.items():
-        doc = json.load(open(path))
+    docs = {name: json.load(open(path)) for name, path in cases.items()}
+    for name, doc in docs.items():
         length = seconds(doc["duration"]) + seconds(doc.get("settle", "0s"))
         if length > 120:
             problems.append(f"{name}: duration + settle is {length:g} s, more than 2 min")
@@ -98,10 +98,9 @@ def check(drainsim, systems, cases, notes):
             elif "DIFFERS" in block.group(1) and not notes.get(name, {}).get(system):
                 problems.append(f"{name} on {system}: a row differs and notes.json says not why")
     for system, m in systems.items():
-        docs = [json.load(open(p)) for p in cases.values()]
-        docs = [d for d in docs if d["worker"]["profile"] == m["profile"]]
+        own = [d for d in docs.values() if d["worker"]["profile"] == m["profile"]]
         for kind, is_kind in KINDS.items():
-            if not any(is_kind(d) for d in docs):
+            if not any(is_kind(d) for d in own):
                 problems.append(f"{system}: no case of the kind \"{kind}\"")
     for name, by_system in notes.items():
         for system in by_system:

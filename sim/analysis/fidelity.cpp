@@ -177,6 +177,9 @@ std::size_t shared_seeds(const FidelitySource& reference, const FidelitySource& 
 
 std::vector<FidelityRow> fidelity_rows(const std::vector<FidelitySource>& sources) {
   std::vector<FidelityRow> rows;
+  std::vector<std::vector<std::pair<std::size_t, std::size_t>>> pairs;  // by later source
+  for (std::size_t i = 1; i < sources.size(); ++i)
+    pairs.push_back(seed_pairs(sources[0], sources[i]));
   for (const char* name : kMetrics) {
     FidelityRow row{name, {}, {}, {}};
     std::vector<std::vector<double>> samples;
@@ -197,7 +200,7 @@ std::vector<FidelityRow> fidelity_rows(const std::vector<FidelitySource>& source
     for (std::size_t i = 1; i < samples.size(); ++i) {
       row.verdicts.push_back(welch_verdict(samples[0], samples[i]));
       std::vector<std::optional<double>> a, b;
-      for (const auto& [k, r] : seed_pairs(sources[0], sources[i])) {
+      for (const auto& [k, r] : pairs[i - 1]) {
         a.push_back(value_of(sources[0].runs[k], name));
         b.push_back(value_of(sources[i].runs[r], name));
       }
