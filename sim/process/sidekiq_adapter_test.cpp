@@ -68,8 +68,12 @@ TEST(SidekiqAdapter, TermInterruptsTheLongJobAfterTheTimeoutAndRequeuesIt) {
                          "/enqueue.rb > " + dir + "/enqueue.log 2>&1")
                             .c_str()),
             0);
+  // One processor: jobs 0 then 1 run on it one after the other. With an idle processor
+  // too, its BRPOP (2 s timeout, still waiting after the TERM) can pop the job Sidekiq
+  // requeues at -t - 0.5 s and be killed at exit before it pushes it back: the job is then
+  // lost, a real Sidekiq race (CI saw it once), not what this test is about.
   const pid_t pid =
-      spawn({{"sidekiq", "-r", kAdapter + "/worker.rb", "-c", "2", "-t", "1", "-q", "default"},
+      spawn({{"sidekiq", "-r", kAdapter + "/worker.rb", "-c", "1", "-t", "1", "-q", "default"},
              {env, "DRAINSIM_EVENTS=" + events_file, "DRAINSIM_WORKER=pod-0",
               "PATH=/usr/local/bin:/usr/bin:/bin", "HOME=" + dir},
              dir + "/sidekiq.log"});
