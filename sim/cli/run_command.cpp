@@ -96,6 +96,12 @@ void print_summary(const Scenario& scenario, Engine engine, const RunOutput& out
   fmt::print("  interrupted jobs {} ({:.3f}%)  shutdown retries {}  duplicate executions {}\n",
              j.interrupted, 100 * s.interrupted_fraction, j.shutdown_retries,
              j.duplicate_executions);
+  if (j.redeliveries > 0 || j.completions_rejected > 0) {
+    fmt::print(
+        "  redeliveries {} (a recovery while the worker still ran the job)  "
+        "completions rejected {}\n",
+        j.redeliveries, j.completions_rejected);
+  }
   fmt::print("  wasted work {:.1f}s  stuck at end {}\n", to_seconds(j.wasted_work), j.stuck_at_end);
   fmt::print("  job latency {}\n",
              s.job_latency ? fmt::format("p50 {}  p99 {}", fmt_seconds(s.job_latency->p50),
@@ -298,7 +304,7 @@ std::optional<FidelitySource> read_source(const std::string& spec) {
       return std::nullopt;
     }
     try {
-      source.runs.push_back(summary_values(doc.value("summary", json()), file));
+      source.runs.push_back(summary_values(doc, file));
       const json seed = doc.value("seed", json());
       if (!seed.is_number_unsigned()) {
         throw InputError(

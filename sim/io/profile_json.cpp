@@ -50,7 +50,8 @@ json mechanisms_json(const BackendMechanisms& m) {
     rescuer["after"] = format_duration(m.rescuer.after);
     rescuer["backoff"] = m.rescuer.backoff;
   }
-  json out = {{"heartbeat_detection", m.heartbeat_detection},
+  json out = {{"fence", {{"ack", name_of(m.ack_fence)}, {"fail", name_of(m.fail_fence)}}},
+              {"heartbeat_detection", m.heartbeat_detection},
               {"lease_expiry", lease},
               {"rescuer", rescuer},
               {"fetch", name_of(m.fetch)}};

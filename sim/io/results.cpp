@@ -1,5 +1,7 @@
 #include "io/results.h"
 
+#include <cstdio>
+
 #include <iterator>
 #include <stdexcept>
 
@@ -215,16 +217,35 @@ void write_results(const json& results, const Timeline* timeline, const TextSink
   out("}");
 }
 
-MetricValues summary_values(const json& summary, const std::string& where) {
+MetricValues summary_values(const json& results, const std::string& where) {
   const auto find = [](const json& object, std::string_view key) -> const json* {
     if (!object.is_object()) return nullptr;
     const auto it = object.find(key);
     return it == object.end() ? nullptr : &*it;
   };
+  const json* version = find(results, "schema_version");
+  int major = 0, minor = 0;
+  char rest = 0;
+  if (version == nullptr || !version->is_string() ||
+      std::sscanf(version->get_ref<const std::string&>().c_str(), "%d.%d%c", &major, &minor,
+                  &rest) != 2 ||
+      major < 1 || major > 2) {
+    throw InputError(
+        fmt::format("{}: schema_version: expected \"1.x\" or \"2.x\" (this drainsim writes {})",
+                    where, kResultsSchemaVersion));
+  }
+  const json* found = find(results, "summary");
+  const json summary = found == nullptr ? json() : *found;
   MetricValues out;
   for (const Metric& m : metrics()) {
     const bool grouped = !m.group().empty();
-    const json* v = find(summary, grouped ? m.group() : m.name);
+    std::string_view key = grouped ? m.group() : m.name;
+    if (major == 1 && m.name == "redeliveries") {  // 1.x: among shutdown_retries
+      out.emplace(m.name, std::nullopt);
+      continue;
+    }
+    if (major == 1 && m.name == "completions_rejected") key = "rejected_acks";
+    const json* v = find(summary, key);
     // In a group: the group's member, or null for the whole group.
     if (grouped && v != nullptr && !v->is_null()) v = find(*v, m.leaf());
     if (v == nullptr || !(v->is_number() || (grouped && v->is_null()))) {

@@ -18,7 +18,7 @@
 
 namespace drainsim {
 
-inline constexpr const char* kResultsSchemaVersion = "1.2";
+inline constexpr const char* kResultsSchemaVersion = "2.0";
 
 // The document without the timeline (see timeline_json and write_results).
 nlohmann::json build_results(const Scenario& scenario, const RunSummary& summary,
@@ -31,9 +31,11 @@ std::string fnv1a64_hex(std::string_view bytes);
 nlohmann::json timeline_json(const Timeline& timeline);
 
 // The metrics (model/metrics.h) of a results document's "summary"; `where` names the
-// document in messages. Throws InputError naming the metric's JSON path when a metric is
-// missing or is not a number (null only where its group is).
-MetricValues summary_values(const nlohmann::json& summary, const std::string& where);
+// document in messages. Throws InputError naming the JSON path when the schema_version is
+// not 1.x or 2.x, or a metric is missing or is not a number (null only where its group
+// is). From 1.x documents: completions_rejected is read from rejected_acks, and
+// redeliveries (counted among shutdown_retries then) is unknown.
+MetricValues summary_values(const nlohmann::json& results, const std::string& where);
 
 // Receives text in pieces.
 using TextSink = std::function<void(std::string_view)>;

@@ -314,7 +314,7 @@ WorkerConfig read_worker(const Reader& r) {
 PlatformConfig read_platform(const Reader& r) {
   PlatformConfig p;
   r.allow({"kind", "replicas", "nodes", "termination_grace_period", "stop_grace_period", "pre_stop",
-           "pod_start_delay", "restart_delay", "pid1_shell"});
+           "pod_start_delay", "restart_delay", "pid1_shell", "init"});
   r.choice("kind", p.kind, "platform kind");
   const bool docker = p.kind == PlatformConfig::Kind::kDocker;
   r.integer("replicas", p.replicas, 0);
@@ -344,6 +344,10 @@ PlatformConfig read_platform(const Reader& r) {
   r.duration("pod_start_delay", p.pod_start_delay);
   r.duration("restart_delay", p.restart_delay);
   r.boolean("pid1_shell", p.pid1_shell);
+  r.boolean("init", p.init);
+  if (p.init && p.pid1_shell) {
+    r.fail("init", "expected false when pid1_shell is true (PID 1 is either a shell or an init)");
+  }
   return p;
 }
 

@@ -124,6 +124,9 @@ TEST(ScenarioLoaderTest, WrongType) {
             "x.json: platform: expected an object, got 3");
   EXPECT_EQ(error_of(with(minimal(), "/platform/pid1_shell", "yes")),
             "x.json: platform.pid1_shell: expected true or false, got \"yes\"");
+  EXPECT_EQ(error_of(with(with(minimal(), "/platform/pid1_shell", true), "/platform/init", true)),
+            "x.json: platform.init: expected false when pid1_shell is true (PID 1 is either a "
+            "shell or an init)");
   EXPECT_EQ(error_of(with(minimal(), "/seed", -1)),
             "x.json: seed: expected a non-negative integer, got -1");
   EXPECT_EQ(error_of(with(minimal(), "/worker/options", json::array())),
@@ -549,7 +552,8 @@ TEST(ScenarioLoaderTest, FullScenarioWritesBackIdentically) {
                "options": {}},
     "platform": {"kind": "kubernetes", "replicas": 5, "nodes": 2,
                  "termination_grace_period": "1m", "pre_stop": {"kind": "quiet_then_sleep", "duration": "5s"},
-                 "pod_start_delay": "3s", "restart_delay": "0s", "pid1_shell": true},
+                 "pod_start_delay": "3s", "restart_delay": "0s", "pid1_shell": true,
+                 "init": false},
     "events": [
       {"at": "0s", "kind": "rolling_restart", "max_surge": 1, "max_unavailable": "0%"},
       {"at": "1m", "kind": "oom_kill", "count": 2},
@@ -572,7 +576,8 @@ TEST(ScenarioLoaderTest, FullScenarioWritesBackIdentically) {
                         {"pre_stop", {{"kind", "none"}}},
                         {"pod_start_delay", "1s"},
                         {"restart_delay", "1s"},
-                        {"pid1_shell", false}};
+                        {"pid1_shell", false},
+                        {"init", true}};
   docker["events"].erase(6);  // node_drain
   docker["workload"]["job_duration"] = {{"kind", "pareto"}, {"scale", "100ms"}, {"shape", 1.16}};
   docker["workload"]["arrival"] = {{"kind", "burst"}, {"count", 7}, {"at", "1m"}};

@@ -151,6 +151,7 @@ json scenario_to_json(const Scenario& s) {
       {"pod_start_delay", format_duration(p.pod_start_delay)},
       {"restart_delay", format_duration(p.restart_delay)},
       {"pid1_shell", p.pid1_shell},
+      {"init", p.init},
   };
   if (p.kind == PlatformConfig::Kind::kDocker) {
     platform["stop_grace_period"] = format_duration(p.stop_grace_period);

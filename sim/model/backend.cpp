@@ -199,13 +199,37 @@ bool Backend::holds(WorkerId worker, const Lease& lease) const {
          workers_[worker].status != WorkerStatus::kDead;
 }
 
+bool Backend::accepts(CompletionFence fence, WorkerId worker, const Lease& lease) const {
+  switch (fence) {
+    case CompletionFence::kLease:
+      return holds(worker, lease);
+    case CompletionFence::kJobId:
+    case CompletionFence::kJobIdWhileActive: {
+      if (lease.handle >= jobs_.size()) return false;
+      const Job& job = jobs_[lease.handle];
+      if (!job.live || job.id != lease.id) return false;
+      return fence == CompletionFence::kJobId || job.state == JobState::kActive;
+    }
+  }
+  return false;
+}
+
+void Backend::withdraw(std::uint32_t handle) {
+  Job& job = jobs_[handle];
+  if (job.state == JobState::kAvailable) {
+    auto& available = queues_[job.queue].available;
+    available.erase(std::find(available.begin(), available.end(), handle));
+  }
+  take_back(handle);
+}
+
 bool Backend::ack(WorkerId worker, const Lease& lease) {
-  if (!holds(worker, lease)) {
+  if (!accepts(mechanisms_.ack_fence, worker, lease)) {
     recorder_.report_rejected(lease.ledger, true);
     return false;
   }
   Job& job = jobs_[lease.handle];
-  take_back(lease.handle);
+  withdraw(lease.handle);
   if (faults_.drop_acked_job == job.id) {
     finish(lease.handle);  // the injected fault: forget the job, tell no one
     return true;
@@ -218,12 +242,12 @@ bool Backend::ack(WorkerId worker, const Lease& lease) {
 
 bool Backend::fail(WorkerId worker, const Lease& lease, ErrorKind error, bool retryable,
                    Duration progress) {
-  if (!holds(worker, lease)) {
+  if (!accepts(mechanisms_.fail_fence, worker, lease)) {
     recorder_.report_rejected(lease.ledger, false);
     return false;
   }
   Job& job = jobs_[lease.handle];
-  take_back(lease.handle);
+  withdraw(lease.handle);
   job.progress = std::max(job.progress, progress);
   retry_or_discard(lease.handle, error, retryable);
   return true;

@@ -8,10 +8,11 @@
 // fate; a rescuer sweep; at-most-once fetch; private reservation lists recovered when a
 // process starts.
 //
-// An ack, fail or requeue from a worker that no longer holds the job's lease is rejected
-// and recorded. Job records are freed as soon as a job completes, is discarded or is lost.
-// Periodic sweeps are timers that exist only while some job is active. Event-driven: time
-// and randomness come from the Runtime. Not thread-safe.
+// An ack or fail is taken as the profile's fences say (lease holder, job id, or job id while
+// held); a requeue only from the lease holder; a report refused is recorded. Job
+// records are freed as soon as a job completes, is discarded or is lost. Periodic sweeps are timers
+// that exist only while some job is active. Event-driven: time and randomness come from the
+// Runtime. Not thread-safe.
 #pragma once
 
 #include <cstdint>
@@ -82,7 +83,7 @@ class Backend final : public TimerTarget, public BackendView {
   // connection with it).
   void cancel_wait(WorkerId worker);
 
-  // True when accepted; false when the worker no longer holds the lease.
+  // True when accepted; false when the completion fence refuses it.
   bool ack(WorkerId worker, const Lease& lease);
   // `progress` is the work checkpointed so far (kept for the next attempt).
   bool fail(WorkerId worker, const Lease& lease, ErrorKind error, bool retryable,
@@ -158,6 +159,10 @@ class Backend final : public TimerTarget, public BackendView {
   };
 
   bool holds(WorkerId worker, const Lease& lease) const;
+  // Whether `fence` takes the worker's report of the lease's job.
+  bool accepts(CompletionFence fence, WorkerId worker, const Lease& lease) const;
+  // Takes an accepted report's job out of wherever it is (a holder, the queue, a backoff).
+  void withdraw(std::uint32_t handle);
   bool reliable() const { return mechanisms_.fetch == FetchMode::kReliable; }
   void make_available(std::uint32_t handle, bool front);
   void detach(std::uint32_t handle);     // from its holder's active list

@@ -82,8 +82,30 @@ constexpr std::array<std::string_view, 3> names(FetchMode) {
   return {"reliable", "at_most_once", "private_list"};
 }
 
+// Which report of a job's end (an ACK, or a FAIL) the backend takes; a report it refuses is
+// recorded as rejected and changes nothing (docs/profiles.md, "Completion fence").
+enum class CompletionFence : std::uint8_t {
+  // Only the run holding the job's current lease: once a recovery has handed the job to
+  // another run, the old run is told no (OJS, BullMQ's lock token, Temporal's attempt in
+  // the task token, graphile-worker's FAIL by locked_by).
+  kLease,
+  // Any run of the job, while the backend keeps it unfinished, wherever it waits (Oban:
+  // UPDATE ... WHERE id; graphile-worker's completion, a DELETE by id; pg-boss's FAIL): the
+  // job leaves its queue, its backoff or its current holder.
+  kJobId,
+  // Any run of the job while some worker holds it (River: the row is `running`; Celery on
+  // Redis: the delivery tag is in the unacked hash; Faktory: the jid is reserved; pg-boss's
+  // completion: state = 'active'); refused while it waits to run again.
+  kJobIdWhileActive,
+};
+constexpr std::array<std::string_view, 3> names(CompletionFence) {
+  return {"lease", "job_id", "job_id_while_active"};
+}
+
 struct BackendMechanisms {
   bool heartbeat_detection = true;  // dead worker after heartbeat_timeout (OJS)
+  CompletionFence ack_fence = CompletionFence::kLease;
+  CompletionFence fail_fence = CompletionFence::kLease;
   LeaseExpiry lease;
   Rescuer rescuer;
   FetchMode fetch = FetchMode::kReliable;

@@ -127,16 +127,16 @@ TEST_F(BackendTest, AckAcceptedFinishesTheJob) {
   EXPECT_TRUE(backend->ack(w, leases[0]));
   EXPECT_EQ(backend->live_jobs(), 1u);
   EXPECT_EQ(state(leases[0]), std::nullopt);  // the record is freed
-  EXPECT_EQ(recorder.totals().rejected_acks, 0);
+  EXPECT_EQ(recorder.totals().completions_rejected, 0);
   // Acking it again: the worker no longer holds it.
   EXPECT_FALSE(backend->ack(w, leases[0]));
-  EXPECT_EQ(recorder.totals().rejected_acks, 1);
+  EXPECT_EQ(recorder.totals().completions_rejected, 1);
   // The freed record is reused by a new job, and the stale lease still does not match it.
   enqueue();
   const auto rest = fetch(w, 2);
   ASSERT_EQ(rest.size(), 2u);
   EXPECT_FALSE(backend->ack(w, leases[0]));
-  EXPECT_EQ(recorder.totals().rejected_acks, 2);
+  EXPECT_EQ(recorder.totals().completions_rejected, 2);
   for (const Lease& l : rest) {
     complete_attempt(l, w);
     EXPECT_TRUE(backend->ack(w, l));
@@ -155,7 +155,7 @@ TEST_F(BackendTest, AckOrFailFromAnotherWorkerIsRejected) {
   const auto leases = fetch(w1, 1);
   ASSERT_EQ(leases.size(), 1u);
   EXPECT_FALSE(backend->ack(w2, leases[0]));
-  EXPECT_EQ(recorder.totals().rejected_acks, 1);
+  EXPECT_EQ(recorder.totals().completions_rejected, 1);
   EXPECT_FALSE(backend->fail(w2, leases[0], ErrorKind::kHandler, true, 0));
   EXPECT_EQ(recorder.totals().rejected_fails, 1);
   EXPECT_EQ(state(leases[0]), JobState::kActive);  // untouched
@@ -298,7 +298,7 @@ TEST_F(BackendTest, LeaseExpiresExactlyOneVisibilityTimeoutAfterFetch) {
   EXPECT_EQ(state(l[0]), JobState::kAvailable);
   // The old holder's ack comes too late.
   EXPECT_FALSE(backend->ack(w1, l[0]));
-  EXPECT_EQ(recorder.totals().rejected_acks, 1);
+  EXPECT_EQ(recorder.totals().completions_rejected, 1);
   const WorkerId w2 = add_worker();
   const auto again = fetch(w2, 1);
   ASSERT_EQ(again.size(), 1u);
@@ -970,6 +970,135 @@ TEST_F(BackendTest, AStaleAttemptEndingLateLeavesNoOrphanBehind) {
   rt.run_until(20 * kSecond);                   // w2's lease expires; w2 still runs it
   EXPECT_EQ(state(second[0]), JobState::kAvailable);
   EXPECT_EQ(recorder.orphan_recovery().count(), 0u);
+}
+
+// --- Completion fence
+
+// Celery on Redis with acks_late: a 1 h visibility timeout from the fetch, no attempt counted
+// on a restore.
+BackendMechanisms visibility_timeout_only(CompletionFence fence) {
+  BackendMechanisms m;
+  m.heartbeat_detection = false;
+  m.lease.renewed_by_heartbeat = false;
+  m.lease.counts_attempt = false;
+  m.ack_fence = m.fail_fence = fence;
+  return m;
+}
+
+TEST_F(BackendTest, JobIdWhileHeldFenceTakesTheFirstRunToFinish) {
+  // A 3.5 h task, a 1 h visibility timeout, a free worker for each restore: runs start at
+  // 0, 1 h, 2 h and 3 h. The first run finishes at 3.5 h while the fourth holds the job: its
+  // ack (by delivery tag) completes the job; the other three finish at 4.5, 5.5 and 6.5 h,
+  // duplicates whose acks find nothing.
+  config.visibility_timeout = kHour;
+  make(visibility_timeout_only(CompletionFence::kJobIdWhileActive));
+  enqueue(210 * kMinute);
+  std::vector<std::pair<WorkerId, Lease>> runs;
+  for (int hour = 0; hour < 4; ++hour) {
+    rt.run_until(hour * kHour);
+    if (!runs.empty()) {
+      ASSERT_EQ(state(runs.back().second), JobState::kAvailable);
+    }
+    const WorkerId w = add_worker();
+    const auto l = fetch(w, 1);
+    ASSERT_EQ(l.size(), 1u) << "hour " << hour;
+    start_attempt(l[0]);
+    runs.emplace_back(w, l[0]);
+  }
+  for (int i = 0; i < 4; ++i) {
+    rt.run_until(210 * kMinute + i * kHour);
+    end_attempt(runs[i].second, runs[i].first, Outcome::kCompleted);
+    EXPECT_EQ(backend->ack(runs[i].first, runs[i].second), i == 0) << "run " << i + 1;
+    EXPECT_EQ(backend->live_jobs(), 0u) << "run " << i + 1;  // no fifth run
+  }
+  expect_audit_ok();
+  const JobTotals& t = recorder.totals();
+  EXPECT_EQ(t.completed, 1);
+  EXPECT_EQ(t.duplicate_executions, 3);
+  EXPECT_EQ(t.redeliveries, 3);  // each restore took the job from a live worker
+  EXPECT_EQ(t.shutdown_retries, 0);
+  EXPECT_EQ(t.completions_rejected, 3);
+  EXPECT_DOUBLE_EQ(recorder.job_latency().quantile(0.5), 3.5 * 3600);
+}
+
+TEST_F(BackendTest, LeaseFenceRefusesEveryLateRunSoTheJobNeverCompletes) {
+  // The same task under the OJS rule: each run's ack comes after its lease went to the next
+  // run, so every ack is refused and a new run starts every hour, for as long as it lasts.
+  config.visibility_timeout = kHour;
+  make(visibility_timeout_only(CompletionFence::kLease));
+  enqueue(210 * kMinute);
+  std::vector<std::pair<WorkerId, Lease>> runs;
+  for (int hour = 0; hour < 8; ++hour) {
+    rt.run_until(hour * kHour);
+    const WorkerId w = add_worker();
+    const auto l = fetch(w, 1);
+    ASSERT_EQ(l.size(), 1u) << "hour " << hour;
+    start_attempt(l[0]);
+    runs.emplace_back(w, l[0]);
+    // Runs fetched 3.5 h ago finish now-ish: the one started at hour - 4 ended at hour - 0.5.
+    if (hour >= 4) {
+      auto& [worker, lease] = runs[static_cast<std::size_t>(hour - 4)];
+      end_attempt(lease, worker, Outcome::kCompleted);
+      EXPECT_FALSE(backend->ack(worker, lease)) << "run started at " << hour - 4 << " h";
+    }
+  }
+  const JobTotals& t = recorder.totals();
+  EXPECT_EQ(t.completions_rejected, 4);
+  EXPECT_EQ(backend->live_jobs(), 1u);
+}
+
+// Oban with the Lifeline (every minute, after 1 h, no backoff): a 90 min run is made
+// available at the 1 h sweep though it still runs, then finishes at 1 h 30 m and acks.
+TEST_F(BackendTest, JobIdFenceCompletesAJobWaitingInTheQueue) {
+  // Completion by id takes the job out of the queue: nothing runs again.
+  BackendMechanisms m;
+  m.heartbeat_detection = false;
+  m.lease.enabled = false;
+  m.rescuer = Rescuer{true, kMinute, kHour, false};
+  m.ack_fence = m.fail_fence = CompletionFence::kJobId;
+  make(m);
+  enqueue(90 * kMinute);
+  const WorkerId w = add_worker();
+  const auto l = fetch(w, 1);
+  ASSERT_EQ(l.size(), 1u);
+  start_attempt(l[0]);
+  rt.run_until(kHour);
+  ASSERT_EQ(state(l[0]), JobState::kAvailable);
+  rt.run_until(90 * kMinute);
+  end_attempt(l[0], w, Outcome::kCompleted);
+  EXPECT_TRUE(backend->ack(w, l[0]));
+  EXPECT_EQ(backend->live_jobs(), 0u);
+  EXPECT_FALSE(backend->has_jobs_for(add_worker()));
+  expect_audit_ok();
+  EXPECT_EQ(recorder.totals().completed, 1);
+  EXPECT_EQ(recorder.totals().completions_rejected, 0);
+  EXPECT_DOUBLE_EQ(recorder.job_latency().quantile(0.5), 90 * 60);
+}
+
+TEST_F(BackendTest, JobIdWhileHeldFenceRefusesAJobWaitingInTheQueue) {
+  // River's rule on the same run: the row is no longer `running`, so the completion is
+  // refused and the job waits to run again; the body's work counts for nothing.
+  BackendMechanisms m;
+  m.heartbeat_detection = false;
+  m.lease.enabled = false;
+  m.rescuer = Rescuer{true, kMinute, kHour, false};
+  m.ack_fence = m.fail_fence = CompletionFence::kJobIdWhileActive;
+  make(m);
+  enqueue(90 * kMinute);
+  const WorkerId w = add_worker();
+  const auto l = fetch(w, 1);
+  ASSERT_EQ(l.size(), 1u);
+  start_attempt(l[0]);
+  rt.run_until(90 * kMinute);
+  end_attempt(l[0], w, Outcome::kCompleted);
+  EXPECT_FALSE(backend->ack(w, l[0]));
+  EXPECT_EQ(state(l[0]), JobState::kAvailable);
+  EXPECT_TRUE(backend->has_jobs_for(add_worker()));
+  expect_audit_ok();
+  EXPECT_EQ(recorder.totals().completed, 0);
+  EXPECT_EQ(recorder.totals().pending, 1);
+  EXPECT_EQ(recorder.totals().completions_rejected, 1);
+  EXPECT_EQ(recorder.job_latency().count(), 0u);  // not a completed job
 }
 
 // --- Rescuer

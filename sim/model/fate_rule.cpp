@@ -48,7 +48,11 @@ std::vector<FateCheck> check_fates(const Scenario& s, const std::vector<PodRecor
     const auto after = [term](Duration d) {
       return term == kNever || d == kNever ? kNever : term + d;
     };
-    const Time deadline = b.handles_term ? after(s.worker.grace_period) : term;
+    // Without a handler TERM kills the process, unless it is PID 1: then it waits for the kill.
+    const bool dies_on_term = !b.handles_term && s.platform.pid1() != Pid1::kWorker;
+    const Time deadline = b.handles_term ? after(s.worker.grace_period)
+                          : dies_on_term ? term
+                                         : kNever;
     const Time cancel = after(b.cancel_after);
     for (const AttemptRecord& a : attempts) {
       // An attempt the kill ended counts even if its recorded end (the process's death, as
@@ -62,7 +66,7 @@ std::vector<FateCheck> check_fates(const Scenario& s, const std::vector<PodRecor
       std::string predicted;
       if (finish <= std::min({deadline, cancel, kill})) {
         predicted = "completed";
-      } else if (!b.handles_term && term <= kill) {
+      } else if (dies_on_term && term <= kill) {
         predicted = "killed";  // TERM's default action
       } else if (std::min(deadline, cancel) < kill) {
         predicted = cancel < deadline ? "interrupted" : deadline_fate(b.at_deadline);

@@ -16,7 +16,7 @@ ProcessFactory simulated_processes(Runtime& runtime, const Scenario& scenario, B
              int pod, ProcessObserver& observer) -> std::unique_ptr<ProcessHandle> {
     return std::make_unique<SimulatedProcess>(runtime, backend, recorder, observer, scenario.worker,
                                               scenario.workload, pod, bodies, time_scale,
-                                              scenario.platform.pid1_shell);
+                                              scenario.platform.pid1());
   };
 }
 

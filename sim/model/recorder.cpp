@@ -18,8 +18,8 @@ Recorder::Recorder(bool timeline) : timeline_(timeline) {}
 std::uint32_t Recorder::job_enqueued(JobId id, Time now, std::uint32_t backend_handle) {
   const std::uint32_t slot = entries_.acquire();
   entries_[slot] =
-      Entry{id,   now,   -1,    -1,    0,    backend_handle, 0, 0, 0, JobState::kScheduled,
-            true, false, false, false, false};
+      Entry{id,   now,   -1,    -1,    0,     backend_handle, 0,    0, 0, JobState::kScheduled,
+            true, false, false, false, false, false,          false};
   ++totals_.enqueued;
   ++scheduled_;  // counted as not yet available until job_available moves it
   return slot;
@@ -75,7 +75,8 @@ void Recorder::job_discarded(std::uint32_t ledger, Time now, ErrorKind cause, Du
 }
 
 void Recorder::job_recovered(std::uint32_t ledger, Time /*now*/) {
-  entry(ledger).shutdown_retry_due = true;
+  Entry& e = entry(ledger);
+  (e.holder_running ? e.redelivery_due : e.shutdown_retry_due) = true;
 }
 
 void Recorder::job_lost(std::uint32_t ledger, Time now, std::string why) {
@@ -86,18 +87,23 @@ void Recorder::job_lost(std::uint32_t ledger, Time now, std::string why) {
 }
 
 void Recorder::report_rejected(std::uint32_t /*ledger*/, bool ack) {
-  ++(ack ? totals_.rejected_acks : totals_.rejected_fails);
+  ++(ack ? totals_.completions_rejected : totals_.rejected_fails);
 }
 
 void Recorder::attempt_started(const Lease& lease, Time now) {
   Entry& e = entry(lease.ledger);
   ++e.open_attempts;
-  e.current_claim = lease.claim;
-  ++in_flight_;
+  // A run that starts while another still runs the job (the real engine sees no recovery)
+  // is a redelivery unless a shutdown or kill caused it.
   if (e.shutdown_retry_due) {
     ++totals_.shutdown_retries;
-    e.shutdown_retry_due = false;
+  } else if (e.redelivery_due || e.holder_running) {
+    ++totals_.redeliveries;
   }
+  e.shutdown_retry_due = e.redelivery_due = false;
+  e.current_claim = lease.claim;
+  e.holder_running = true;
+  ++in_flight_;
   sample_series(now);
 }
 
@@ -105,14 +111,13 @@ void Recorder::attempt_ended(const Lease& lease, const AttemptRecord& record, Du
   Entry& e = entry(lease.ledger);
   --e.open_attempts;
   --in_flight_;
+  const bool latest = lease.claim == e.current_claim;
+  if (latest) e.holder_running = false;
   ++totals_.attempts[static_cast<int>(record.outcome)];
   bool duplicate = false;
   if (record.outcome == Outcome::kCompleted) {
     duplicate = e.completed_attempts > 0;
-    if (e.completed_attempts == 0) {
-      e.first_completed = record.end;
-      job_latency_.add(to_seconds(record.end - e.enqueued));
-    }
+    if (e.completed_attempts == 0) e.first_completed = record.end;
     ++e.completed_attempts;
   } else {
     totals_.wasted_work += (record.end - record.start) - saved;
@@ -120,12 +125,10 @@ void Recorder::attempt_ended(const Lease& lease, const AttemptRecord& record, Du
   }
   if (is_shutdown_outcome(record.outcome)) {
     e.interrupted = true;
-    e.shutdown_retry_due = true;
-    // An orphan only if this attempt still held the job: a stale one (its lease already
-    // recovered, the job requeued or running elsewhere) leaves nothing to recover.
-    if (e.state == JobState::kActive && lease.claim == e.current_claim) {
-      e.orphaned_at = record.end;
-    }
+    // Only the run that held the job causes its next one: a stale run (its lease already
+    // recovered, the job requeued or running elsewhere) leaves nothing to retry or recover.
+    if (latest) e.shutdown_retry_due = true;
+    if (e.state == JobState::kActive && latest) e.orphaned_at = record.end;
   }
   if (timeline_) {
     attempts_.push_back(record);
@@ -166,9 +169,11 @@ void Recorder::maybe_finalize(std::uint32_t ledger) {
 }
 
 void Recorder::count_job(const Entry& e) {
-  if (e.completed_attempts > 0) {
+  // Work done more than once, whatever the backend made of the reports.
+  if (e.completed_attempts > 1) totals_.duplicate_executions += e.completed_attempts - 1;
+  if (e.state == JobState::kCompleted) {
     ++totals_.completed;
-    totals_.duplicate_executions += e.completed_attempts - 1;
+    job_latency_.add(to_seconds(e.first_completed - e.enqueued));
   } else if (e.state == JobState::kDiscarded) {
     ++totals_.discarded;
     if (e.discarded_by_shutdown) ++totals_.discarded_by_shutdown;

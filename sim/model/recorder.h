@@ -104,7 +104,7 @@ inline const char* error_name(const ReportRecord& r) {
 struct JobTotals {
   std::int64_t enqueued = 0, completed = 0, discarded = 0, discarded_by_shutdown = 0, pending = 0,
                lost = 0, stuck_at_end = 0, interrupted = 0, duplicate_executions = 0,
-               shutdown_retries = 0, rejected_acks = 0, rejected_fails = 0;
+               shutdown_retries = 0, redeliveries = 0, completions_rejected = 0, rejected_fails = 0;
   std::int64_t attempts[6] = {};  // by Outcome
   Duration wasted_work = 0;
 };
@@ -140,7 +140,8 @@ class Recorder {
   void job_discarded(std::uint32_t ledger, Time now, ErrorKind cause, Duration progress);
   // A recovery mechanism (dead worker, lease expiry, stall check, rescuer, private-list
   // cleanup) took the job from its holder, or the holder handed it back unfinished
-  // (requeue): its next execution counts as a shutdown retry.
+  // (requeue). Its next execution counts as a shutdown retry when the run that held it had
+  // ended (interrupted, killed, abandoned), as a redelivery when it was still running.
   void job_recovered(std::uint32_t ledger, Time now);
   // A job gone from the backend by design (e.g. at-most-once fetch); `why` names the
   // event that lost it.
@@ -190,7 +191,8 @@ class Recorder {
     JobId id;
     Time enqueued;
     Time orphaned_at;      // end of the last killed/abandoned/interrupted attempt, or -1
-    Time first_completed;  // -1 until an attempt completes
+    Time first_completed;  // -1 until an attempt completes (counted only if the backend
+                           // accepts a completion)
     Duration saved;        // progress checkpointed by its attempts so far
     std::uint32_t backend_handle;
     std::uint16_t completed_attempts;
@@ -199,7 +201,9 @@ class Recorder {
     JobState state;
     bool live;
     bool interrupted;         // some attempt was interrupted, killed or abandoned
-    bool shutdown_retry_due;  // the next execution is caused by shutdown or recovery
+    bool holder_running;      // the run of the latest claim has started and not ended
+    bool shutdown_retry_due;  // the next execution is caused by a shutdown or a kill
+    bool redelivery_due;      // ... by a recovery while its holder still ran it
     bool discarded_by_shutdown;
     bool lost;
   };

@@ -109,6 +109,15 @@ constexpr std::array<std::string_view, 4> names(PreStop::Kind) {
   return {"none", "sleep", "quiet_then_sleep", "quiet_then_wait"};
 }
 
+// What runs as PID 1 of the worker's container. The kernel applies no default action to a
+// signal PID 1 has no handler for: a worker that is PID 1 and does not handle TERM runs on
+// until SIGKILL (docs/semantics.md, "Signals").
+enum class Pid1 : std::uint8_t {
+  kWorker,  // the worker itself (exec form, or a script that execs it)
+  kShell,   // a shell that does not forward signals (platform.pid1_shell)
+  kInit,    // an init that forwards them (tini, dumb-init, docker run --init): platform.init
+};
+
 struct PlatformConfig {
   enum class Kind { kKubernetes, kDocker };
   Kind kind = Kind::kKubernetes;
@@ -120,6 +129,9 @@ struct PlatformConfig {
   Duration pod_start_delay = 10 * kSecond;
   Duration restart_delay = 10 * kSecond;
   bool pid1_shell = false;
+  bool init = false;  // REQUIRES: not both with pid1_shell
+
+  Pid1 pid1() const { return pid1_shell ? Pid1::kShell : init ? Pid1::kInit : Pid1::kWorker; }
 
   // The time from a deletion to SIGKILL: the Kubernetes or the Docker setting.
   Duration grace_period() const {

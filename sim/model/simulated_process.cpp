@@ -7,7 +7,7 @@ namespace drainsim {
 SimulatedProcess::SimulatedProcess(Runtime& runtime, Backend& backend, Recorder& recorder,
                                    ProcessObserver& observer, const WorkerConfig& worker,
                                    const WorkloadConfig& workload, int pod, JobBody bodies,
-                                   double time_scale, bool pid1_shell, Hops hops)
+                                   double time_scale, Pid1 pid1, Hops hops)
     : rt_(runtime),
       backend_(backend),
       recorder_(recorder),
@@ -17,7 +17,7 @@ SimulatedProcess::SimulatedProcess(Runtime& runtime, Backend& backend, Recorder&
       runner_(make_job_runner(bodies, runtime, this, worker.concurrency, time_scale)),
       bodies_(static_cast<std::size_t>(worker.concurrency)),
       pod_(pod),
-      pid1_shell_(pid1_shell),
+      pid1_(pid1),
       hops_(std::move(hops)) {
   for (const std::string& q : worker.queues) queues_.push_back(backend.queue(q));
   fetched_.reserve(bodies_.size());
@@ -46,12 +46,13 @@ void SimulatedProcess::deliver(Signal signal, SignalTarget target) {
 
 void SimulatedProcess::deliver_here(Signal signal, SignalTarget target) {
   if (!alive_) return;
-  if (target == SignalTarget::kPid1 && pid1_shell_ && signal != Signal::kKill) return;
+  if (target == SignalTarget::kPid1 && pid1_ == Pid1::kShell && signal != Signal::kKill) return;
   if (signal == Signal::kKill) {
     kill();
     return;
   }
   if (core_.on_signal(signal)) return;
+  if (pid1_ == Pid1::kWorker) return;  // PID 1: no default action for an unhandled signal
   // No handler: TERM, INT and QUIT terminate; TSTP would stop the process and CONT
   // resume it, which only matters to profiles without handlers for them.
   if (signal == Signal::kTerm || signal == Signal::kInt || signal == Signal::kQuit) {

@@ -40,7 +40,7 @@ class SimulatedProcess final : public ProcessHandle,
   SimulatedProcess(Runtime& runtime, Backend& backend, Recorder& recorder,
                    ProcessObserver& observer, const WorkerConfig& worker,
                    const WorkloadConfig& workload, int pod, JobBody bodies = JobBody::kTimer,
-                   double time_scale = 1, bool pid1_shell = false, Hops hops = {});
+                   double time_scale = 1, Pid1 pid1 = Pid1::kWorker, Hops hops = {});
 
   // ProcessHandle. start() registers with the backend and starts the worker.
   void start() override;
@@ -128,7 +128,7 @@ class SimulatedProcess final : public ProcessHandle,
   TimerId wake_;
   WorkerId worker_id_ = kNoWorker;
   int pod_;
-  bool pid1_shell_;  // the worker runs under a shell as PID 1
+  Pid1 pid1_;
   Hops hops_;
   std::atomic<bool> alive_{false};
   std::atomic<WorkerState> state_{WorkerState::kRunning};

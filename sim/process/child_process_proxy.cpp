@@ -88,6 +88,8 @@ void ChildProcessProxy::start() {
   spec.env.push_back("OJS_POLL_INTERVAL=" + env_duration(fleet_.real_ms(w.poll_interval)));
   // drainsim-worker behaves as the scenario's profile (another program has its own ways).
   spec.env.push_back("DRAINSIM_PROFILE=" + w.profile);
+  spec.env.push_back(
+      fmt::format("DRAINSIM_PID1={}", fleet_.scenario.platform.pid1() == Pid1::kWorker ? 1 : 0));
   std::string options;
   for (const auto& [name, value] : w.options) {
     options += fmt::format("{}{}={}", options.empty() ? "" : ",", name, format_option(value));

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <charconv>
+#include <csignal>
 #include <cstdio>
 #include <stdexcept>
 
@@ -115,6 +116,12 @@ HttpWorkerConfig worker_config_from_env(const std::function<const char*(const ch
     }
     c.worker.shutdown = shutdown_behaviour(c.worker);
   }
+  if (const char* pid1 = get("DRAINSIM_PID1")) {
+    if (std::string_view(pid1) != "0" && std::string_view(pid1) != "1") {
+      throw std::invalid_argument(fmt::format("DRAINSIM_PID1=\"{}\": expected 1 or 0", pid1));
+    }
+    c.pid1 = std::string_view(pid1) == "1";
+  }
   if (const char* body = get("DRAINSIM_JOB_BODY")) {
     const std::optional<JobBody> b = from_name<JobBody>(body);
     if (!b) {
@@ -189,10 +196,11 @@ void HttpWorker::on_posix_signal(int number) {
   if (exit_code_ >= 0) return;
   switch (number) {
     case SIGTERM:
-      core_.on_signal(Signal::kTerm);
-      break;
     case SIGINT:
-      core_.on_signal(Signal::kInt);
+      if (!core_.on_signal(number == SIGTERM ? Signal::kTerm : Signal::kInt) && !config_.pid1) {
+        std::signal(number, SIG_DFL);  // no handler, not PID 1: the default action
+        std::raise(number);
+      }
       break;
     case SIGTSTP:
       core_.on_signal(Signal::kTstp);

@@ -28,12 +28,15 @@ struct HttpWorkerConfig {
   std::string host = "127.0.0.1";
   std::uint16_t port = 0;
   JobBody bodies = JobBody::kSleep;
+  // DRAINSIM_PID1=1: it stands for its container's PID 1, so a TERM or INT it has no
+  // handler for is ignored; otherwise that signal takes its default action (kills it).
+  bool pid1 = false;
 };
 
 // Reads the configuration from OJS_URL, OJS_WORKER_ID, OJS_QUEUES, OJS_CONCURRENCY,
 // OJS_SHUTDOWN_GRACE_PERIOD, OJS_HEARTBEAT_INTERVAL, OJS_POLL_INTERVAL and
-// DRAINSIM_JOB_BODY (sleep, spin or timer); `get` looks a variable up (nullptr: unset).
-// Throws std::invalid_argument naming the variable and what was expected.
+// DRAINSIM_JOB_BODY (sleep, spin or timer), DRAINSIM_PID1 (1 or 0); `get` looks a variable up
+// (nullptr: unset). Throws std::invalid_argument naming the variable and what was expected.
 HttpWorkerConfig worker_config_from_env(const std::function<const char*(const char*)>& get);
 
 class HttpWorker final : public WorkerPort, public TimerTarget {

@@ -142,6 +142,27 @@ TEST(DrainsimWorker, SecondTermWhileDrainingForcesItOut) {
   EXPECT_EQ(r.results["summary"]["jobs_completed"], 4);
 }
 
+TEST(DrainsimWorker, WithoutATermHandlerItDiesOnTermUnlessItIsPid1) {
+  // The naive profile has no TERM handler. Under an init (not PID 1) the TERM at 10 s
+  // kills it (exit 143) with its four 20 s jobs. As its container's PID 1 the kernel
+  // ignores that TERM: the jobs complete at r0 + 20 s and it is still running at the end.
+  const std::string events = fmt::format("[{}]", signal_event("10s", "TERM"));
+  const RunOutput init =
+      run_process(one_pod("20s", R"(, "profile": "naive")", R"(, "init": true)", events));
+  EXPECT_EQ(first_process(init)["exit"], "died_on_term");
+  EXPECT_NEAR(first_process(init)["ended_s"].get<double>(), 10.0, kSlack);
+  ASSERT_EQ(attempts(init, 1).size(), 4u);
+  for (const Attempt& a : attempts(init, 1)) EXPECT_EQ(a.outcome, "killed") << a.job;
+  const RunOutput pid1 = run_process(one_pod("20s", R"(, "profile": "naive")", "", events));
+  EXPECT_EQ(first_process(pid1)["exit"], "running_at_end");
+  const std::vector<Attempt> first = attempts(pid1, 1);
+  ASSERT_EQ(first.size(), 4u);
+  for (const Attempt& a : first) {
+    EXPECT_EQ(a.outcome, "completed") << a.job;
+    EXPECT_NEAR(a.end, a.start + 20.0, kSlack) << a.job;
+  }
+}
+
 TEST(DrainsimWorker, TstpPausesFetchingAndContResumesIt) {
   // Two 5 s jobs at 0 s and two more at 12 s. TSTP at 10 s makes the worker quiet, so the
   // jobs of 12 s wait until CONT at 20 s; they run 20-25 s. No drain, no exit.

@@ -31,6 +31,9 @@ Profile celery() {
   p.mechanisms.heartbeat_detection = false;
   p.mechanisms.fetch = FetchMode::kAtMostOnce;  // acked on receipt
   p.mechanisms.lease = LeaseExpiry{false, false, 0, LeaseExpiry::Fate::kRequeue, false, 1};
+  // acks_late: the ack names the delivery tag, which a restored message keeps, so the first
+  // run to finish acks the message wherever it is now held (kombu QoS.ack).
+  p.mechanisms.ack_fence = p.mechanisms.fail_fence = CompletionFence::kJobIdWhileActive;
   p.options = {{"acks_late", false, "acknowledge after the task instead of on receipt"}};
   p.apply = apply;
   return p;

@@ -17,6 +17,8 @@ Profile faktory() {
   p.mechanisms.lease.renewed_by_heartbeat = false;  // the reservation runs from the fetch
   p.mechanisms.lease.check_interval = 15 * kSecond;
   p.mechanisms.lease.fate = LeaseExpiry::Fate::kRetry;
+  // ACK and FAIL clear the jid's reservation, whoever holds it (manager clearReservation).
+  p.mechanisms.ack_fence = p.mechanisms.fail_fence = CompletionFence::kJobIdWhileActive;
   return p;
 }
 

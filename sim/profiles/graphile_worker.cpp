@@ -20,6 +20,8 @@ Profile graphile_worker() {
       RetryPolicy{25, from_seconds(2.718282), 2.718282, from_seconds(22026.466), false};
   p.mechanisms.heartbeat_detection = false;
   p.mechanisms.lease.renewed_by_heartbeat = false;
+  // completeJob deletes by id alone; failJob needs locked_by = the worker's id.
+  p.mechanisms.ack_fence = CompletionFence::kJobId;
   return p;
 }
 

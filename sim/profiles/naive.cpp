@@ -6,8 +6,8 @@ namespace drainsim::profiles {
 
 Profile naive() {
   Profile p = base("naive",
-                   "No handler: TERM kills the process at once; its jobs are left to the OJS "
-                   "backend's dead-worker detection",
+                   "No handler: as its container's PID 1 it ignores TERM until SIGKILL; under an "
+                   "init TERM kills it at once; its jobs are left to dead-worker detection",
                    30 * kSecond);
   p.worker.shutdown.handles_term = false;
   p.worker.shutdown.handles_tstp = false;

@@ -25,6 +25,8 @@ Profile oban() {
   p.mechanisms.heartbeat_detection = false;
   p.mechanisms.lease.enabled = false;
   p.mechanisms.rescuer = Rescuer{false, kMinute, kHour, false};
+  // complete_job, error_job, discard_job: UPDATE ... WHERE id, whatever the state.
+  p.mechanisms.ack_fence = p.mechanisms.fail_fence = CompletionFence::kJobId;
   p.options = {{"lifeline", false, "run the Lifeline plugin"},
                {"rescue_after", kHour, "Lifeline's rescue_after"}};
   p.apply = apply;

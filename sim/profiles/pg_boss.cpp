@@ -18,6 +18,10 @@ Profile pg_boss() {
   p.mechanisms.lease.renewed_by_heartbeat = false;
   p.mechanisms.lease.check_interval = kMinute;
   p.mechanisms.lease.fate = LeaseExpiry::Fate::kRetry;
+  // plans: completeJobs needs state = 'active', failJobsById any state before 'completed';
+  // neither asks which worker holds the job.
+  p.mechanisms.ack_fence = CompletionFence::kJobIdWhileActive;
+  p.mechanisms.fail_fence = CompletionFence::kJobId;
   return p;
 }
 

@@ -157,6 +157,29 @@ TEST(Profiles, CeleryEarlyAckLosesAKilledTaskAndAcksLateRedeliversIt) {
             (std::vector<Attempt>{{0, 1, 0, 0, 20, "killed"}, {0, 1, 0, 3600, 3660, "completed"}}));
 }
 
+TEST(Profiles, CeleryAcksLateTaskLongerThanTheVisibilityTimeoutCompletesAtItsFirstAck) {
+  // A 3.5 h task on one pod with four slots, acks_late, the 1 h visibility timeout from each
+  // delivery: the message is restored at 1, 2 and 3 h while the earlier runs go on, and a
+  // free slot runs it each time. The first run finishes at 3.5 h; its ack names the delivery
+  // tag, which the restored message kept, so it completes the task though the fourth run
+  // holds it. Nothing is restored after that; the other runs finish at 4.5, 5.5 and 6.5 h as
+  // duplicates whose acks find nothing.
+  std::string text =
+      scenario("celery", R"(["210m"])", 4, "[]", R"(, "options": {"acks_late": true})");
+  text.replace(text.find(R"("settle": "3h")"), 14, R"("settle": "7h")");
+  const Replay r = run(text);
+  EXPECT_EQ(r.attempts, (std::vector<Attempt>{{0, 1, 0, 0, 12600, "completed"},
+                                              {0, 1, 0, 3600, 16200, "duplicate"},
+                                              {0, 1, 0, 7200, 19800, "duplicate"},
+                                              {0, 1, 0, 10800, 23400, "duplicate"}}));
+  EXPECT_EQ(r.summary["jobs_completed"], 1);
+  EXPECT_EQ(r.summary["duplicate_executions"], 3);
+  EXPECT_EQ(r.summary["redeliveries"], 3);  // each restore came while a run was going on
+  EXPECT_EQ(r.summary["shutdown_retries"], 0);
+  EXPECT_EQ(r.summary["completions_rejected"], 3);
+  EXPECT_EQ(r.summary["job_latency_s"]["p50"], 12600.0);
+}
+
 TEST(Profiles, PgBossFailsAJobForGoodOnItsThirdInterruption) {
   // stop() gives active jobs 30 s, then fails them; retried at once up to retryLimit 2
   // (3 runs). Each pod holding the 100 s job is deleted: TERM at 10, 50, 90 s; the job is
@@ -186,11 +209,23 @@ TEST(Profiles, GoSdkRedeliversJobsWhoseAckWasSentDuringTheDrain) {
                                               {1, 1, 1, 1800, 1820, "duplicate"}}));
 }
 
-TEST(Profiles, NaiveWorkerDiesOnTermAtOnce) {
-  // No handler: TERM at 10 s kills it (exit 143), its job with it. The OJS backend finds
-  // the worker dead 30 s after its last heartbeat (5 s; the one due at 10 s never came):
-  // at 35 s, and pod-1 (ready at 15 s) runs the job again as attempt 2.
-  const Replay r = run(scenario("naive", R"(["60s"])", 1, kDeleteAt10s));
+TEST(Profiles, NaiveWorkerAsPid1IgnoresTermAndRunsUntilTheKill) {
+  // No handler, and PID 1 of its container (no init): the kernel ignores the TERM at 10 s.
+  // The worker runs on, its 20 s job completes at 20 s, and the kubelet SIGKILLs it when
+  // the 30 s grace ends, at 40 s.
+  const Replay r = run(scenario("naive", R"(["20s"])", 1, kDeleteAt10s));
+  EXPECT_EQ(r.summary["exits"]["died_on_term"], 0);
+  EXPECT_EQ(r.summary["exits"]["killed_at_deadline"], 1);
+  EXPECT_EQ(r.summary["drain_latency_s"]["max"], 30.0);
+  EXPECT_EQ(r.attempts, (std::vector<Attempt>{{0, 1, 0, 0, 20, "completed"}}));
+}
+
+TEST(Profiles, NaiveWorkerUnderAnInitDiesOnTermAtOnce) {
+  // No handler, not PID 1 (tini forwards the TERM): TERM at 10 s kills it (exit 143), its
+  // job with it. The OJS backend finds the worker dead 30 s after its last heartbeat (5 s;
+  // the one due at 10 s never came): at 35 s, and pod-1 (ready at 15 s) runs the job again
+  // as attempt 2.
+  const Replay r = run(scenario("naive", R"(["60s"])", 1, kDeleteAt10s, "", R"(, "init": true)"));
   EXPECT_EQ(r.summary["exits"]["died_on_term"], 1);
   EXPECT_EQ(r.summary["drain_latency_s"]["max"], 0.0);
   EXPECT_EQ(r.attempts,

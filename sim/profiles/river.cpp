@@ -25,6 +25,8 @@ Profile river() {
   p.mechanisms.heartbeat_detection = false;
   p.mechanisms.lease.enabled = false;
   p.mechanisms.rescuer = Rescuer{true, 30 * kSecond, kHour, true};  // JobRescuer
+  // The completer sets the final state by id while the row is `running` (JobSetStateIfRunning).
+  p.mechanisms.ack_fence = p.mechanisms.fail_fence = CompletionFence::kJobIdWhileActive;
   p.options = {{"rescue_stuck_jobs_after", kHour,
                 "RescueStuckJobsAfter: running jobs attempted this long ago are rescued"}};
   p.apply = apply;

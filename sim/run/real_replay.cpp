@@ -178,7 +178,10 @@ void replay(Recorder& recorder, const std::vector<Pushed>& pushed,
     j.last = a.outcome;
     if (a.outcome == Outcome::kCompleted) {
       j.completed = true;  // settled: its ledger state no longer matters below
-      if (latest_start[s.job] <= a.start) recorder.job_completed(j.ledger, s.at);
+      if (latest_start[s.job] <= a.start) {
+        recorder.job_completed(j.ledger, s.at);
+        j.state = JobState::kCompleted;
+      }
     } else if (a.outcome == Outcome::kFailed) {
       recorder.job_scheduled(j.ledger, s.at);  // a retry waits, unless it is settled below
       j.state = JobState::kScheduled;
@@ -195,6 +198,10 @@ void replay(Recorder& recorder, const std::vector<Pushed>& pushed,
             fmt::format("job {}: completed at {}s but the broker still holds it "
                         "({})",
                         id, to_seconds(j.last_end), state));
+      } else if (j.state != JobState::kCompleted) {
+        // A run started after the completion (a duplicate) had the last word above; the
+        // broker holds the job no more, so it took a completion.
+        recorder.job_completed(j.ledger, ended_at);
       }
       continue;
     }

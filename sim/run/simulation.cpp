@@ -177,7 +177,7 @@ RunOutput run_realtime(const Scenario& s, const RunOptions& o) {
       }
       return std::make_unique<SimulatedProcess>(own, backend, recorder, observer, s.worker,
                                                 s.workload, pod, o.job_body, o.time_scale,
-                                                s.platform.pid1_shell, std::move(hops));
+                                                s.platform.pid1(), std::move(hops));
     };
   });
   RealEnd ending(*rt, run, s.duration + s.settle);

@@ -229,7 +229,8 @@ TEST(RunEnd, NotWhileAttemptsStillRun) {
   // attempts at most. pod-0 runs it from 0 s; the lease lapses at 3 s and pod-1 runs it
   // again (attempt 2, lease renewed at 5 s to 8 s); at 8 s that lease lapses too and the
   // job is discarded — but both bodies still run: they finish at 10 s and 13 s, both acks
-  // rejected. The run must not end before 13 s, and the job did complete (twice).
+  // rejected. The run must not end before 13 s. The work was done twice, yet the backend
+  // holds the job discarded (its dead set), and that is how it counts: not completed.
   const RunOutput r = run_json(R"({"name": "lease", "duration": "1s", "settle": "10m",
     "workload": {"arrival": {"kind": "burst", "count": 1, "at": "0s"},
                  "job_duration": {"kind": "constant", "value": "10s"}},
@@ -239,10 +240,13 @@ TEST(RunEnd, NotWhileAttemptsStillRun) {
   const json& s = summary(r);
   EXPECT_EQ(r.results["run"]["ended_at_s"], 13.0);
   EXPECT_EQ(r.results["run"]["attempts_in_flight_at_end"], 0);
-  EXPECT_EQ(s["jobs_completed"], 1);
+  EXPECT_EQ(s["jobs_completed"], 0);
+  EXPECT_EQ(s["jobs_discarded"], 1);
+  EXPECT_EQ(s["job_loss"], 1);  // discarded by a recovery (visibility_timeout)
   EXPECT_EQ(s["duplicate_executions"], 1);
-  EXPECT_EQ(s["rejected_acks"], 2);
-  EXPECT_EQ(s["job_loss"], 0);
+  EXPECT_EQ(s["completions_rejected"], 2);
+  EXPECT_EQ(s["redeliveries"], 1);  // attempt 2 began while attempt 1 ran
+  EXPECT_EQ(s["shutdown_retries"], 0);
 }
 
 TEST(Fetch, AJobWakesAnIdleWorkerAtOnceWhenTheFirstWaiterStoppedRunning) {
@@ -277,8 +281,11 @@ TEST(Fetch, AJobWakesAnIdleWorkerAtOnceWhenTheFirstWaiterStoppedRunning) {
 TEST(Orphans, AStaleAttemptKilledAfterItsLeaseWasRecoveredIsNoOrphan) {
   // One 10 s job, 3 s lease, three attempts. pod-0 runs attempt 1; its lease lapses at
   // 3 s and pod-1 runs attempt 2. pod-0 is OOM-killed at 5 s: attempt 1 was stale (the job
-  // already ran elsewhere), so nothing is orphaned. At 8 s attempt 2's lease lapses (its
-  // body still runs): a recovery, not an orphan either. No orphan-recovery sample at all.
+  // already ran elsewhere), so nothing is orphaned and nothing retried. At 8 s attempt 2's
+  // lease lapses (its body still runs): a recovery, not an orphan either. No orphan-recovery
+  // sample at all. Attempt 2 ends at 13 s (ack refused) and pod-1 runs attempt 3 from 13 s:
+  // fetched at 13 s, renewed by pod-1's heartbeat at 15 s to 18 s, it lapses then, the last
+  // attempt: the job is discarded though its body ran to the end twice (13 s and 23 s).
   const RunOutput r = run_json(R"({"name": "stale", "duration": "1s", "settle": "10m",
     "workload": {"arrival": {"kind": "burst", "count": 1, "at": "0s"},
                  "job_duration": {"kind": "constant", "value": "10s"}},
@@ -287,7 +294,11 @@ TEST(Orphans, AStaleAttemptKilledAfterItsLeaseWasRecoveredIsNoOrphan) {
     "events": [{"at": "5s", "kind": "oom_kill", "pod": "pod-0"}]})");
   ASSERT_TRUE(r.summary.audit.ok);
   EXPECT_EQ(summary(r)["orphan_recovery_delay_s"], nullptr);
-  EXPECT_EQ(summary(r)["jobs_completed"], 1);
+  EXPECT_EQ(summary(r)["jobs_completed"], 0);
+  EXPECT_EQ(summary(r)["jobs_discarded"], 1);
+  EXPECT_EQ(summary(r)["duplicate_executions"], 1);
+  EXPECT_EQ(summary(r)["redeliveries"], 2);      // at 3 s and at 13 s, each while a run went on
+  EXPECT_EQ(summary(r)["shutdown_retries"], 0);  // the kill at 5 s hit a stale run
 }
 
 TEST(Determinism, SameSeedSameBytesOtherSeedOtherBytes) {

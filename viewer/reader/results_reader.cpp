@@ -49,11 +49,11 @@ Document parse_or_throw(std::string_view text, const std::string& path) {
     int major = -1, minor = -1;
     char rest = 0;
     if (std::sscanf(r.schema_version.c_str(), "%d.%d%c", &major, &minor, &rest) != 2 ||
-        major != kSchemaMajor) {
+        major < kOldestSchemaMajor || major > kSchemaMajor) {
       return fmt::format(
-          "results of schema_version \"{}\", which this viewer cannot read (it reads {}.x); "
-          "use the drainsim-viewer of the drainsim that wrote it",
-          r.schema_version, kSchemaMajor);
+          "results of schema_version \"{}\", which this viewer cannot read (it reads {}.x to "
+          "{}.x); use the drainsim-viewer of the drainsim that wrote it",
+          r.schema_version, kOldestSchemaMajor, kSchemaMajor);
     }
     return {};
   };

@@ -220,8 +220,10 @@ Document load_document(const std::string& path);
 // The same from text already in memory (`path` names it in messages).
 Document parse_document(std::string_view text, const std::string& path);
 
-// The results schema MAJOR this reader understands.
-inline constexpr int kSchemaMajor = 1;
+// The results schema MAJORs this reader understands (1.x differs from 2.x only in summary
+// keys, which the summary view lists as they come).
+inline constexpr int kOldestSchemaMajor = 1;
+inline constexpr int kSchemaMajor = 2;
 
 // Min/max downsampling of a step function for drawing: [t0, t1] split into `buckets`, at
 // most 4 points per bucket (its first, lowest, highest and last, in time order), after the

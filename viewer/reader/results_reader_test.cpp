@@ -248,8 +248,9 @@ TEST(ViewerReader, CompareFileGivesOneRowPerProfile) {
   ASSERT_EQ(c.profiles.size(), 3u);
   EXPECT_EQ(c.profiles[2].profile, "naive");
   EXPECT_EQ(c.metrics.size(), 8u);
-  // naive has no TERM handler: job 1 dies with the worker at the TERM, 45 s.
-  EXPECT_EQ(c.profiles[2].metric("wasted_work_s")->mean, 45);
+  // naive has no TERM handler and is PID 1, so the TERM at 45 s is ignored: job 1 dies with
+  // the worker at the kubelet's SIGKILL, 40 + 30 s.
+  EXPECT_EQ(c.profiles[2].metric("wasted_work_s")->mean, 70);
   EXPECT_EQ(c.profiles[0].metric("wasted_work_s")->mean, 65);
 }
 
@@ -317,17 +318,21 @@ TEST(ViewerReader, NonJsonFileSaysWhere) {
 
 TEST(ViewerReader, UnknownSchemaMajorIsRefused) {
   std::string text = slurp(kDir + "/one-pod-rollout.results.json");
-  const std::size_t at = text.find("\"schema_version\":\"1.2\"");
+  const std::size_t at = text.find("\"schema_version\":\"2.0\"");
   ASSERT_NE(at, std::string::npos);
-  text.replace(at, 22, "\"schema_version\":\"2.0\"");
+  text.replace(at, 22, "\"schema_version\":\"3.0\"");
   const Document doc = parse_document(text, "new.json");
   ASSERT_FALSE(doc.ok());
-  EXPECT_NE(doc.error.find("new.json: results of schema_version \"2.0\""), std::string::npos)
+  EXPECT_NE(doc.error.find("new.json: results of schema_version \"3.0\""), std::string::npos)
       << doc.error;
-  EXPECT_NE(doc.error.find("reads 1.x"), std::string::npos) << doc.error;
-  // A newer MINOR only adds: read.
-  text.replace(at, 22, "\"schema_version\":\"1.7\"");
+  EXPECT_NE(doc.error.find("reads 1.x to 2.x"), std::string::npos) << doc.error;
+  // A newer MINOR only adds: read; so is the previous MAJOR.
+  text.replace(at, 22, "\"schema_version\":\"2.7\"");
   EXPECT_TRUE(parse_document(text, "newer.json").ok());
+  text.replace(at, 22, "\"schema_version\":\"1.2\"");
+  EXPECT_TRUE(parse_document(text, "older.json").ok());
+  text.replace(at, 22, "\"schema_version\":\"0.9\"");
+  EXPECT_FALSE(parse_document(text, "oldest.json").ok());
 }
 
 TEST(ViewerReader, EmptyOrMissingTimelineLoadsTheSummaryAndSaysWhy) {
