@@ -38,6 +38,7 @@ json mechanisms_json(const BackendMechanisms& m) {
   if (m.lease.enabled) {
     lease["renewed_by_heartbeat"] = m.lease.renewed_by_heartbeat;
     lease["check_interval"] = format_duration(m.lease.check_interval);
+    if (m.lease.check_interval > 0) lease["checked_by_workers"] = m.lease.checked_by_workers;
     lease["fate"] = name_of(m.lease.fate);
     if (m.lease.fate == LeaseExpiry::Fate::kRequeue) {
       lease["counts_attempt"] = m.lease.counts_attempt;

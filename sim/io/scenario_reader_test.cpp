@@ -206,7 +206,7 @@ TEST(ScenarioLoaderTest, ProfileDefaultsFillWorkerAndBackendFields) {
   const json bullmq = with(minimal(), "/worker/profile", "bullmq");
   const Scenario b = parse_scenario(bullmq.dump(), "x.json");
   EXPECT_EQ(b.worker.grace_period, kNever);  // close() waits forever
-  EXPECT_EQ(b.worker.heartbeat_interval, 15 * kSecond);
+  EXPECT_EQ(b.worker.heartbeat_interval, 7500 * kMillisecond);  // lockRenewTime / 2
   EXPECT_EQ(b.backend.visibility_timeout, 30 * kSecond);  // lockDuration
   EXPECT_EQ(b.backend.retry.max_attempts, 1);
   const Scenario set = parse_scenario(bullmq.dump(), "x.json",

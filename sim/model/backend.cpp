@@ -44,6 +44,7 @@ JobId Backend::enqueue(int queue, const JobSpec& spec) {
             0,
             0,
             0,
+            false,
             static_cast<std::int16_t>(queue),
             JobState::kAvailable,
             true};
@@ -58,6 +59,7 @@ WorkerId Backend::register_worker(std::span<const int> queues, WorkerListener* l
                             listener,
                             rt_.now(),
                             TimerId{},
+                            TimerId{},
                             kNil,
                             0,
                             Directive::kRunning,
@@ -65,6 +67,9 @@ WorkerId Backend::register_worker(std::span<const int> queues, WorkerListener* l
                             WorkerStatus::kAlive,
                             false});
   arm_deadline(id);
+  if (reliable() && mechanisms_.lease.enabled && mechanisms_.lease.checked_by_workers) {
+    worker_check(id);  // at its start, before its first fetch
+  }
   if (mechanisms_.fetch == FetchMode::kPrivateList &&
       (last_cleanup_ < 0 || rt_.now() - last_cleanup_ >= mechanisms_.cleanup_interval)) {
     last_cleanup_ = rt_.now();
@@ -93,6 +98,7 @@ void Backend::deregister(WorkerId worker) {
   if (w.status != WorkerStatus::kAlive) return;
   w.status = WorkerStatus::kGone;
   rt_.cancel(w.deadline);
+  rt_.cancel(w.check);
   switch (mechanisms_.fetch) {
     case FetchMode::kReliable:
       while (w.active_head != kNil) recover(w.active_head, ErrorKind::kWorkerDeath);
@@ -106,8 +112,9 @@ void Backend::deregister(WorkerId worker) {
 }
 
 void Backend::process_ended(WorkerId worker) {
-  if (mechanisms_.fetch != FetchMode::kAtMostOnce) return;
   Worker& w = workers_[worker];
+  rt_.cancel(w.check);  // its checker died with it
+  if (mechanisms_.fetch != FetchMode::kAtMostOnce) return;
   const Time now = rt_.now();
   while (w.active_head != kNil) {
     const std::uint32_t handle = w.active_head;
@@ -131,6 +138,11 @@ void Backend::fetch(WorkerId worker, int count, std::vector<Lease>& out) {
       const std::uint32_t handle = available.front();
       available.pop_front();
       Job& job = jobs_[handle];
+      if (job.stalls > mechanisms_.lease.max_stalls) {  // kStall: failed when next fetched
+        discard(handle, ErrorKind::kStalled);
+        continue;
+      }
+      job.marked = false;
       job.state = JobState::kActive;
       job.holder = worker;
       ++job.attempt;
@@ -158,7 +170,8 @@ void Backend::fetch(WorkerId worker, int count, std::vector<Lease>& out) {
 void Backend::arm_sweeps() {
   if (active_ == 0 || !reliable()) return;
   const LeaseExpiry& lease = mechanisms_.lease;
-  if (lease.enabled && lease.check_interval > 0 && !lease_sweep_.pending()) {
+  if (lease.enabled && lease.check_interval > 0 && !lease.checked_by_workers &&
+      !lease_sweep_.pending()) {
     lease_sweep_ =
         rt_.schedule(next_tick(lease.check_interval), Priority::kBackend, this, kLeaseSweep);
   }
@@ -296,7 +309,9 @@ Directive Backend::heartbeat(WorkerId worker, Directive state, std::span<const L
   if (!mechanisms_.lease.renewed_by_heartbeat) return w.directive;
   for (const Lease& lease : active) {
     if (holds(worker, lease)) {
-      jobs_[lease.handle].lease_deadline = rt_.now() + config_.visibility_timeout;
+      Job& job = jobs_[lease.handle];
+      job.lease_deadline = rt_.now() + config_.visibility_timeout;
+      job.marked = false;  // BullMQ's extendLock: SREM from the stalled set
     }
   }
   return w.directive;
@@ -402,12 +417,8 @@ void Backend::expire_lease(std::uint32_t handle) {
       retry_or_discard(handle, ErrorKind::kVisibilityTimeout, true);
       break;
     case LeaseExpiry::Fate::kStall:
-      if (++job.stalls > lease.max_stalls) {
-        take_back(handle);
-        discard(handle, ErrorKind::kStalled);
-      } else {
-        recover(handle, ErrorKind::kStalled, false, true);  // BullMQ: RPUSH, picked up next
-      }
+      ++job.stalls;
+      recover(handle, ErrorKind::kStalled, false, true);  // BullMQ: RPUSH, picked up next
       break;
   }
 }
@@ -422,9 +433,38 @@ void Backend::rescue(std::uint32_t handle) {
   retry_or_discard(handle, ErrorKind::kRescued, true);
 }
 
+void Backend::worker_check(WorkerId worker) {
+  Worker& w = workers_[worker];
+  w.check = TimerId{};
+  if (w.status != WorkerStatus::kAlive || w.reported != Directive::kRunning) return;  // closing
+  const Duration interval = mechanisms_.lease.check_interval;
+  if (last_check_ < 0 || rt_.now() - last_check_ >= interval) {
+    last_check_ = rt_.now();
+    check_leases();
+  }
+  w.check = rt_.schedule(rt_.now() + interval, Priority::kBackend, this, kWorkerCheck, worker);
+}
+
+void Backend::check_leases() {
+  const Time now = rt_.now();
+  // As in the sweeps: taking a job back frees nothing and adds nothing, so each slot is
+  // seen once. Then every job still active is marked for the next check.
+  for (std::uint32_t handle = 0; handle < jobs_.size(); ++handle) {
+    const Job& job = jobs_[handle];
+    if (job.live && job.state == JobState::kActive && job.marked && job.lease_deadline <= now) {
+      expire_lease(handle);
+    }
+  }
+  for (std::uint32_t handle = 0; handle < jobs_.size(); ++handle) {
+    Job& job = jobs_[handle];
+    if (job.live && job.state == JobState::kActive) job.marked = true;
+  }
+}
+
 void Backend::worker_died(WorkerId worker) {
   Worker& w = workers_[worker];
   w.status = WorkerStatus::kDead;
+  rt_.cancel(w.check);
   w.waiting = false;
   if (!reliable()) return;  // its jobs are not in the shared store
   while (w.active_head != kNil) recover(w.active_head, ErrorKind::kWorkerDeath);
@@ -475,6 +515,9 @@ void Backend::on_timer(std::uint32_t tag, std::uint64_t arg) {
       }
       break;
     }
+    case kWorkerCheck:
+      worker_check(static_cast<WorkerId>(arg));
+      break;
     case kRetryDue: {
       const auto handle = static_cast<std::uint32_t>(arg);
       jobs_[handle].timer = TimerId{};

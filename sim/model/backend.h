@@ -116,7 +116,14 @@ class Backend final : public TimerTarget, public BackendView {
   void on_timer(std::uint32_t tag, std::uint64_t arg) override;
 
  private:
-  enum Tag : std::uint32_t { kLeaseExpiry, kWorkerDeadline, kRetryDue, kLeaseSweep, kRescueSweep };
+  enum Tag : std::uint32_t {
+    kLeaseExpiry,
+    kWorkerDeadline,
+    kRetryDue,
+    kLeaseSweep,
+    kRescueSweep,
+    kWorkerCheck,  // LeaseExpiry::checked_by_workers: a worker's try
+  };
   enum class WorkerStatus : std::uint8_t { kAlive, kDead, kGone };
 
   struct Job {
@@ -132,6 +139,7 @@ class Backend final : public TimerTarget, public BackendView {
     int attempt;
     std::uint32_t claims;  // fetches so far (Lease::claim of the latest)
     int stalls;            // LeaseExpiry::Fate::kStall
+    bool marked;           // LeaseExpiry::checked_by_workers: seen active at the last check
     std::int16_t queue;
     JobState state;
     bool live;
@@ -141,6 +149,7 @@ class Backend final : public TimerTarget, public BackendView {
     WorkerListener* listener;
     Time last_heartbeat;
     TimerId deadline;
+    TimerId check;  // LeaseExpiry::checked_by_workers: its next try
     std::uint32_t active_head;
     std::uint64_t listed;  // bit i: has a place in the wait list of queues[i]
     Directive directive;
@@ -180,7 +189,9 @@ class Backend final : public TimerTarget, public BackendView {
   void rescue(std::uint32_t handle);        // Rescuer
   void worker_died(WorkerId worker);
   void arm_deadline(WorkerId worker);
-  void clean_up_parked();  // FetchMode::kPrivateList, at a process start
+  void clean_up_parked();              // FetchMode::kPrivateList, at a process start
+  void worker_check(WorkerId worker);  // LeaseExpiry::checked_by_workers
+  void check_leases();                 // the check itself
   // Arms the periodic sweeps the mechanisms have while a job is active.
   void arm_sweeps();
   Time next_tick(Duration interval) const { return (rt_.now() / interval + 1) * interval; }
@@ -202,6 +213,7 @@ class Backend final : public TimerTarget, public BackendView {
   TimerId lease_sweep_;     // LeaseExpiry::check_interval > 0
   TimerId rescue_sweep_;    // Rescuer
   Time last_cleanup_ = -1;  // FetchMode::kPrivateList; -1: none yet
+  Time last_check_ = -1;    // LeaseExpiry::checked_by_workers; -1: none yet
 };
 
 }  // namespace drainsim

@@ -37,8 +37,8 @@ struct LeaseExpiry {
     // when attempts are used up (Faktory, pg-boss; error visibility_timeout).
     kRetry,
     // BullMQ: stalled counter +1; back to the front of the wait list without using an
-    // attempt; the stall that makes the counter exceed max_stalls discards the job for good
-    // (error "stalled"), whatever attempts are left.
+    // attempt. A job whose counter exceeds max_stalls is discarded for good (error
+    // "stalled"), whatever attempts are left, when it is next fetched.
     kStall,
   };
   Fate fate = Fate::kRequeue;
@@ -46,6 +46,13 @@ struct LeaseExpiry {
   // backends, Celery redelivery: a job that keeps killing workers loops forever).
   bool counts_attempt = true;
   int max_stalls = 1;  // kStall
+  // BullMQ: the periodic check runs inside the workers, not on a clock from t=0. Each
+  // running worker tries at its start and then every check_interval; a try runs the check
+  // only if none ran in the last check_interval (one key across workers); a worker that is
+  // closing (reported quiet or terminate), gone or dead tries no more. A check takes back
+  // only expired jobs it saw active at the previous check with no renewal since (the
+  // stalled set); then it marks every active job. REQUIRES: check_interval > 0.
+  bool checked_by_workers = false;
 };
 
 // A periodic sweep that takes back jobs held too long, whatever their holder (River's

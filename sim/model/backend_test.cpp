@@ -834,7 +834,8 @@ TEST_F(BackendTest, PrivateListDeregisterPushesParkedJobsBack) {
 // --- LeaseExpiry variants
 
 TEST_F(BackendTest, StalledJobGoesBackWithoutAnAttemptThenIsDiscardedAtTheSecondStall) {
-  // BullMQ: lock 30 s renewed by heartbeats, stalled checker every 30 s, maxStalledCount 1.
+  // A stall check on a clock from t=0 every 30 s, lock 30 s renewed by heartbeats,
+  // maxStalledCount 1: the second stall sends the job back, to be failed when next fetched.
   config.visibility_timeout = 30 * kSecond;
   config.retry.max_attempts = 1;  // stalls use no attempt
   BackendMechanisms m;
@@ -869,13 +870,58 @@ TEST_F(BackendTest, StalledJobGoesBackWithoutAnAttemptThenIsDiscardedAtTheSecond
   end_attempt(again[0], w2, Outcome::kKilled);        // w2 dies at once: lock ends at 90 s
   rt.run_until(90 * kSecond - 1);
   EXPECT_EQ(state(again[0]), JobState::kActive);
-  rt.run_until(90 * kSecond);  // the second stall: discarded for good
+  rt.run_until(90 * kSecond);  // the second stall: back to wait, failed when next fetched
+  EXPECT_EQ(state(again[0]), JobState::kAvailable);
+  fetch_and_complete(w2);  // discards it on the way to job 1
   EXPECT_EQ(state(again[0]), std::nullopt);
-  fetch_and_complete(w2);
   expect_audit_ok();
   EXPECT_EQ(recorder.totals().discarded, 1);
   EXPECT_EQ(recorder.totals().discarded_by_shutdown, 1);
   EXPECT_EQ(recorder.totals().completed, 1);
+}
+
+TEST_F(BackendTest, StallChecksRunInLiveWorkersAndTakeOnlyJobsSeenAtThePreviousOne) {
+  // BullMQ: lock 30 s; each running worker tries a check at its start and every 30 s, the
+  // check runs at most once per 30 s across workers, and takes back only an expired job it
+  // marked at the previous check with no renewal since.
+  config.visibility_timeout = 30 * kSecond;
+  BackendMechanisms m;
+  m.heartbeat_detection = false;
+  m.lease.check_interval = 30 * kSecond;
+  m.lease.checked_by_workers = true;
+  m.lease.fate = LeaseExpiry::Fate::kStall;
+  make(m);
+  const WorkerId w1 = add_worker();  // its check at 0 finds nothing active
+  enqueue();
+  const auto l = fetch(w1, 1);
+  ASSERT_EQ(l.size(), 1u);
+  start_attempt(l[0]);
+  rt.run_until(10 * kSecond);
+  backend->heartbeat(w1, Directive::kRunning, l);  // lock to 40 s
+  rt.run_until(12 * kSecond);
+  end_attempt(l[0], w1, Outcome::kKilled);
+  backend->process_ended(w1);  // its checker dies with it: nothing checks from here
+  rt.run_until(100 * kSecond);
+  EXPECT_EQ(state(l[0]), JobState::kActive);  // a clock from t=0 would have taken it at 60 s
+  const WorkerId w2 = add_worker();           // checks at 100 s: the job is new to it
+  rt.run_until(110 * kSecond);
+  const WorkerId w3 = add_worker();  // tries at 110 s and 140 s: too soon after w2's, each
+  rt.run_until(130 * kSecond - 1);
+  EXPECT_EQ(state(l[0]), JobState::kActive);
+  rt.run_until(130 * kSecond);  // w2's check: marked at 100 s, expired at 40 s
+  EXPECT_EQ(state(l[0]), JobState::kAvailable);
+  EXPECT_EQ(recorder.orphan_recovery().max(), 118.0);  // killed at 12 s
+  // The job runs again on w3; then w2 and w3 go quiet (closing), so neither checks any
+  // more, and the job w3 is killed with stays active.
+  const auto again = fetch(w3, 1);
+  ASSERT_EQ(again.size(), 1u);
+  start_attempt(again[0]);
+  backend->heartbeat(w2, Directive::kQuiet, {});
+  backend->heartbeat(w3, Directive::kQuiet, again);
+  end_attempt(again[0], w3, Outcome::kKilled);
+  backend->process_ended(w3);
+  rt.run_until(1000 * kSecond);
+  EXPECT_EQ(state(again[0]), JobState::kActive);
 }
 
 TEST_F(BackendTest, ExpiryFoundByAPeriodicCheckIsRetriedThroughTheRetryPolicy) {

@@ -14,19 +14,25 @@ void apply(const ProfileOptions& options, ShutdownBehaviour&, BackendMechanisms&
 Profile bullmq() {
   Profile p = base("bullmq",
                    "BullMQ: close() waits for active jobs forever; a dead worker's lock (30 s, "
-                   "renewed every 15 s) lapses and the stalled checker requeues the job; the 2nd "
-                   "stall fails it for good",
+                   "extended every 7.5 s) lapses and a live worker's stalled check requeues the "
+                   "job; a job stalled twice fails for good at its next fetch",
                    kNever);
-  p.worker.heartbeat_interval = 15 * kSecond;  // lock renewal: lockDuration / 2
+  // The lock extender ticks every lockRenewTime / 2 (lockRenewTime = lockDuration / 2) and
+  // extends the locks last extended at least that long ago (worker.ts startLockExtenderTimer).
+  p.worker.heartbeat_interval = 7500 * kMillisecond;
   ShutdownBehaviour& b = p.worker.shutdown;
   b.logs_remaining = false;  // no remaining-count log (profiles.h)
   b.handles_tstp = false;
   b.second_term = ShutdownBehaviour::SecondTerm::kIgnore;
+  // No deadline action of its own: when an app gives close() a deadline and exits, the
+  // jobs die with the process, stall and run again.
+  b.at_deadline = ShutdownBehaviour::AtDeadline::kLeave;
   p.backend.visibility_timeout = 30 * kSecond;  // lockDuration
   p.backend.retry.max_attempts = 1;             // attempts: 1
   p.mechanisms.heartbeat_detection = false;
   p.mechanisms.lease.fate = LeaseExpiry::Fate::kStall;
   p.mechanisms.lease.check_interval = 30 * kSecond;
+  p.mechanisms.lease.checked_by_workers = true;  // startStalledCheckTimer, 'stalled-check' key
   p.mechanisms.lease.max_stalls = 1;
   p.options = {{"stalled_interval", 30 * kSecond, "how often the stalled checker runs"},
                {"max_stalled_count", 1, "stalls a job may have; the next one fails it for good"}};

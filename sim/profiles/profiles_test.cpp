@@ -130,16 +130,23 @@ TEST(Profiles, RiverLeavesAKilledJobRunningUntilTheHourlyRescueThenRetriesIt) {
 }
 
 TEST(Profiles, BullmqFailsAJobForGoodOnItsSecondStall) {
-  // Lock 30 s, renewed by the worker every 15 s; the stalled checker runs every 30 s.
-  // OOM at 20 s: the lock (renewed at 15 s) lapses at 45 s, found at 60 s: stall 1, back to
-  // wait; the restarted container (ready at 35 s) takes it at 60 s. Its lock is renewed at
-  // 65 s (heartbeats from 35 s: 50, 65); the second OOM at 70 s lets it lapse at 95 s,
-  // found at 120 s: the second stall fails the job for good.
+  // Lock 30 s, extended every 7.5 s; the stalled check runs in the live workers, at their
+  // start and every 30 s, at most once per 30 s, and takes back only a job it saw at the
+  // previous check with no extension since. OOM at 20 s: the lock (extended at 15 s) lapses
+  // at 45 s; nobody checks until the restarted container starts at 35 s: that check sees the
+  // job for the first time (marks it); its next, at 65 s, takes it back (stall 1) and the
+  // same worker runs it again at once. The second OOM at 70 s: the lock (from 65 s) lapses
+  // at 95 s; the third process starts at 85 s, too soon after the check at 65 s to run one;
+  // at 115 s it marks the job, at 145 s takes it back (stall 2) and, fetching it, fails it
+  // for good.
   const std::string events = R"([{"at": "20s", "kind": "oom_kill", "pod": "pod-0"},
                                   {"at": "70s", "kind": "oom_kill", "pod": "pod-0"}])";
   const Replay r = run(scenario("bullmq", R"(["120s"])", 1, events));
   EXPECT_EQ(r.attempts,
-            (std::vector<Attempt>{{0, 1, 0, 0, 20, "killed"}, {0, 1, 0, 60, 70, "killed"}}));
+            (std::vector<Attempt>{{0, 1, 0, 0, 20, "killed"}, {0, 1, 0, 65, 70, "killed"}}));
+  // Back in wait at 65 s (killed at 20 s) and at 145 s (killed at 70 s), failed only then.
+  EXPECT_EQ(r.summary["orphan_recovery_delay_s"]["count"], 2);
+  EXPECT_EQ(r.summary["orphan_recovery_delay_s"]["max"], 75.0);
   EXPECT_EQ(r.summary["jobs_discarded"], 1);
   EXPECT_EQ(r.summary["job_loss"], 1);
 }
