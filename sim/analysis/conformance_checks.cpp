@@ -171,9 +171,11 @@ bool gs005(const Profile&, std::span<const CheckedRun> runs, Evidence& ev) {
   }
   const double deadline = t + r.grace;
   bool ok = true, any = false;
+  // The attempts the drain did not finish by the deadline: those that ended otherwise during
+  // it (a worker may act a little before its deadline: Sidekiq 0.5 s) or ran past it.
   for (const AttemptRow& a : r.attempts) {
-    if (a.start > deadline + kEps || a.end < deadline - kEps) continue;
-    if (a.outcome == "completed" && std::abs(a.end - deadline) < kEps) continue;
+    if (a.start > deadline + kEps || a.end < t - kEps) continue;
+    if (a.outcome == "completed" && a.end < deadline + kEps) continue;
     any = true;
     const ReportRow* report = find_report(r, a);
     if (report == nullptr) {

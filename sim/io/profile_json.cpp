@@ -30,6 +30,10 @@ json behaviour_json(const ShutdownBehaviour& b) {
       {"acks_fail_while_draining", b.acks_fail_while_draining},
       {"deregisters", b.deregisters},
       {"logs_remaining", b.logs_remaining},
+      {"drain_poll", format_duration(b.drain_poll)},
+      {"idle_fetch_timeout", format_duration(b.idle_fetch_timeout)},
+      {"deadline_lead", format_duration(b.deadline_lead)},
+      {"deadline_action_cost", format_duration(b.deadline_action_cost)},
   };
 }
 

@@ -50,7 +50,7 @@ std::vector<FateCheck> check_fates(const Scenario& s, const std::vector<PodRecor
     };
     // Without a handler TERM kills the process, unless it is PID 1: then it waits for the kill.
     const bool dies_on_term = !b.handles_term && s.platform.pid1() != Pid1::kWorker;
-    const Time deadline = b.handles_term ? after(s.worker.grace_period)
+    const Time deadline = b.handles_term ? after(b.action_delay(s.worker.grace_period))
                           : dies_on_term ? term
                                          : kNever;
     const Time cancel = after(b.cancel_after);

@@ -3,6 +3,7 @@
 // Job Spec's graceful shutdown.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <string_view>
@@ -46,6 +47,26 @@ struct ShutdownBehaviour {
                                           // draining (OJS GS-R003)
   bool deregisters = true;  // says goodbye at a clean exit (OJS; a backend takes back what a
                             // departed worker still holds)
+  // Sidekiq's manager (manager.rb stop): it looks for finished processors every
+  // `drain_poll`, the first look one poll into the drain, so a drain ends on a look.
+  // 0: the drain ends the moment its last job does.
+  Duration drain_poll = 0;
+  // An idle slot blocks in a fetch of this timeout (Sidekiq's BRPOP, 2 s), fetch after
+  // fetch from when it went idle, and stops only when the one in progress returns: a drain
+  // ends no sooner. 0: an idle slot stops at once.
+  Duration idle_fetch_timeout = 0;
+  // The deadline action starts this long before the grace ends, and the process exits at
+  // the grace's end (Sidekiq's hard_shutdown once less than its 0.5 s pause is left).
+  Duration deadline_lead = 0;
+  // The deadline action's own time: its effect lands this long after it starts (a requeue's
+  // round trip to the store); a SIGKILL in between finds the jobs still in the process.
+  Duration deadline_action_cost = 0;
+
+  // When the deadline action lands, from the drain's start (`grace`: the worker's grace).
+  Duration action_delay(Duration grace) const {
+    return grace == kNever ? kNever
+                           : std::max<Duration>(0, grace - deadline_lead) + deadline_action_cost;
+  }
 };
 
 constexpr std::array<std::string_view, 3> names(ShutdownBehaviour::SecondTerm) {

@@ -1,5 +1,7 @@
 #include "model/worker_core.h"
 
+#include <algorithm>
+
 namespace drainsim {
 
 namespace {
@@ -11,13 +13,15 @@ WorkerCore::WorkerCore(Runtime& runtime, WorkerPort& port, const WorkerConfig& c
       port_(port),
       config_(config),
       slots_(static_cast<std::size_t>(config.concurrency)),
-      busy_(static_cast<std::size_t>(config.concurrency), false) {
+      busy_(static_cast<std::size_t>(config.concurrency), false),
+      idle_since_(static_cast<std::size_t>(config.concurrency), 0) {
   scratch_.reserve(slots_.size());
 }
 
 const Lease* WorkerCore::lease(int slot) const { return busy_[slot] ? &slots_[slot] : nullptr; }
 
 void WorkerCore::start() {
+  std::fill(idle_since_.begin(), idle_since_.end(), rt_.now());
   heartbeat_ =
       rt_.schedule(rt_.now() + config_.heartbeat_interval, Priority::kTimer, this, kHeartbeat);
   fill_slots();
@@ -73,6 +77,7 @@ void WorkerCore::on_job_finished(int slot, JobResult result) {
   if (!busy_[slot] || state_ == WorkerState::kStopped) return;
   const Lease lease = slots_[slot];
   busy_[slot] = false;
+  idle_since_[slot] = rt_.now();
   --active_;
   switch (result) {
     case JobResult::kSucceeded:
@@ -89,7 +94,8 @@ void WorkerCore::on_job_finished(int slot, JobResult result) {
       break;
   }
   if (state_ == WorkerState::kDraining) {
-    if (active_ == 0) finish_shutdown();
+    if (active_ == 0 && !deadline_passed_) drain_done();
+    if (active_ == 0 && deadline_passed_ && !finish_.pending()) finish_shutdown();
     return;
   }
   fill_slots();
@@ -120,6 +126,9 @@ bool WorkerCore::on_signal(Signal signal) {
     case Signal::kCont:
       if (!b.handles_tstp) return false;
       if (state_ == WorkerState::kQuiet) {
+        for (std::size_t i = 0; i < slots_.size(); ++i) {
+          if (!busy_[i]) idle_since_[i] = rt_.now();  // its processor fetches again
+        }
         set_state(WorkerState::kRunning);
         send_heartbeat(Directive::kRunning);
         fill_slots();
@@ -141,7 +150,19 @@ void WorkerCore::on_directive(Directive directive) {
   }
 }
 
+void WorkerCore::stop_idle_fetches() {
+  idle_release_ = rt_.now();
+  const Duration t = config_.shutdown.idle_fetch_timeout;
+  if (t <= 0) return;
+  for (std::size_t i = 0; i < slots_.size(); ++i) {
+    if (busy_[i]) continue;
+    const Duration idle = rt_.now() - idle_since_[i];
+    idle_release_ = std::max(idle_release_, idle_since_[i] + (idle + t - 1) / t * t);
+  }
+}
+
 void WorkerCore::enter_quiet() {
+  stop_idle_fetches();
   rt_.cancel(poll_);
   set_state(WorkerState::kQuiet);
   send_heartbeat(Directive::kQuiet);
@@ -152,8 +173,11 @@ void WorkerCore::begin_shutdown() {
   rt_.cancel(poll_);
   const bool was_running = state_ == WorkerState::kRunning;
   set_state(WorkerState::kDraining);
+  drain_start_ = rt_.now();
+  if (was_running) stop_idle_fetches();  // from quiet: they stopped when it went quiet
   if (config_.grace_period != kNever) {
-    grace_ = rt_.schedule(rt_.now() + config_.grace_period, Priority::kTimer, this, kGrace);
+    grace_ = rt_.schedule(rt_.now() + b.action_delay(config_.grace_period), Priority::kTimer, this,
+                          kGrace);
   }
   if (b.cancel_after != kNever) {
     cancel_ = rt_.schedule(rt_.now() + b.cancel_after, Priority::kTimer, this, kCancel);
@@ -166,12 +190,26 @@ void WorkerCore::begin_shutdown() {
   if (state_ != WorkerState::kDraining) return;  // a reply may have ended us
   if (b.logs_remaining) port_.log_remaining(active_);
   if (active_ == 0) {
-    finish_shutdown();
+    drain_done();
     return;
   }
   if (b.logs_remaining) {
     remaining_ =
         rt_.schedule(rt_.now() + kRemainingLogInterval, Priority::kTimer, this, kRemaining);
+  }
+}
+
+void WorkerCore::drain_done() {
+  const ShutdownBehaviour& b = config_.shutdown;
+  Time end = std::max(rt_.now(), idle_release_);
+  if (const Duration poll = b.drain_poll; poll > 0) {
+    const Duration since = std::max<Duration>(end - drain_start_, 1);
+    end = drain_start_ + (since + poll - 1) / poll * poll;
+  }
+  if (end <= rt_.now()) {
+    finish_shutdown();
+  } else if (!finish_.pending()) {
+    finish_ = rt_.schedule(end, Priority::kTimer, this, kFinish);
   }
 }
 
@@ -197,23 +235,33 @@ void WorkerCore::cancel_all() {
 
 void WorkerCore::on_deadline() {
   using AtDeadline = ShutdownBehaviour::AtDeadline;
+  const ShutdownBehaviour& b = config_.shutdown;
   rt_.cancel(grace_);
+  rt_.cancel(finish_);
   deadline_passed_ = true;
-  switch (config_.shutdown.at_deadline) {
+  switch (b.at_deadline) {
     case AtDeadline::kFail:
-    case AtDeadline::kRequeue:
+    case AtDeadline::kRequeue: {
       for (std::size_t i = 0; i < slots_.size(); ++i) {
         if (!busy_[i]) continue;
         busy_[i] = false;
         --active_;
-        if (config_.shutdown.at_deadline == AtDeadline::kFail) {
-          port_.fail(static_cast<int>(i), slots_[i], config_.shutdown.deadline_error, true);
+        if (b.at_deadline == AtDeadline::kFail) {
+          port_.fail(static_cast<int>(i), slots_[i], b.deadline_error, true);
         } else {
           port_.requeue(static_cast<int>(i), slots_[i]);
         }
       }
-      finish_shutdown();
+      // With a lead, the process exits when the grace ends (a second TERM has no deadline
+      // action left to bring forward: it exits now).
+      const Time exit_at = drain_start_ + config_.grace_period;
+      if (b.deadline_lead > 0 && config_.grace_period != kNever && exit_at > rt_.now()) {
+        finish_ = rt_.schedule(exit_at, Priority::kTimer, this, kFinish);
+      } else {
+        finish_shutdown();
+      }
       break;
+    }
     case AtDeadline::kLeave:
       stop_timers();
       set_state(WorkerState::kStopped);
@@ -236,6 +284,7 @@ void WorkerCore::stop_timers() {
   rt_.cancel(grace_);
   rt_.cancel(remaining_);
   rt_.cancel(cancel_);
+  rt_.cancel(finish_);
 }
 
 void WorkerCore::on_timer(std::uint32_t tag, std::uint64_t /*arg*/) {
@@ -256,6 +305,10 @@ void WorkerCore::on_timer(std::uint32_t tag, std::uint64_t /*arg*/) {
     case kCancel:
       cancel_ = TimerId{};
       cancel_all();
+      break;
+    case kFinish:
+      finish_ = TimerId{};
+      finish_shutdown();
       break;
     case kRemaining:
       remaining_ =

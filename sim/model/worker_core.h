@@ -89,14 +89,18 @@ class WorkerCore final : public TimerTarget {
   void on_timer(std::uint32_t tag, std::uint64_t arg) override;
 
  private:
-  enum Tag : std::uint32_t { kHeartbeat, kPoll, kGrace, kRemaining, kCancel };
+  enum Tag : std::uint32_t { kHeartbeat, kPoll, kGrace, kRemaining, kCancel, kFinish };
 
   void set_state(WorkerState s);
   void fill_slots();
   void enter_quiet();
+  // The worker stops fetching: idle slots stop when their fetch in progress returns.
+  void stop_idle_fetches();
   void begin_shutdown();
   void force_stop();
   void finish_shutdown();
+  // The drain has no job left: finish now, or at the drain poll or idle fetch that ends it.
+  void drain_done();
   void on_deadline();
   void cancel_all();
   void stop_timers();
@@ -114,7 +118,10 @@ class WorkerCore final : public TimerTarget {
   bool fetching_ = false;
   int terms_ = 0;                 // TERMs and INTs received
   bool deadline_passed_ = false;  // the deadline action ran (kCancelAndWait waits on)
-  TimerId heartbeat_, poll_, grace_, remaining_, cancel_;
+  TimerId heartbeat_, poll_, grace_, remaining_, cancel_, finish_;
+  std::vector<Time> idle_since_;  // per slot: when it last went idle (its fetches count from)
+  Time drain_start_ = 0;
+  Time idle_release_ = 0;  // when the fetches in progress as it stopped fetching return
 };
 
 }  // namespace drainsim

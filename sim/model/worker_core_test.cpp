@@ -586,13 +586,43 @@ TEST(WorkerCore, SidekiqRequeuesUnfinishedJobsAtTheDeadlineAndIgnoresASecondTerm
   h.signal_at(sec(2), Signal::kTerm);
   h.finish_at(sec(3), 0);
   h.signal_at(sec(4), Signal::kTerm);  // already stopping: no force stop
-  // The deadline is TERM + 10 s = 12 s: the two unfinished jobs go back to the front of
-  // the queue (not FAILed), then the worker says goodbye and exits 0.
+  // The deadline is TERM + 10 s = 12 s. Once no more than 0.5 s of it is left, at 11.5 s,
+  // the two unfinished jobs go back to the front of the queue (not FAILed); at 12 s the
+  // worker says goodbye and exits 0.
   EXPECT_EQ(h.run_until(sec(12)),
             (Calls{"2s state draining", "2s heartbeat quiet [0,1,2]", "3s ack 0 #0",
-                   "5s heartbeat quiet [1,2]", "10s heartbeat quiet [1,2]", "12s requeue 1 #1",
-                   "12s requeue 2 #2", "12s heartbeat terminate []", "12s deregister",
+                   "5s heartbeat quiet [1,2]", "10s heartbeat quiet [1,2]", "11.5s requeue 1 #1",
+                   "11.5s requeue 2 #2", "12s heartbeat terminate []", "12s deregister",
                    "12s state stopped", "12s exit 0"}));
+}
+
+TEST(WorkerCore, SidekiqDrainEndsOnTheManagersHalfSecondLook) {
+  // TERM at 2 s; the last job ends at 3.2 s. The manager looks every 0.5 s from the TERM
+  // (2.5, 3, 3.5 s): the drain ends at 3.5 s.
+  Harness h(profile_config("sidekiq"));
+  h.supply(0, 2);
+  h.core.start();
+  h.port.take();
+  h.signal_at(sec(2), Signal::kTerm);
+  h.finish_at(2200 * kMillisecond, 0);
+  h.finish_at(2400 * kMillisecond, 1);
+  h.finish_at(3200 * kMillisecond, 2);
+  EXPECT_EQ(h.run_until(sec(4)),
+            (Calls{"2s state draining", "2s heartbeat quiet [0,1,2]", "2.2s ack 0 #0",
+                   "2.4s ack 1 #1", "3.2s ack 2 #2", "3.5s heartbeat terminate []",
+                   "3.5s deregister", "3.5s state stopped", "3.5s exit 0"}));
+}
+
+TEST(WorkerCore, AnIdleSidekiqStopsWhenItsBrpopReturns) {
+  // No jobs: the three processors sit in 2 s BRPOPs from 0 s (0-2 s, 2-4 s). TERM at
+  // 3.3 s: they return at 4 s, and the manager's next look (3.8, 4.3 s) ends the drain.
+  Harness h(profile_config("sidekiq"));
+  h.core.start();
+  h.run_until(sec(3));
+  h.signal_at(3300 * kMillisecond, Signal::kTerm);
+  EXPECT_EQ(h.run_until(sec(5)),
+            (Calls{"3.3s state draining", "3.3s heartbeat quiet []", "4.3s heartbeat terminate []",
+                   "4.3s deregister", "4.3s state stopped", "4.3s exit 0"}));
 }
 
 TEST(WorkerCore, GoSdkStopsHeartbeatsLosesAcksAndLeavesItsJobsAtTheDeadline) {

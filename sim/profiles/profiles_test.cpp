@@ -83,11 +83,13 @@ TEST(Profiles, SidekiqLosesTheJobsOfAnOomKilledProcess) {
 }
 
 TEST(Profiles, SidekiqRequeuesToTheFrontAtTheTimeoutWithoutCountingAnAttempt) {
-  // One slot. TERM at 10 s; pod-1 (ready at 15 s) takes job 1. At the 25 s timeout (35 s)
-  // pod-0 pushes job 0 back to the FRONT, ahead of job 2, as the same attempt 1: pod-1
-  // runs it at 75 s (after job 1), then job 2 at 135 s.
+  // One slot. TERM at 10 s; pod-1 (ready at 15 s) takes job 1. Once no more than 0.5 s of
+  // the 25 s timeout is left (34.5 s), pod-0 pushes job 0 back to the FRONT, ahead of job 2,
+  // as the same attempt 1; the push lands 1 ms later (requeue_cost). pod-1 runs it at 75 s
+  // (after job 1), then job 2 at 135 s. pod-0 exits at the timeout, 35 s.
   const Replay r = run(scenario("sidekiq", R"(["60s", "60s", "5s"])", 1, kDeleteAt10s));
-  EXPECT_EQ(r.attempts, (std::vector<Attempt>{{0, 1, 0, 0, 35, "interrupted"},
+  EXPECT_EQ(r.summary["drain_latency_s"]["max"], 25.0);
+  EXPECT_EQ(r.attempts, (std::vector<Attempt>{{0, 1, 0, 0, 34.501, "interrupted"},
                                               {1, 1, 1, 15, 75, "completed"},
                                               {0, 1, 1, 75, 135, "completed"},
                                               {2, 1, 1, 135, 140, "completed"}}));

@@ -4,6 +4,12 @@
 
 namespace drainsim::profiles {
 
+namespace {
+void apply(const ProfileOptions& options, ShutdownBehaviour& b, BackendMechanisms&) {
+  b.deadline_action_cost = option_duration(options, "requeue_cost");
+}
+}  // namespace
+
 Profile sidekiq() {
   Profile p = base("sidekiq",
                    "Sidekiq OSS (BasicFetch): TERM waits -t 25 s then requeues unfinished jobs to "
@@ -15,11 +21,21 @@ Profile sidekiq() {
   b.logs_remaining = false;  // no remaining-count log (profiles.h)
   b.second_term = ShutdownBehaviour::SecondTerm::kIgnore;
   b.at_deadline = ShutdownBehaviour::AtDeadline::kRequeue;
+  // Manager#stop looks for finished processors every PAUSE_TIME 0.5 s (the first look 0.5 s
+  // in) and runs hard_shutdown (bulk_requeue) once no more than 0.5 s of -t is left; the
+  // process exits at -t. An idle processor is in BasicFetch's BRPOP (TIMEOUT 2 s).
+  b.drain_poll = 500 * kMillisecond;
+  b.idle_fetch_timeout = 2 * kSecond;
+  b.deadline_lead = 500 * kMillisecond;
   p.backend.retry.max_attempts = 26;  // the first run and 25 retries
   // A fetched job lives only in the process: no lease, no dead-worker detection.
   p.mechanisms.heartbeat_detection = false;
   p.mechanisms.lease.enabled = false;
   p.mechanisms.fetch = FetchMode::kAtMostOnce;
+  p.options = {{"requeue_cost", kMillisecond,
+                "how long bulk_requeue's round trip to Redis takes (an estimate, not measured): "
+                "a SIGKILL within it finds the jobs still in the process"}};
+  p.apply = apply;
   return p;
 }
 
