@@ -27,6 +27,7 @@ json behaviour_json(const ShutdownBehaviour& b) {
       {"deadline_error", to_string(b.deadline_error)},
       {"cancel_after", format_grace(b.cancel_after)},
       {"heartbeats_while_draining", b.heartbeats_while_draining},
+      {"renews_leases_while_draining", b.renews_leases_while_draining},
       {"acks_fail_while_draining", b.acks_fail_while_draining},
       {"deregisters", b.deregisters},
       {"logs_remaining", b.logs_remaining},

@@ -38,15 +38,17 @@ struct ShutdownBehaviour {
   SecondTerm second_term = SecondTerm::kForceStop;
   AtDeadline at_deadline = AtDeadline::kFail;
   ErrorKind deadline_error = ErrorKind::kShutdown;  // kFail's error (the JS SDK: handler)
-  Duration cancel_after = kNever;         // from the drain's start: cancel the bodies and keep
-                                          // waiting (graphile-worker aborts after 5 s)
-  bool heartbeats_while_draining = true;  // false: they stop when the drain starts
-  bool acks_fail_while_draining = false;  // an ACK sent while draining never reaches the
-                                          // backend (the Go SDK's cancelled context)
-  bool logs_remaining = true;             // the worker logs its remaining job count every 5 s while
-                                          // draining (OJS GS-R003)
-  bool deregisters = true;  // says goodbye at a clean exit (OJS; a backend takes back what a
-                            // departed worker still holds)
+  Duration cancel_after = kNever;            // from the drain's start: cancel the bodies and keep
+                                             // waiting (graphile-worker aborts after 5 s)
+  bool heartbeats_while_draining = true;     // false: they stop when the drain starts
+  bool renews_leases_while_draining = true;  // false: heartbeats while draining list no job
+                                             // (BullMQ before 4.12.8: no lock extension)
+  bool acks_fail_while_draining = false;     // an ACK sent while draining never reaches the
+                                             // backend (the Go SDK's cancelled context)
+  bool logs_remaining = true;  // the worker logs its remaining job count every 5 s while
+                               // draining (OJS GS-R003)
+  bool deregisters = true;     // says goodbye at a clean exit (OJS; a backend takes back what a
+                               // departed worker still holds)
   // Sidekiq's manager (manager.rb stop): it looks for finished processors every
   // `drain_poll`, the first look one poll into the drain, so a drain ends on a look.
   // 0: the drain ends the moment its last job does.

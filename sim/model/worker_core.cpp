@@ -39,7 +39,9 @@ Directive WorkerCore::reported_state() const {
 
 void WorkerCore::send_heartbeat(Directive state) {
   scratch_.clear();
-  for (std::size_t i = 0; i < slots_.size(); ++i) {
+  const bool renews =
+      state_ != WorkerState::kDraining || config_.shutdown.renews_leases_while_draining;
+  for (std::size_t i = 0; renews && i < slots_.size(); ++i) {
     if (busy_[i]) scratch_.push_back(slots_[i]);
   }
   port_.heartbeat(state, scratch_);

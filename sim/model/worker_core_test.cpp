@@ -698,16 +698,23 @@ TEST(WorkerCore, GraphileAbortsJobsFiveSecondsIntoAGracefulStop) {
                    "10s deregister", "10s state stopped", "10s exit 0"}));
 }
 
-TEST(WorkerCore, TemporalWithNoStopTimeoutFailsItsJobsAtOnce) {
+TEST(WorkerCore, TemporalWithNoStopTimeoutCancelsItsJobsAtOnceAndFailsThoseThatReturn) {
+  // The TERM at 2 s cancels both bodies; body 0 returns at 2.1 s and is FAILed, body 1
+  // ignores it and the worker waits (the kubelet's SIGKILL ends it).
   Harness h(profile_config("temporal", 0));
   h.supply(0, 1);
   h.core.start();
   h.port.take();
   h.signal_at(sec(2), Signal::kTerm);
-  EXPECT_EQ(h.run_until(sec(2)),
-            (Calls{"1s fetch 1", "1s wait", "2s state draining", "2s heartbeat quiet [0,1]",
-                   "2s fail 0 #0 shutdown retryable", "2s fail 1 #1 shutdown retryable",
-                   "2s heartbeat terminate []", "2s deregister", "2s state stopped", "2s exit 0"}));
+  h.finish_at(sec(2.1), 0, JobResult::kCancelled);
+  EXPECT_EQ(
+      h.run_until(sec(60)),
+      (Calls{"1s fetch 1", "1s wait", "2s state draining", "2s heartbeat quiet [0,1]",
+             "2s cancel 0", "2s cancel 1", "2.1s fail 0 #0 shutdown retryable",
+             "5s heartbeat quiet [1]", "10s heartbeat quiet [1]", "15s heartbeat quiet [1]",
+             "20s heartbeat quiet [1]", "25s heartbeat quiet [1]", "30s heartbeat quiet [1]",
+             "35s heartbeat quiet [1]", "40s heartbeat quiet [1]", "45s heartbeat quiet [1]",
+             "50s heartbeat quiet [1]", "55s heartbeat quiet [1]", "1m heartbeat quiet [1]"}));
 }
 
 TEST(WorkerCore, OjsSecondTermForcesAStopAbandoningJobs) {

@@ -5,9 +5,12 @@
 namespace drainsim::profiles {
 
 namespace {
-void apply(const ProfileOptions& options, ShutdownBehaviour&, BackendMechanisms& m) {
+void apply(const ProfileOptions& options, ShutdownBehaviour& b, BackendMechanisms& m) {
   m.lease.check_interval = option_duration(options, "stalled_interval");
   m.lease.max_stalls = option_count(options, "max_stalled_count");
+  // BullMQ 4.0.0-4.12.7 stopped the lock extender when close() began (fixed in 4.12.8, PR
+  // #2259): a job longer than the lock stalls while the closing worker still runs it.
+  b.renews_leases_while_draining = option_bool(options, "renews_locks_while_closing");
 }
 }  // namespace
 
@@ -35,7 +38,10 @@ Profile bullmq() {
   p.mechanisms.lease.checked_by_workers = true;  // startStalledCheckTimer, 'stalled-check' key
   p.mechanisms.lease.max_stalls = 1;
   p.options = {{"stalled_interval", 30 * kSecond, "how often the stalled checker runs"},
-               {"max_stalled_count", 1, "stalls a job may have; the next one fails it for good"}};
+               {"max_stalled_count", 1, "stalls a job may have; the next one fails it for good"},
+               {"renews_locks_while_closing", true,
+                "false: BullMQ 4.0.0-4.12.7, whose close() stopped extending the locks of the "
+                "jobs it waits for"}};
   p.apply = apply;
   return p;
 }

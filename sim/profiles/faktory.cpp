@@ -4,6 +4,17 @@
 
 namespace drainsim::profiles {
 
+namespace {
+void apply(const ProfileOptions& options, ShutdownBehaviour& b, BackendMechanisms&) {
+  // faktory_worker_go 1.7.0 and later: at its ShutdownTimeout the job contexts are
+  // cancelled; a job that returns is FAILed, one that ignores its context runs on until the
+  // process is killed (manager.go terminate). The Ruby worker FAILs them all at once.
+  if (option_bool(options, "go_worker")) {
+    b.at_deadline = ShutdownBehaviour::AtDeadline::kCancelAndWait;
+  }
+}
+}  // namespace
+
 Profile faktory() {
   Profile p = base("faktory",
                    "Faktory: TERM waits 25 s then FAILs busy jobs (normal retry); a dead worker's "
@@ -19,6 +30,10 @@ Profile faktory() {
   p.mechanisms.lease.fate = LeaseExpiry::Fate::kRetry;
   // ACK and FAIL clear the jid's reservation, whoever holds it (manager clearReservation).
   p.mechanisms.ack_fence = p.mechanisms.fail_fence = CompletionFence::kJobIdWhileActive;
+  p.options = {{"go_worker", false,
+                "faktory_worker_go 1.7+ instead of the Ruby worker: at the 25 s timeout it "
+                "cancels the jobs, and only those that return are FAILed"}};
+  p.apply = apply;
   return p;
 }
 

@@ -3,6 +3,15 @@
 
 namespace drainsim::profiles {
 
+namespace {
+void apply(const ProfileOptions& options, ShutdownBehaviour& b, BackendMechanisms&) {
+  // pg-boss 9: stop() never fails the active jobs; they stay active until they expire.
+  if (!option_bool(options, "fails_active_at_stop")) {
+    b.at_deadline = ShutdownBehaviour::AtDeadline::kLeave;
+  }
+}
+}  // namespace
+
 Profile pg_boss() {
   Profile p = base("pg-boss",
                    "pg-boss: stop() waits 30 s then fails active jobs, retried at once up to "
@@ -22,6 +31,11 @@ Profile pg_boss() {
   // neither asks which worker holds the job.
   p.mechanisms.ack_fence = CompletionFence::kJobIdWhileActive;
   p.mechanisms.fail_fence = CompletionFence::kJobId;
+  p.options = {{"fails_active_at_stop", true,
+                "pg-boss 10+: stop() fails the jobs still active at its timeout; false: pg-boss 9, "
+                "which leaves them active until they expire (set backend.retry.max_attempts 1 "
+                "for 9's retryLimit 0)"}};
+  p.apply = apply;
   return p;
 }
 

@@ -253,6 +253,59 @@ TEST(Profiles, ObanLeavesKilledJobsExecutingUnlessLifelineRescuesThem) {
             (std::vector<Attempt>{{0, 1, 0, 0, 25, "killed"}, {0, 2, 1, 3600, 3660, "completed"}}));
 }
 
+TEST(Profiles, FaktoryGoWorkerFailsOnlyTheJobsThatReturnOnCancellation) {
+  // go_worker: at the 25 s timeout (TERM at 10 s: 35 s) the job's context is cancelled. A
+  // job that returns (100 ms later) is FAILed and retried after 1 s: attempt 2 on pod-1 at
+  // 36.1 s. One that ignores it runs on until the SIGKILL at 40 s, and comes back only when
+  // its 30 min reservation expires (1800 s), retried after 1 s.
+  const std::string go = R"(, "options": {"go_worker": true})";
+  const Replay returns = run(scenario("faktory", R"(["60s"])", 1, kDeleteAt10s, go));
+  EXPECT_EQ(returns.attempts, (std::vector<Attempt>{{0, 1, 0, 0, 35.1, "interrupted"},
+                                                    {0, 2, 1, 36.1, 96.1, "completed"}}));
+  std::string text = scenario("faktory", R"(["60s"])", 1, kDeleteAt10s, go);
+  text.replace(text.find(R"("workload": {)"), 13,
+               R"("workload": {"cancel": {"cooperative_fraction": 0}, )");
+  const Replay ignores = run(text);
+  EXPECT_EQ(ignores.attempts,
+            (std::vector<Attempt>{{0, 1, 0, 0, 40, "killed"}, {0, 2, 1, 1801, 1861, "completed"}}));
+  // The Ruby worker (the default) FAILs it at 35 s whether or not it would return.
+  const Replay ruby = run(text.replace(text.find(go), go.size(), ""));
+  EXPECT_EQ(ruby.attempts, (std::vector<Attempt>{{0, 1, 0, 0, 35, "interrupted"},
+                                                 {0, 2, 1, 36, 96, "completed"}}));
+}
+
+TEST(Profiles, PgBoss9LeavesTheJobActiveAtStopUntilItExpires) {
+  // fails_active_at_stop false (pg-boss 9): stop()'s 30 s timeout (TERM at 10 s: 40 s)
+  // ends the process with the job still active; it expires 15 min after its fetch (900 s),
+  // found by the minute check at 900 s, and is retried at once: attempt 2 on pod-1.
+  const Replay r = run(scenario("pg-boss", R"(["100s"])", 1, kDeleteAt10s,
+                                R"(, "options": {"fails_active_at_stop": false})",
+                                R"(, "termination_grace_period": "60s")"));
+  EXPECT_EQ(r.attempts,
+            (std::vector<Attempt>{{0, 1, 0, 0, 40, "killed"}, {0, 2, 1, 900, 1000, "completed"}}));
+  EXPECT_EQ(r.summary["exits"]["clean"], 1);
+}
+
+TEST(Profiles, BullmqBefore4128StopsExtendingLocksWhileClosingSoTheJobRunsTwice) {
+  // renews_locks_while_closing false: the lock, last extended at 7.5 s, lapses at 37.5 s
+  // while the closing pod-0 still runs the 100 s job. pod-1 (from 15 s) checks at 45 s
+  // (30 s after pod-0's check at 0 s; its try at 15 s was too soon): it marks the job; at
+  // 75 s it takes it back and runs it again. pod-0 finishes at 100 s, its ack refused; pod-1
+  // at 175 s. With the fix (the default) the lock is extended and the job runs once.
+  const std::string platform = R"(, "termination_grace_period": "300s")";
+  const Replay old =
+      run(scenario("bullmq", R"(["100s"])", 1, kDeleteAt10s,
+                   R"(, "options": {"renews_locks_while_closing": false})", platform));
+  EXPECT_EQ(old.attempts, (std::vector<Attempt>{{0, 1, 0, 0, 100, "completed"},
+                                                {0, 1, 1, 75, 175, "duplicate"}}));
+  EXPECT_EQ(old.summary["duplicate_executions"], 1);
+  EXPECT_EQ(old.summary["redeliveries"], 1);
+  EXPECT_EQ(old.summary["completions_rejected"], 1);
+  EXPECT_EQ(old.summary["jobs_completed"], 1);
+  const Replay fixed = run(scenario("bullmq", R"(["100s"])", 1, kDeleteAt10s, "", platform));
+  EXPECT_EQ(fixed.attempts, (std::vector<Attempt>{{0, 1, 0, 0, 100, "completed"}}));
+}
+
 TEST(Profiles, FaktoryRetriesAKilledJobWhenItsReservationExpires) {
   // The 30 min reservation from the fetch at 0 expires at 1800 s, which the reaper (every
   // 15 s) finds at once: a failure, retried after 1 s (attempt 1, no jitter), attempt 2.
@@ -269,13 +322,28 @@ TEST(Profiles, JsSdkNacksWithHandlerErrorAtItsDeadline) {
                                               {0, 2, 1, 36, 96, "completed"}}));
 }
 
-TEST(Profiles, TemporalFailsActivitiesAtOnceAndRetriesAfterOneSecond) {
-  // WorkerStopTimeout 0: the TERM at 10 s cancels the activity, a failed attempt; the
-  // server retries it after 1 s (11 s) and pod-1, ready at 15 s, runs attempt 2.
+TEST(Profiles, TemporalCancelsActivitiesAtOnceAndRetriesTheOnesThatReturn) {
+  // WorkerStopTimeout 0: the TERM at 10 s cancels the activity, which returns 100 ms later
+  // (workload.cancel.latency): a failed attempt, retried after 1 s (11.1 s); pod-1, ready
+  // at 15 s, runs attempt 2. The worker exits when it returned.
   const Replay r = run(scenario("temporal", R"(["60s"])", 1, kDeleteAt10s));
-  EXPECT_EQ(r.attempts, (std::vector<Attempt>{{0, 1, 0, 0, 10, "interrupted"},
+  EXPECT_EQ(r.attempts, (std::vector<Attempt>{{0, 1, 0, 0, 10.1, "interrupted"},
                                               {0, 2, 1, 15, 75, "completed"}}));
-  EXPECT_EQ(r.summary["drain_latency_s"]["max"], 0.0);
+  EXPECT_EQ(r.summary["drain_latency_s"]["max"], 0.1);
+}
+
+TEST(Profiles, TemporalActivityThatIgnoresCancellationRunsUntilTheKill) {
+  // The same with an activity that ignores its cancelled context (cooperative_fraction 0):
+  // it runs on until the kubelet's SIGKILL at 40 s, and the server finds it only when its
+  // 10 min start-to-close timeout (from the start at 0) runs out: retried at 601 s.
+  std::string text = scenario("temporal", R"(["60s"])", 1, kDeleteAt10s);
+  text.replace(text.find(R"("workload": {)"), 13,
+               R"("workload": {"cancel": {"cooperative_fraction": 0}, )");
+  const Replay r = run(text);
+  EXPECT_EQ(r.attempts,
+            (std::vector<Attempt>{{0, 1, 0, 0, 40, "killed"}, {0, 2, 1, 601, 661, "completed"}}));
+  EXPECT_EQ(r.summary["drain_latency_s"]["max"], 30.0);
+  EXPECT_EQ(r.summary["exits"]["killed_at_deadline"], 1);
 }
 
 TEST(Profiles, GraphileAbortsAfterFiveSecondsAndRetriesAfterEToTheAttempt) {

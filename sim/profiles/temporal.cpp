@@ -23,6 +23,10 @@ Profile temporal() {
   b.logs_remaining = false;  // no remaining-count log (profiles.h)
   b.handles_tstp = false;
   b.second_term = ShutdownBehaviour::SecondTerm::kIgnore;
+  // At WorkerStopTimeout the activities' contexts are cancelled: one that returns is
+  // failed (and retried); one that ignores its context runs on until the process is killed
+  // and waits for its start-to-close (or heartbeat) timeout.
+  b.at_deadline = ShutdownBehaviour::AtDeadline::kCancelAndWait;
   p.backend.visibility_timeout = 10 * kMinute;  // start-to-close
   p.backend.retry = RetryPolicy{INT_MAX, kSecond, 2.0, 100 * kSecond, false};
   p.mechanisms.heartbeat_detection = false;
