@@ -42,6 +42,7 @@ struct JobSpec {
   Duration work = 0;            // total run time without interruption
   Duration cancel_latency = 0;  // how long it takes to stop once cancelled
   bool cooperative = true;      // stops when cancelled
+  std::uint16_t job_class = 0;  // index into workload.classes (0 without classes)
 };
 
 // A claimed job as handed to a worker by a fetch.

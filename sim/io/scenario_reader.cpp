@@ -214,7 +214,7 @@ DurationDistribution read_job_duration(const Reader& r) {
 WorkloadConfig read_workload(const Reader& r, Duration duration) {
   WorkloadConfig w;
   r.allow({"arrival", "job_duration", "cancel", "checkpointing", "checkpoint_interval",
-           "failure_rate", "queue"});
+           "failure_rate", "queue", "classes"});
   r.need("arrival", "an object like {\"kind\": \"poisson\", \"rate_per_s\": 10}");
   r.need("job_duration", "an object like {\"kind\": \"constant\", \"value\": \"5s\"}");
   w.arrival = read_arrival(r.object("arrival"), duration);
@@ -232,22 +232,48 @@ WorkloadConfig read_workload(const Reader& r, Duration duration) {
   return w;
 }
 
+// The fields `r` gives over `out`.
+void read_retry(const Reader& r, RetryPolicy& out) {
+  r.allow({"max_attempts", "initial_interval", "backoff_coefficient", "max_interval", "jitter"});
+  r.integer("max_attempts", out.max_attempts, 1);
+  r.duration("initial_interval", out.initial_interval);
+  r.number("backoff_coefficient", out.backoff_coefficient, {1});
+  r.duration("max_interval", out.max_interval);
+  r.boolean("jitter", out.jitter);
+}
+
 BackendConfig read_backend(const Reader& r, const BackendConfig& defaults) {
   BackendConfig b = defaults;
   r.allow({"visibility_timeout", "heartbeat_timeout", "retry"});
   r.duration("visibility_timeout", b.visibility_timeout, 1);
   r.duration("heartbeat_timeout", b.heartbeat_timeout, 1);
-  if (r.find("retry")) {
-    const Reader retry = r.object("retry");
-    retry.allow(
-        {"max_attempts", "initial_interval", "backoff_coefficient", "max_interval", "jitter"});
-    retry.integer("max_attempts", b.retry.max_attempts, 1);
-    retry.duration("initial_interval", b.retry.initial_interval);
-    retry.number("backoff_coefficient", b.retry.backoff_coefficient, {1});
-    retry.duration("max_interval", b.retry.max_interval);
-    retry.boolean("jitter", b.retry.jitter);
-  }
+  if (r.find("retry")) read_retry(r.object("retry"), b.retry);
   return b;
+}
+
+// workload.classes, read once the backend's retry policy is known; each class's policy
+// also goes to backend.class_retry.
+void read_classes(const Reader& workload, WorkloadConfig& w, BackendConfig& b) {
+  if (!workload.find("classes")) return;
+  const json& list = workload.array("classes", "a list of job classes", false);
+  if (list.size() > UINT16_MAX) workload.expected("classes", "at most 65535 classes");
+  const std::string path = workload.at("classes");
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const Reader r(workload.context(), list[i], fmt::format("{}[{}]", path, i));
+    r.allow({"name", "weight", "job_duration", "failure_rate", "retry"});
+    JobClass c{"", 1, w.job_duration, w.failure_rate, b.retry};
+    r.need("name", "the class's name");
+    r.string("name", c.name, true);
+    for (const JobClass& other : w.classes) {
+      if (other.name == c.name) r.fail("name", fmt::format("\"{}\" names two classes", c.name));
+    }
+    r.number("weight", c.weight, {0, kInf, true});
+    if (r.find("job_duration")) c.job_duration = read_job_duration(r.object("job_duration"));
+    r.number("failure_rate", c.failure_rate, {0, 1});
+    if (r.find("retry")) read_retry(r.object("retry"), c.retry);
+    w.classes.push_back(std::move(c));
+    b.class_retry.push_back(w.classes.back().retry);
+  }
 }
 
 // Every option of the profile, the scenario's values checked and the defaults filled in.
@@ -454,6 +480,7 @@ Scenario read_scenario(const Context& c, const json& root) {
   s.backend = find_profile(s.worker.profile)->backend;  // the profile's defaults
   if (r.find("backend")) s.backend = read_backend(r.object("backend"), s.backend);
   s.backend.mechanisms = backend_mechanisms(s.worker);
+  read_classes(r.object("workload"), s.workload, s.backend);
   const auto& queues = s.worker.queues;
   if (std::find(queues.begin(), queues.end(), s.workload.queue) == queues.end()) {
     c.expected("workload.queue", "one of the queues in worker.queues", s.workload.queue);

@@ -122,6 +122,19 @@ TEST(ScenarioLoaderTest, WrongType) {
             "x.json: worker.concurrency: expected an integer >= 1, got 0");
   EXPECT_EQ(error_of(with(minimal(), "/platform", 3)),
             "x.json: platform: expected an object, got 3");
+  EXPECT_EQ(error_of(with(minimal(), "/workload/classes", json::array({{{"weight", 1}}}))),
+            "x.json: workload.classes[0].name: required field missing, expected the class's name");
+  EXPECT_EQ(error_of(with(minimal(), "/workload/classes",
+                          json::array({{{"name", "a"}}, {{"name", "a"}}}))),
+            "x.json: workload.classes[1].name: \"a\" names two classes");
+  EXPECT_EQ(
+      error_of(with(minimal(), "/workload/classes", json::array({{{"name", "a"}, {"weight", 0}}}))),
+      "x.json: workload.classes[0].weight: expected a number > 0, got 0");
+  EXPECT_EQ(error_of(with(minimal(), "/workload/classes",
+                          json::array({{{"name", "a"}, {"retry", {{"max_attempts", 0}}}}}))),
+            "x.json: workload.classes[0].retry.max_attempts: expected an integer >= 1, got 0");
+  EXPECT_EQ(error_of(with(minimal(), "/workload/classes", json::array({3}))),
+            "x.json: workload.classes[0]: expected an object, got 3");
   EXPECT_EQ(error_of(with(minimal(), "/platform/pid1_shell", "yes")),
             "x.json: platform.pid1_shell: expected true or false, got \"yes\"");
   EXPECT_EQ(error_of(with(with(minimal(), "/platform/pid1_shell", true), "/platform/init", true)),
@@ -205,9 +218,9 @@ TEST(ScenarioLoaderTest, ProfileDefaultsFillWorkerAndBackendFields) {
   // A profile supplies worker and backend defaults; the scenario's own values win.
   const json bullmq = with(minimal(), "/worker/profile", "bullmq");
   const Scenario b = parse_scenario(bullmq.dump(), "x.json");
-  EXPECT_EQ(b.worker.grace_period, kNever);  // close() waits forever
+  EXPECT_EQ(b.worker.grace_period, kNever);                     // close() waits forever
   EXPECT_EQ(b.worker.heartbeat_interval, 7500 * kMillisecond);  // lockRenewTime / 2
-  EXPECT_EQ(b.backend.visibility_timeout, 30 * kSecond);  // lockDuration
+  EXPECT_EQ(b.backend.visibility_timeout, 30 * kSecond);        // lockDuration
   EXPECT_EQ(b.backend.retry.max_attempts, 1);
   const Scenario set = parse_scenario(bullmq.dump(), "x.json",
                                       {"backend.visibility_timeout=1m", "worker.grace_period=40s"});
@@ -542,7 +555,16 @@ TEST(ScenarioLoaderTest, FullScenarioWritesBackIdentically) {
       "job_duration": {"kind": "empirical",
                        "histogram": [{"le": "1s", "weight": 0.5}, {"le": "1m", "weight": 2.0}]},
       "cancel": {"cooperative_fraction": 0.25, "latency": "250ms"},
-      "checkpointing": true, "checkpoint_interval": "5s", "failure_rate": 0.01, "queue": "q2"
+      "checkpointing": true, "checkpoint_interval": "5s", "failure_rate": 0.01, "queue": "q2",
+      "classes": [
+        {"name": "fail-fast", "weight": 1.0, "job_duration": {"kind": "constant", "value": "2s"},
+         "failure_rate": 0.5,
+         "retry": {"max_attempts": 1, "initial_interval": "2s", "backoff_coefficient": 1.5,
+                   "max_interval": "1m", "jitter": false}},
+        {"name": "patient", "weight": 3.0, "job_duration": {"kind": "constant", "value": "1m"},
+         "failure_rate": 0.01,
+         "retry": {"max_attempts": 25, "initial_interval": "2s", "backoff_coefficient": 1.5,
+                   "max_interval": "1m", "jitter": false}}]
     },
     "backend": {"visibility_timeout": "1h", "heartbeat_timeout": "15s",
                 "retry": {"max_attempts": 5, "initial_interval": "2s", "backoff_coefficient": 1.5,
@@ -579,6 +601,7 @@ TEST(ScenarioLoaderTest, FullScenarioWritesBackIdentically) {
                         {"pid1_shell", false},
                         {"init", true}};
   docker["events"].erase(6);  // node_drain
+  docker["workload"]["classes"] = json::array();
   docker["workload"]["job_duration"] = {{"kind", "pareto"}, {"scale", "100ms"}, {"shape", 1.16}};
   docker["workload"]["arrival"] = {{"kind", "burst"}, {"count", 7}, {"at", "1m"}};
   EXPECT_EQ(scenario_to_json(parse_scenario(docker.dump(), "docker.json")), docker);

@@ -138,6 +138,30 @@ json pre_stop_json(const PreStop& p) {
   return j;
 }
 
+namespace {
+
+json retry_json(const RetryPolicy& r) {
+  return {{"max_attempts", r.max_attempts},
+          {"initial_interval", format_duration(r.initial_interval)},
+          {"backoff_coefficient", r.backoff_coefficient},
+          {"max_interval", format_duration(r.max_interval)},
+          {"jitter", r.jitter}};
+}
+
+json classes_json(const std::vector<JobClass>& classes) {
+  json out = json::array();
+  for (const JobClass& c : classes) {
+    out.push_back({{"name", c.name},
+                   {"weight", c.weight},
+                   {"job_duration", distribution_json(c.job_duration)},
+                   {"failure_rate", c.failure_rate},
+                   {"retry", retry_json(c.retry)}});
+  }
+  return out;
+}
+
+}  // namespace
+
 json scenario_to_json(const Scenario& s) {
   const WorkloadConfig& w = s.workload;
   const BackendConfig& b = s.backend;
@@ -177,17 +201,13 @@ json scenario_to_json(const Scenario& s) {
            {"checkpoint_interval", format_duration(w.checkpoint_interval)},
            {"failure_rate", w.failure_rate},
            {"queue", w.queue},
+           {"classes", classes_json(w.classes)},
        }},
       {"backend",
        {
            {"visibility_timeout", format_duration(b.visibility_timeout)},
            {"heartbeat_timeout", format_duration(b.heartbeat_timeout)},
-           {"retry",
-            {{"max_attempts", b.retry.max_attempts},
-             {"initial_interval", format_duration(b.retry.initial_interval)},
-             {"backoff_coefficient", b.retry.backoff_coefficient},
-             {"max_interval", format_duration(b.retry.max_interval)},
-             {"jitter", b.retry.jitter}}},
+           {"retry", retry_json(b.retry)},
        }},
       {"worker",
        {

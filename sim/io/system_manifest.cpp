@@ -145,6 +145,11 @@ std::vector<std::string> not_honoured(const Scenario& s, const SystemManifest& s
                     path, system.system, want[path].dump(), value.dump()));
   }
   const WorkloadConfig& w = s.workload;
+  if (!w.classes.empty()) {
+    out.push_back(
+        "workload.classes: the adapters give every job the one retry policy; job classes are "
+        "not run on real systems yet");
+  }
   if (w.checkpointing) {
     out.push_back(fmt::format("workload.checkpointing: the real {}'s jobs save no checkpoints",
                               system.system));

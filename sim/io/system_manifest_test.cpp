@@ -128,6 +128,15 @@ TEST(NotHonoured, OnlyFieldsOffTheProfilesDefaultsAndNotGivenAreRefused) {
             "backend.retry.max_attempts: the real sk is not given this setting, so it must be the "
             "profile's 26, got 3");
   EXPECT_EQ(bad[1].substr(0, 20), "worker.poll_interval");
+  // Job classes: the adapters cannot give each class its retry policy.
+  const std::string with_classes = R"({"name": "x", "duration": "1s",
+    "workload": {"arrival": {"kind": "list", "at": ["0s"]},
+                 "job_duration": {"kind": "constant", "value": "1s"},
+                 "classes": [{"name": "a"}, {"name": "b", "retry": {"max_attempts": 1}}]},
+    "platform": {"replicas": 1}, "worker": {"profile": "sidekiq"}})";
+  const std::vector<std::string> classes = not_honoured(parse_scenario(with_classes, "s.json"), m);
+  ASSERT_EQ(classes.size(), 1u);
+  EXPECT_EQ(classes[0].substr(0, 17), "workload.classes:");
   // Another profile: one line, the profile's.
   const std::vector<std::string> other =
       not_honoured(parse_scenario(R"({"name": "x", "duration": "1s",

@@ -277,7 +277,7 @@ bool Backend::requeue(WorkerId worker, const Lease& lease, bool front) {
 
 void Backend::retry_or_discard(std::uint32_t handle, ErrorKind error, bool retryable) {
   Job& job = jobs_[handle];
-  const RetryPolicy& retry = config_.retry;
+  const RetryPolicy& retry = config_.retry_of(job.spec.job_class);
   if (!retryable || job.attempt >= retry.max_attempts) {
     discard(handle, error);
     return;
@@ -397,7 +397,7 @@ void Backend::recover(std::uint32_t handle, ErrorKind why, bool counts_attempt, 
   recorder_.job_recovered(job.ledger, rt_.now());
   if (!counts_attempt) {
     --job.attempt;
-  } else if (job.attempt >= config_.retry.max_attempts) {
+  } else if (job.attempt >= config_.retry_of(job.spec.job_class).max_attempts) {
     discard(handle, why);
     return;
   }

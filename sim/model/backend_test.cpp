@@ -200,6 +200,41 @@ TEST_F(BackendTest, RetryableFailBacksOffExponentially) {
   EXPECT_EQ(recorder.totals().pending, 0);
 }
 
+TEST_F(BackendTest, EachJobClassRetriesByItsOwnPolicy) {
+  // A fail-fast class (one attempt) beside a retryable one (3 attempts, 5 s backoff): both
+  // jobs FAIL with their own error at 0 s; the first is discarded at once, the second is
+  // retried at 5 s, fails again, and is retried at 15 s.
+  config.class_retry = {RetryPolicy{1, kSecond, 2.0, kMinute, false},
+                        RetryPolicy{3, 5 * kSecond, 2.0, kMinute, false}};
+  make();
+  backend->enqueue(queue, JobSpec{kSecond, 0, true, 0});
+  backend->enqueue(queue, JobSpec{kSecond, 0, true, 1});
+  const WorkerId w = add_worker();
+  const auto l = fetch(w, 2);
+  ASSERT_EQ(l.size(), 2u);
+  for (const Lease& lease : l) {
+    start_attempt(lease);
+    end_attempt(lease, w, Outcome::kFailed);
+    EXPECT_TRUE(backend->fail(w, lease, ErrorKind::kHandler, true, 0));
+  }
+  EXPECT_EQ(state(l[0]), std::nullopt);  // discarded
+  EXPECT_EQ(recorder.totals().discarded, 1);
+  EXPECT_EQ(state(l[1]), JobState::kScheduled);
+  rt.run_until(5 * kSecond - 1);
+  EXPECT_TRUE(fetch(w, 1).empty());
+  rt.run_until(5 * kSecond);
+  auto again = fetch(w, 1);
+  ASSERT_EQ(again.size(), 1u);
+  EXPECT_EQ(again[0].attempt, 2);
+  start_attempt(again[0]);
+  end_attempt(again[0], w, Outcome::kFailed);
+  EXPECT_TRUE(backend->fail(w, again[0], ErrorKind::kHandler, true, 0));
+  rt.run_until(15 * kSecond - 1);
+  EXPECT_TRUE(fetch(w, 1).empty());
+  rt.run_until(15 * kSecond);
+  EXPECT_EQ(fetch(w, 1).size(), 1u);
+}
+
 TEST_F(BackendTest, RetryWaitIsCappedByMaxInterval) {
   // initial 2 s, coefficient 10, cap 5 s: waits 2 s, then min(20 s, 5 s) = 5 s.
   config.retry = RetryPolicy{5, 2 * kSecond, 10.0, 5 * kSecond, false};

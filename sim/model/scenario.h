@@ -58,16 +58,6 @@ struct CancelBehaviour {
   Duration latency = 100 * kMillisecond;  // how long a cooperative job takes to stop
 };
 
-struct WorkloadConfig {
-  ArrivalProcess arrival;
-  DurationDistribution job_duration;
-  CancelBehaviour cancel;
-  bool checkpointing = false;
-  Duration checkpoint_interval = 10 * kSecond;
-  double failure_rate = 0;  // chance that an attempt fails with the job's own error
-  std::string queue = "default";
-};
-
 struct RetryPolicy {
   int max_attempts = 3;  // total runs, the first included
   Duration initial_interval = kSecond;
@@ -76,10 +66,44 @@ struct RetryPolicy {
   bool jitter = true;  // multiply each delay by U[0.5, 1.5)
 };
 
+// A class of jobs (docs/scenario.md, "Job classes"): its share of the arrivals and what its
+// jobs do differently. The reader fills every field the scenario leaves out from the
+// workload (job_duration, failure_rate) or the backend (retry).
+struct JobClass {
+  std::string name;
+  double weight = 1;
+  DurationDistribution job_duration;
+  double failure_rate = 0;
+  RetryPolicy retry;
+};
+
+struct WorkloadConfig {
+  ArrivalProcess arrival;
+  DurationDistribution job_duration;
+  CancelBehaviour cancel;
+  bool checkpointing = false;
+  Duration checkpoint_interval = 10 * kSecond;
+  double failure_rate = 0;  // chance that an attempt fails with the job's own error
+  std::string queue = "default";
+  // Empty: every job is of the workload's one class. Else each arrival draws its class by
+  // weight (JobSpec::job_class is its index).
+  std::vector<JobClass> classes;
+
+  double failure_rate_of(std::uint16_t job_class) const {
+    return classes.empty() ? failure_rate : classes[job_class].failure_rate;
+  }
+};
+
 struct BackendConfig {
   Duration visibility_timeout = 30 * kMinute;
   Duration heartbeat_timeout = 30 * kSecond;
   RetryPolicy retry;
+  // Per workload.classes entry, that class's policy (filled by the scenario reader; empty
+  // without classes): not a scenario field.
+  std::vector<RetryPolicy> class_retry;
+  const RetryPolicy& retry_of(std::uint16_t job_class) const {
+    return class_retry.empty() ? retry : class_retry[job_class];
+  }
   // The recovery mechanisms of the profile's backend, its options applied (resolved by the
   // scenario reader): not a scenario field.
   BackendMechanisms mechanisms;

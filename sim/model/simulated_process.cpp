@@ -207,8 +207,8 @@ void SimulatedProcess::start_job(int slot, const Lease& lease) {
   body.start = rt_.now();
   body.running = true;
   body.cancelled = false;
-  body.fails = workload_.failure_rate > 0 &&
-               rt_.rng(Stream::kJobBehaviour).bernoulli(workload_.failure_rate);
+  const double failure_rate = workload_.failure_rate_of(lease.spec.job_class);
+  body.fails = failure_rate > 0 && rt_.rng(Stream::kJobBehaviour).bernoulli(failure_rate);
   on_models([this, lease, start = body.start] { recorder_.attempt_started(lease, start); });
   const Duration remaining = std::max<Duration>(0, lease.spec.work - lease.progress);
   // A failing attempt fails somewhere in its run, uniformly.

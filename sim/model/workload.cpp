@@ -12,7 +12,12 @@ Workload::Workload(Runtime& runtime, const WorkloadConfig& config, Time until, J
       until_(until),
       sink_(std::move(sink)),
       arrivals_(config.arrival),
-      durations_(config.job_duration) {}
+      durations_(config.job_duration) {
+  for (const JobClass& c : config.classes) {
+    class_durations_.emplace_back(c.job_duration);
+    total_weight_ += c.weight;
+  }
+}
 
 void Workload::start() {
   next_ = arrivals_.next(rt_.rng(Stream::kArrivals));
@@ -35,7 +40,16 @@ void Workload::on_timer(std::uint32_t /*tag*/, std::uint64_t /*arg*/) {
   Rng& durations = rt_.rng(Stream::kDurations);
   while (next_ <= now && next_ < until_) {
     JobSpec spec;
-    spec.work = durations_.sample(durations);
+    if (config_.classes.size() > 1) {  // its class, by weight
+      double pick = behaviour.uniform() * total_weight_;
+      while (spec.job_class + 1u < config_.classes.size() &&
+             pick >= config_.classes[spec.job_class].weight) {
+        pick -= config_.classes[spec.job_class].weight;
+        ++spec.job_class;
+      }
+    }
+    spec.work = config_.classes.empty() ? durations_.sample(durations)
+                                        : class_durations_[spec.job_class].sample(durations);
     spec.cooperative = config_.cancel.cooperative_fraction >= 1.0 ||
                        behaviour.bernoulli(config_.cancel.cooperative_fraction);
     spec.cancel_latency = config_.cancel.latency;

@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "engine/runtime.h"
 #include "model/backend.h"
@@ -39,6 +40,8 @@ class Workload final : public TimerTarget {
   JobSink sink_;
   ArrivalSampler arrivals_;
   DurationSampler durations_;
+  std::vector<DurationSampler> class_durations_;  // per workload.classes entry
+  double total_weight_ = 0;
   Time next_ = kNever;
   bool done_ = false;
 };

@@ -181,7 +181,8 @@ json ChildProcessProxy::fetch(const json& body) {
     // The same draws as a simulated process: whether the attempt fails, and where.
     const Duration remaining = std::max<Duration>(0, lease.spec.work - lease.progress);
     Rng& rng = fleet_.rt.rng(Stream::kJobBehaviour);
-    const bool fails = workload.failure_rate > 0 && rng.bernoulli(workload.failure_rate);
+    const double failure_rate = workload.failure_rate_of(lease.spec.job_class);
+    const bool fails = failure_rate > 0 && rng.bernoulli(failure_rate);
     json args{{"duration_ms", fleet_.real_ms(remaining)},
               {"fail_after_ms", nullptr},
               {"cooperative", lease.spec.cooperative},
