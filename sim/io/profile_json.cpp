@@ -60,7 +60,8 @@ json mechanisms_json(const BackendMechanisms& m) {
               {"heartbeat_detection", m.heartbeat_detection},
               {"lease_expiry", lease},
               {"rescuer", rescuer},
-              {"fetch", name_of(m.fetch)}};
+              {"fetch", name_of(m.fetch)},
+              {"teardown_window", format_duration(m.teardown_window)}};
   if (m.fetch == FetchMode::kPrivateList) {
     out["cleanup_interval"] = format_duration(m.cleanup_interval);
     out["process_ttl"] = format_duration(m.process_ttl);

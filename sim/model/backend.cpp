@@ -65,7 +65,8 @@ WorkerId Backend::register_worker(std::span<const int> queues, WorkerListener* l
                             Directive::kRunning,
                             Directive::kRunning,
                             WorkerStatus::kAlive,
-                            false});
+                            false,
+                            -1});
   arm_deadline(id);
   if (reliable() && mechanisms_.lease.enabled && mechanisms_.lease.checked_by_workers) {
     worker_check(id);  // at its start, before its first fetch
@@ -114,6 +115,9 @@ void Backend::deregister(WorkerId worker) {
 void Backend::process_ended(WorkerId worker) {
   Worker& w = workers_[worker];
   rt_.cancel(w.check);  // its checker died with it
+  if (w.waiting && mechanisms_.teardown_window > 0) {
+    w.teardown_until = rt_.now() + mechanisms_.teardown_window;
+  }
   if (mechanisms_.fetch != FetchMode::kAtMostOnce) return;
   const Time now = rt_.now();
   while (w.active_head != kNil) {
@@ -202,7 +206,11 @@ bool Backend::has_jobs_for(WorkerId worker) const {
   return false;
 }
 
-void Backend::cancel_wait(WorkerId worker) { workers_[worker].waiting = false; }
+void Backend::cancel_wait(WorkerId worker) {
+  Worker& w = workers_[worker];
+  if (w.teardown_until > rt_.now()) return;  // the dead process's long-poll lingers
+  w.waiting = false;
+}
 
 bool Backend::holds(WorkerId worker, const Lease& lease) const {
   if (lease.handle >= jobs_.size()) return false;
@@ -357,9 +365,45 @@ void Backend::make_available(std::uint32_t handle, bool front) {
     w.listed &= ~(std::uint64_t{1} << waiter.index);
     if (!w.waiting || !takes_jobs(w)) continue;
     w.waiting = false;
+    if (w.teardown_until >= 0) {  // its process is gone
+      if (rt_.now() < w.teardown_until) hand_to_dead(handle, waiter.worker);
+      if (jobs_[handle].state != JobState::kAvailable) break;  // it took the job
+      continue;
+    }
     w.listener->on_jobs_available();
     break;
   }
+}
+
+void Backend::hand_to_dead(std::uint32_t handle, WorkerId worker) {
+  Queue& q = queues_[jobs_[handle].queue];
+  q.available.erase(std::find(q.available.begin(), q.available.end(), handle));
+  Job& job = jobs_[handle];
+  job.state = JobState::kActive;
+  ++job.attempt;
+  ++job.claims;
+  job.fetched_at = rt_.now();
+  job.lease_deadline = rt_.now() + config_.visibility_timeout;
+  recorder_.job_claimed(job.ledger, rt_.now());
+  if (mechanisms_.fetch == FetchMode::kAtMostOnce) {
+    recorder_.job_lost(job.ledger, rt_.now(),
+                       fmt::format("handed to worker {}'s fetcher after its process was killed, "
+                                   "before the kernel tore it down",
+                                   worker));
+    finish(handle);
+    return;
+  }
+  // Held by the dead worker, as if it had fetched it: its recovery mechanisms bring it back.
+  job.holder = worker;
+  job.prev = kNil;
+  job.next = workers_[worker].active_head;
+  if (job.next != kNil) jobs_[job.next].prev = handle;
+  workers_[worker].active_head = handle;
+  ++active_;
+  if (reliable() && mechanisms_.lease.enabled && mechanisms_.lease.check_interval == 0) {
+    job.timer = rt_.schedule(job.lease_deadline, Priority::kBackend, this, kLeaseExpiry, handle);
+  }
+  arm_sweeps();
 }
 
 void Backend::detach(std::uint32_t handle) {

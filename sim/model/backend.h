@@ -64,9 +64,11 @@ class Backend final : public TimerTarget, public BackendView {
   // holds nothing; kAtMostOnce, left with the process (lost at process_ended).
   void deregister(WorkerId worker);
   // The worker's process is gone (killed, or exited for any reason); call it after any
-  // deregister. kAtMostOnce: every job the worker still holds is lost (recorded with the
-  // worker named) and freed. kPrivateList: its jobs stay parked for a later cleanup.
-  // kReliable: nothing (dead-worker detection, lease expiry or a rescuer bring jobs back).
+  // deregister and before cancel_wait. A waiting worker's long-poll lingers for
+  // mechanisms.teardown_window: a job made available meanwhile is handed to it. kAtMostOnce: every
+  // job the worker still holds is lost (recorded with the worker named) and freed. kPrivateList:
+  // its jobs stay parked for a later cleanup. kReliable: nothing (dead-worker detection, lease
+  // expiry or a rescuer bring jobs back).
   void process_ended(WorkerId worker);
 
   // Claims up to `count` jobs, in queue priority order, appending their leases to `out`.
@@ -156,6 +158,7 @@ class Backend final : public TimerTarget, public BackendView {
     Directive reported;
     WorkerStatus status;
     bool waiting;
+    Time teardown_until;  // its process ended; its long-poll lingers until then
   };
   struct Waiter {
     WorkerId worker;
@@ -174,6 +177,8 @@ class Backend final : public TimerTarget, public BackendView {
   void withdraw(std::uint32_t handle);
   bool reliable() const { return mechanisms_.fetch == FetchMode::kReliable; }
   void make_available(std::uint32_t handle, bool front);
+  // mechanisms.teardown_window: a dead process's lingering long-poll takes the job.
+  void hand_to_dead(std::uint32_t handle, WorkerId worker);
   void detach(std::uint32_t handle);     // from its holder's active list
   void take_back(std::uint32_t handle);  // detach and cancel its lease timer
   void finish(std::uint32_t handle);     // free the record

@@ -116,6 +116,10 @@ struct BackendMechanisms {
   LeaseExpiry lease;
   Rescuer rescuer;
   FetchMode fetch = FetchMode::kReliable;
+  // A killed process's blocked fetchers stay registered with the store this long, until
+  // the kernel tears the process down: a job pushed meanwhile is handed to the dead process
+  // (lost under kAtMostOnce). Sidekiq OSS on Redis: a few ms (BRPOP clients). 0: none.
+  Duration teardown_window = 0;
   Duration cleanup_interval = kMinute;  // kPrivateList
   Duration process_ttl = 60 * kSecond;  // kPrivateList
 };

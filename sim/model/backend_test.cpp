@@ -722,6 +722,38 @@ TEST_F(BackendTest, AtMostOnceFetchLosesHeldJobsWhenTheProcessEnds) {
   EXPECT_EQ(recorder.orphan_recovery().count(), 0u);
 }
 
+TEST_F(BackendTest, AKilledProcesssLingeringFetcherTakesAJobPushedInItsTeardown) {
+  // At-most-once, a 5 ms teardown window. w1 and w2 wait (w1 first in line); w1's process
+  // is killed at 10 s. A job pushed at 10.002 s goes to w1's lingering fetcher and is lost;
+  // one pushed at 10.006 s, after the window, wakes w2.
+  BackendMechanisms m;
+  m.heartbeat_detection = false;
+  m.lease.enabled = false;
+  m.fetch = FetchMode::kAtMostOnce;
+  m.teardown_window = 5 * kMillisecond;
+  make(m);
+  Wakeups first, second;
+  const WorkerId w1 = add_worker(&first);
+  const WorkerId w2 = add_worker(&second);
+  backend->wait_for_jobs(w1);
+  backend->wait_for_jobs(w2);
+  rt.run_until(10 * kSecond);
+  backend->process_ended(w1);
+  backend->cancel_wait(w1);
+  rt.run_until(10002 * kMillisecond);
+  enqueue();
+  EXPECT_EQ(first.count, 0);
+  EXPECT_EQ(second.count, 0);
+  EXPECT_EQ(backend->live_jobs(), 0u);
+  rt.run_until(10006 * kMillisecond);
+  enqueue();
+  EXPECT_EQ(second.count, 1);
+  fetch_and_complete(w2);
+  expect_audit_ok();
+  EXPECT_EQ(recorder.totals().lost, 1);
+  EXPECT_EQ(recorder.totals().completed, 1);
+}
+
 TEST_F(BackendTest, AtMostOnceJobsAreOutOfReachOfTheStoreMechanisms) {
   // Dead-worker detection, lease expiry and a rescuer are all on, but the jobs are no
   // longer in the store: the worker is dead at 30 s, its lease ends at 10 s, a rescue would

@@ -75,8 +75,8 @@ void SimulatedProcess::die(ProcessEnd how, int code) {
   rt_.cancel(wake_);
   mirror();
   on_models([this, how, code] {
-    backend_.cancel_wait(worker_id_);    // its long-poll dies with it
     backend_.process_ended(worker_id_);  // jobs held only in its memory die with it
+    backend_.cancel_wait(worker_id_);    // its long-poll dies with it (or lingers a moment)
     observer_.on_process_end(pod_, how, code);
   });
 }

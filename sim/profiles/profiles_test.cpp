@@ -82,6 +82,21 @@ TEST(Profiles, SidekiqLosesTheJobsOfAnOomKilledProcess) {
                                               {2, 1, 0, 35, 95, "completed"}}));
 }
 
+TEST(Profiles, SidekiqLosesAJobPushedWhileItsKilledProcessIsTornDown) {
+  // An idle Sidekiq (its fetcher in BRPOP) is OOM-killed at 10 s. Its BRPOP stays
+  // registered for the 3.4 ms teardown: the job pushed at 10.001 s is handed to the dead
+  // process and lost; the one at 10.02 s waits for the restarted container (crashed for
+  // 1 s, starting for 1 s: up at 12 s) and runs then.
+  const Replay r = run(R"({"name": "case", "duration": "11s", "settle": "1m",
+    "workload": {"arrival": {"kind": "list", "at": ["10001ms", "10020ms"]},
+                 "job_duration": {"kind": "constant", "value": "1s"}},
+    "worker": {"profile": "sidekiq", "concurrency": 1},
+    "platform": {"replicas": 1, "pod_start_delay": "1s", "restart_delay": "1s"},
+    "events": [{"at": "10s", "kind": "oom_kill", "pod": "pod-0"}]})");
+  EXPECT_EQ(r.summary["jobs_lost"], 1);
+  EXPECT_EQ(r.attempts, (std::vector<Attempt>{{1, 1, 0, 12, 13, "completed"}}));
+}
+
 TEST(Profiles, SidekiqRequeuesToTheFrontAtTheTimeoutWithoutCountingAnAttempt) {
   // One slot. TERM at 10 s; pod-1 (ready at 15 s) takes job 1. Once no more than 0.5 s of
   // the 25 s timeout is left (34.5 s), pod-0 pushes job 0 back to the FRONT, ahead of job 2,
