@@ -131,11 +131,32 @@ void Backend::process_ended(WorkerId worker) {
   }
 }
 
+void Backend::claim(std::uint32_t handle, WorkerId worker) {
+  const Time now = rt_.now();
+  Job& job = jobs_[handle];
+  Worker& w = workers_[worker];
+  job.marked = false;
+  job.state = JobState::kActive;
+  job.holder = worker;
+  ++job.attempt;
+  ++job.claims;
+  job.fetched_at = now;
+  job.lease_deadline = now + config_.visibility_timeout;
+  if (reliable() && mechanisms_.lease.enabled && mechanisms_.lease.check_interval == 0) {
+    job.timer = rt_.schedule(job.lease_deadline, Priority::kBackend, this, kLeaseExpiry, handle);
+  }
+  job.prev = kNil;
+  job.next = w.active_head;
+  if (w.active_head != kNil) jobs_[w.active_head].prev = handle;
+  w.active_head = handle;
+  ++active_;
+  recorder_.job_claimed(job.ledger, now);
+}
+
 void Backend::fetch(WorkerId worker, int count, std::vector<Lease>& out) {
   Worker& w = workers_[worker];
   w.waiting = false;  // a fetch ends a wait; a worker with free slots left waits again
   if (!takes_jobs(w)) return;
-  const Time now = rt_.now();
   for (int q : w.queues) {
     auto& available = queues_[q].available;
     while (count > 0 && !available.empty()) {
@@ -146,23 +167,7 @@ void Backend::fetch(WorkerId worker, int count, std::vector<Lease>& out) {
         discard(handle, ErrorKind::kStalled);
         continue;
       }
-      job.marked = false;
-      job.state = JobState::kActive;
-      job.holder = worker;
-      ++job.attempt;
-      ++job.claims;
-      job.fetched_at = now;
-      job.lease_deadline = now + config_.visibility_timeout;
-      if (reliable() && mechanisms_.lease.enabled && mechanisms_.lease.check_interval == 0) {
-        job.timer =
-            rt_.schedule(job.lease_deadline, Priority::kBackend, this, kLeaseExpiry, handle);
-      }
-      job.prev = kNil;
-      job.next = w.active_head;
-      if (w.active_head != kNil) jobs_[w.active_head].prev = handle;
-      w.active_head = handle;
-      ++active_;
-      recorder_.job_claimed(job.ledger, now);
+      claim(handle, worker);
       out.push_back(
           Lease{job.id, handle, job.ledger, job.attempt, job.progress, job.spec, job.claims});
       --count;
@@ -378,30 +383,17 @@ void Backend::make_available(std::uint32_t handle, bool front) {
 void Backend::hand_to_dead(std::uint32_t handle, WorkerId worker) {
   Queue& q = queues_[jobs_[handle].queue];
   q.available.erase(std::find(q.available.begin(), q.available.end(), handle));
-  Job& job = jobs_[handle];
-  job.state = JobState::kActive;
-  ++job.attempt;
-  ++job.claims;
-  job.fetched_at = rt_.now();
-  job.lease_deadline = rt_.now() + config_.visibility_timeout;
-  recorder_.job_claimed(job.ledger, rt_.now());
+  // Claimed by the dead worker as if it had fetched it; its recovery mechanisms bring it
+  // back, except under at-most-once fetch, where it died with the process.
+  claim(handle, worker);
   if (mechanisms_.fetch == FetchMode::kAtMostOnce) {
-    recorder_.job_lost(job.ledger, rt_.now(),
+    take_back(handle);
+    recorder_.job_lost(jobs_[handle].ledger, rt_.now(),
                        fmt::format("handed to worker {}'s fetcher after its process was killed, "
                                    "before the kernel tore it down",
                                    worker));
     finish(handle);
     return;
-  }
-  // Held by the dead worker, as if it had fetched it: its recovery mechanisms bring it back.
-  job.holder = worker;
-  job.prev = kNil;
-  job.next = workers_[worker].active_head;
-  if (job.next != kNil) jobs_[job.next].prev = handle;
-  workers_[worker].active_head = handle;
-  ++active_;
-  if (reliable() && mechanisms_.lease.enabled && mechanisms_.lease.check_interval == 0) {
-    job.timer = rt_.schedule(job.lease_deadline, Priority::kBackend, this, kLeaseExpiry, handle);
   }
   arm_sweeps();
 }

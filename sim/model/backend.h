@@ -176,6 +176,9 @@ class Backend final : public TimerTarget, public BackendView {
   // Takes an accepted report's job out of wherever it is (a holder, the queue, a backoff).
   void withdraw(std::uint32_t handle);
   bool reliable() const { return mechanisms_.fetch == FetchMode::kReliable; }
+  // Hands the job (out of its queue) to the worker: active, attempt and claim counted,
+  // leased, on the worker's list.
+  void claim(std::uint32_t handle, WorkerId worker);
   void make_available(std::uint32_t handle, bool front);
   // mechanisms.teardown_window: a dead process's lingering long-poll takes the job.
   void hand_to_dead(std::uint32_t handle, WorkerId worker);
