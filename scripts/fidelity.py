@@ -109,6 +109,21 @@ def check(drainsim, systems, cases, notes):
     return problems
 
 
+# What results/fidelity/ keeps of a real run's results: what the tables, the rule check and
+# `drainsim fidelity --from` read (the pods, the profile and the scenario's echo can be had
+# again from the case and the drainsim of that version).
+KEPT = ("schema_version", "drainsim_version", "engine", "seed", "real", "summary", "warnings")
+
+
+def keep_reference(path):
+    doc = json.load(open(path))
+    ref = {k: doc[k] for k in KEPT if k in doc}
+    ref["scenario"] = {"name": doc["scenario"]["name"]}
+    with open(path, "w") as out:
+        json.dump(ref, out, indent=1, sort_keys=True)
+        out.write("\n")
+
+
 def section(drainsim, case, system, args):
     name = os.path.basename(case)[:-5]
     out_dir = os.path.join("results", "fidelity", system)
@@ -119,6 +134,8 @@ def section(drainsim, case, system, args):
         print(f"fidelity: {name} on {system}, {args.repeats} repeats", flush=True)
         run([drainsim, "real", case, "--system", system, "--repeats", str(args.repeats),
              "--out-dir", out_dir])
+        for f in glob.glob(os.path.join(HERE, out_dir, f"{name}-{system}-*.json")):
+            keep_reference(f)
     files = sorted(glob.glob(os.path.join(HERE, out_dir, f"{name}-{system}-*.json")))
     if not files:
         return None
