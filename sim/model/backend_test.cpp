@@ -1160,26 +1160,36 @@ TEST_F(BackendTest, LeaseFenceRefusesEveryLateRunSoTheJobNeverCompletes) {
   EXPECT_EQ(backend->live_jobs(), 1u);
 }
 
-// Oban with the Lifeline (every minute, after 1 h, no backoff): a 90 min run is made
-// available at the 1 h sweep though it still runs, then finishes at 1 h 30 m and acks.
-TEST_F(BackendTest, JobIdFenceCompletesAJobWaitingInTheQueue) {
+// A rescuer as Oban's Lifeline (every minute, after 1 h, no backoff) under `fence`: a
+// 90 min run is made available at the 1 h sweep though it still runs, then finishes at
+// 1 h 30 m. Returns the backend's answer to its ack; `lease` is the run's.
+class RescuedRunTest : public BackendTest {
+ protected:
+  bool ack_of_a_rescued_run(CompletionFence fence) {
+    BackendMechanisms m;
+    m.heartbeat_detection = false;
+    m.lease.enabled = false;
+    m.rescuer = Rescuer{true, kMinute, kHour, false};
+    m.ack_fence = m.fail_fence = fence;
+    make(m);
+    enqueue(90 * kMinute);
+    const WorkerId w = add_worker();
+    const auto l = fetch(w, 1);
+    EXPECT_EQ(l.size(), 1u);
+    lease = l.at(0);
+    start_attempt(lease);
+    rt.run_until(kHour);
+    EXPECT_EQ(state(lease), JobState::kAvailable);
+    rt.run_until(90 * kMinute);
+    end_attempt(lease, w, Outcome::kCompleted);
+    return backend->ack(w, lease);
+  }
+  Lease lease;
+};
+
+TEST_F(RescuedRunTest, JobIdFenceCompletesAJobWaitingInTheQueue) {
   // Completion by id takes the job out of the queue: nothing runs again.
-  BackendMechanisms m;
-  m.heartbeat_detection = false;
-  m.lease.enabled = false;
-  m.rescuer = Rescuer{true, kMinute, kHour, false};
-  m.ack_fence = m.fail_fence = CompletionFence::kJobId;
-  make(m);
-  enqueue(90 * kMinute);
-  const WorkerId w = add_worker();
-  const auto l = fetch(w, 1);
-  ASSERT_EQ(l.size(), 1u);
-  start_attempt(l[0]);
-  rt.run_until(kHour);
-  ASSERT_EQ(state(l[0]), JobState::kAvailable);
-  rt.run_until(90 * kMinute);
-  end_attempt(l[0], w, Outcome::kCompleted);
-  EXPECT_TRUE(backend->ack(w, l[0]));
+  EXPECT_TRUE(ack_of_a_rescued_run(CompletionFence::kJobId));
   EXPECT_EQ(backend->live_jobs(), 0u);
   EXPECT_FALSE(backend->has_jobs_for(add_worker()));
   expect_audit_ok();
@@ -1188,24 +1198,11 @@ TEST_F(BackendTest, JobIdFenceCompletesAJobWaitingInTheQueue) {
   EXPECT_DOUBLE_EQ(recorder.job_latency().quantile(0.5), 90 * 60);
 }
 
-TEST_F(BackendTest, JobIdWhileHeldFenceRefusesAJobWaitingInTheQueue) {
+TEST_F(RescuedRunTest, JobIdWhileHeldFenceRefusesAJobWaitingInTheQueue) {
   // River's rule on the same run: the row is no longer `running`, so the completion is
   // refused and the job waits to run again; the body's work counts for nothing.
-  BackendMechanisms m;
-  m.heartbeat_detection = false;
-  m.lease.enabled = false;
-  m.rescuer = Rescuer{true, kMinute, kHour, false};
-  m.ack_fence = m.fail_fence = CompletionFence::kJobIdWhileActive;
-  make(m);
-  enqueue(90 * kMinute);
-  const WorkerId w = add_worker();
-  const auto l = fetch(w, 1);
-  ASSERT_EQ(l.size(), 1u);
-  start_attempt(l[0]);
-  rt.run_until(90 * kMinute);
-  end_attempt(l[0], w, Outcome::kCompleted);
-  EXPECT_FALSE(backend->ack(w, l[0]));
-  EXPECT_EQ(state(l[0]), JobState::kAvailable);
+  EXPECT_FALSE(ack_of_a_rescued_run(CompletionFence::kJobIdWhileActive));
+  EXPECT_EQ(state(lease), JobState::kAvailable);
   EXPECT_TRUE(backend->has_jobs_for(add_worker()));
   expect_audit_ok();
   EXPECT_EQ(recorder.totals().completed, 0);

@@ -96,8 +96,12 @@ void WorkerCore::on_job_finished(int slot, JobResult result) {
       break;
   }
   if (state_ == WorkerState::kDraining) {
-    if (active_ == 0 && !deadline_passed_) drain_done();
-    if (active_ == 0 && deadline_passed_ && !finish_.pending()) finish_shutdown();
+    if (active_ != 0) return;
+    if (!deadline_passed_) {
+      drain_done();
+    } else if (!finish_.pending()) {
+      finish_shutdown();  // kCancelAndWait: the last cancelled body returned
+    }
     return;
   }
   fill_slots();
