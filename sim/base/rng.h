@@ -5,6 +5,7 @@
 // Not thread-safe; one Rng per thread of use.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 namespace drainsim {
@@ -43,6 +44,10 @@ enum class Stream : std::uint64_t {
   kBackend = 4,
   kPlatform = 5,
   kWorkers = 6,
+  kDispatch = 7,  // which waiting worker a job goes to (Dispatch::kRandomWaiter)
+  kNetwork = 8,   // fetch round trips (worker.fetch_latency)
 };
+// How many streams a runtime keeps: one more than the largest Stream.
+inline constexpr std::size_t kStreamCount = 9;
 
 }  // namespace drainsim

@@ -56,7 +56,7 @@ StrandRuntime::StrandRuntime(AsioRuntime& owner, const Rng& root, std::uint64_t 
   // The first strand draws the same streams as the virtual engine (the same jobs arrive
   // with the same durations, so engines can be compared); strand i > 0 the root's forks
   // 1000 * i + stream.
-  for (std::uint64_t s = 0; s < 8; ++s) streams_.push_back(root.fork(1000 * index + s));
+  for (std::uint64_t s = 0; s < kStreamCount; ++s) streams_.push_back(root.fork(1000 * index + s));
 }
 
 StrandRuntime::~StrandRuntime() = default;

@@ -153,7 +153,7 @@ class VirtualRuntime final : public Runtime {
   mutable std::size_t next_bucket_ = 0;
 
   Rng root_;
-  std::array<Rng, 8> streams_;
+  std::array<Rng, kStreamCount> streams_;
 };
 
 }  // namespace drainsim

@@ -60,6 +60,7 @@ json mechanisms_json(const BackendMechanisms& m) {
               {"heartbeat_detection", m.heartbeat_detection},
               {"lease_expiry", lease},
               {"rescuer", rescuer},
+              {"dispatch", name_of(m.dispatch)},
               {"fetch", name_of(m.fetch)},
               {"teardown_window", format_duration(m.teardown_window)}};
   if (m.fetch == FetchMode::kPrivateList) {

@@ -139,7 +139,7 @@ ArrivalProcess read_arrival(const Reader& r, Duration duration) {
   return a;
 }
 
-DurationDistribution read_job_duration(const Reader& r) {
+DurationDistribution read_distribution(const Reader& r) {
   DurationDistribution d;
   d.kind = r.kind(kDistributionKinds, "distribution kind");
   switch (d.kind) {
@@ -218,7 +218,7 @@ WorkloadConfig read_workload(const Reader& r, Duration duration) {
   r.need("arrival", "an object like {\"kind\": \"poisson\", \"rate_per_s\": 10}");
   r.need("job_duration", "an object like {\"kind\": \"constant\", \"value\": \"5s\"}");
   w.arrival = read_arrival(r.object("arrival"), duration);
-  w.job_duration = read_job_duration(r.object("job_duration"));
+  w.job_duration = read_distribution(r.object("job_duration"));
   if (r.find("cancel")) {
     const Reader cancel = r.object("cancel");
     cancel.allow({"cooperative_fraction", "latency"});
@@ -268,7 +268,7 @@ void read_classes(const Reader& workload, WorkloadConfig& w, BackendConfig& b) {
       if (other.name == c.name) r.fail("name", fmt::format("\"{}\" names two classes", c.name));
     }
     r.number("weight", c.weight, {0, kInf, true});
-    if (r.find("job_duration")) c.job_duration = read_job_duration(r.object("job_duration"));
+    if (r.find("job_duration")) c.job_duration = read_distribution(r.object("job_duration"));
     r.number("failure_rate", c.failure_rate, {0, 1});
     if (r.find("retry")) read_retry(r.object("retry"), c.retry);
     w.classes.push_back(std::move(c));
@@ -307,7 +307,7 @@ ProfileOptions read_options(const Reader& worker, const Profile& profile) {
 
 WorkerConfig read_worker(const Reader& r) {
   r.allow({"profile", "concurrency", "grace_period", "heartbeat_interval", "poll_interval",
-           "queues", "options"});
+           "fetch_latency", "queues", "options"});
   std::string name = "ojs";
   r.string("profile", name);
   const Profile* profile = find_profile(name);
@@ -321,6 +321,7 @@ WorkerConfig read_worker(const Reader& r) {
   }
   r.duration("heartbeat_interval", w.heartbeat_interval, 1);
   r.duration("poll_interval", w.poll_interval, 1);
+  if (r.find("fetch_latency")) w.fetch_latency = read_distribution(r.object("fetch_latency"));
   if (r.find("queues")) {
     const json& queues = r.array("queues", "a non-empty list of queue names", true);
     if (queues.size() > 64) r.expected("queues", "at most 64 queue names");

@@ -308,6 +308,15 @@ TEST(ScenarioLoaderTest, NonIncreasingHistogram) {
             "x.json: workload.job_duration.histogram[0].weight: expected a number > 0, got 0");
 }
 
+TEST(ScenarioLoaderTest, FetchLatencyIsADistributionWithItsOwnPath) {
+  EXPECT_EQ(error_of(with(minimal(), "/worker/fetch_latency",
+                          {{"kind", "lognormal"}, {"median", "2ms"}, {"p99", "1ms"}})),
+            "x.json: worker.fetch_latency.p99: expected a duration greater than median (2ms), "
+            "got \"1ms\"");
+  EXPECT_TRUE(Contains(error_of(with(minimal(), "/worker/fetch_latency", {{"kind", "constant"}})),
+                       "worker.fetch_latency.value: required field missing"));
+}
+
 TEST(ScenarioLoaderTest, EmpiricalNeedsExactlyOneOfValuesAndHistogram) {
   EXPECT_EQ(error_of(with(minimal(), "/workload/job_duration", {{"kind", "empirical"}})),
             "x.json: workload.job_duration: expected exactly one of \"values\" and \"histogram\"");
@@ -570,7 +579,9 @@ TEST(ScenarioLoaderTest, FullScenarioWritesBackIdentically) {
                 "retry": {"max_attempts": 5, "initial_interval": "2s", "backoff_coefficient": 1.5,
                           "max_interval": "1m", "jitter": false}},
     "worker": {"profile": "ojs", "concurrency": 3, "grace_period": "0s",
-               "heartbeat_interval": "2s", "poll_interval": "500ms", "queues": ["q1", "q2"],
+               "heartbeat_interval": "2s", "poll_interval": "500ms",
+               "fetch_latency": {"kind": "lognormal", "median": "300us", "p99": "2ms"},
+               "queues": ["q1", "q2"],
                "options": {}},
     "platform": {"kind": "kubernetes", "replicas": 5, "nodes": 2,
                  "termination_grace_period": "1m", "pre_stop": {"kind": "quiet_then_sleep", "duration": "5s"},

@@ -216,6 +216,7 @@ json scenario_to_json(const Scenario& s) {
            {"grace_period", format_grace(k.grace_period)},
            {"heartbeat_interval", format_duration(k.heartbeat_interval)},
            {"poll_interval", format_duration(k.poll_interval)},
+           {"fetch_latency", distribution_json(k.fetch_latency)},
            {"queues", k.queues},
            {"options", options_json(k.options)},
        }},

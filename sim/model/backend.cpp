@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -66,7 +67,8 @@ WorkerId Backend::register_worker(std::span<const int> queues, WorkerListener* l
                             Directive::kRunning,
                             WorkerStatus::kAlive,
                             false,
-                            -1});
+                            -1,
+                            {}});
   arm_deadline(id);
   if (reliable() && mechanisms_.lease.enabled && mechanisms_.lease.checked_by_workers) {
     worker_check(id);  // at its start, before its first fetch
@@ -115,9 +117,8 @@ void Backend::deregister(WorkerId worker) {
 void Backend::process_ended(WorkerId worker) {
   Worker& w = workers_[worker];
   rt_.cancel(w.check);  // its checker died with it
-  if (w.waiting && mechanisms_.teardown_window > 0) {
-    w.teardown_until = rt_.now() + mechanisms_.teardown_window;
-  }
+  w.teardown_until = rt_.now() + (w.waiting ? mechanisms_.teardown_window : 0);
+  w.handed.clear();  // held by a dead worker now, like the jobs it had started
   if (mechanisms_.fetch != FetchMode::kAtMostOnce) return;
   const Time now = rt_.now();
   while (w.active_head != kNil) {
@@ -153,9 +154,23 @@ void Backend::claim(std::uint32_t handle, WorkerId worker) {
   recorder_.job_claimed(job.ledger, now);
 }
 
+Lease Backend::lease_of(std::uint32_t handle) const {
+  const Job& job = jobs_[handle];
+  return Lease{job.id, handle, job.ledger, job.attempt, job.progress, job.spec, job.claims};
+}
+
 void Backend::fetch(WorkerId worker, int count, std::vector<Lease>& out) {
   Worker& w = workers_[worker];
   w.waiting = false;  // a fetch ends a wait; a worker with free slots left waits again
+  for (const Lease& lease : std::exchange(w.handed, {})) {
+    if (!holds(worker, lease)) continue;  // taken back meanwhile
+    if (count > 0) {
+      out.push_back(lease);
+      --count;
+    } else {
+      give_back(lease.handle);
+    }
+  }
   if (!takes_jobs(w)) return;
   for (int q : w.queues) {
     auto& available = queues_[q].available;
@@ -168,8 +183,7 @@ void Backend::fetch(WorkerId worker, int count, std::vector<Lease>& out) {
         continue;
       }
       claim(handle, worker);
-      out.push_back(
-          Lease{job.id, handle, job.ledger, job.attempt, job.progress, job.spec, job.claims});
+      out.push_back(lease_of(handle));
       --count;
     }
   }
@@ -193,7 +207,7 @@ void Backend::arm_sweeps() {
 
 void Backend::wait_for_jobs(WorkerId worker) {
   Worker& w = workers_[worker];
-  if (!takes_jobs(w)) return;
+  if (!takes_jobs(w) || mechanisms_.dispatch == Dispatch::kPoll) return;
   w.waiting = true;
   for (std::uint32_t i = 0; i < w.queues.size(); ++i) {
     if (w.listed >> i & 1) continue;
@@ -204,6 +218,7 @@ void Backend::wait_for_jobs(WorkerId worker) {
 
 bool Backend::has_jobs_for(WorkerId worker) const {
   const Worker& w = workers_[worker];
+  if (!w.handed.empty()) return true;
   if (!takes_jobs(w)) return false;
   for (int q : w.queues) {
     if (!queues_[q].available.empty()) return true;
@@ -215,6 +230,13 @@ void Backend::cancel_wait(WorkerId worker) {
   Worker& w = workers_[worker];
   if (w.teardown_until > rt_.now()) return;  // the dead process's long-poll lingers
   w.waiting = false;
+  give_back_handed(worker);
+}
+
+void Backend::give_back_handed(WorkerId worker) {
+  for (const Lease& lease : std::exchange(workers_[worker].handed, {})) {
+    if (holds(worker, lease)) give_back(lease.handle);
+  }
 }
 
 bool Backend::holds(WorkerId worker, const Lease& lease) const {
@@ -241,12 +263,19 @@ bool Backend::accepts(CompletionFence fence, WorkerId worker, const Lease& lease
 }
 
 void Backend::withdraw(std::uint32_t handle) {
-  Job& job = jobs_[handle];
-  if (job.state == JobState::kAvailable) {
-    auto& available = queues_[job.queue].available;
+  if (jobs_[handle].state == JobState::kAvailable) unqueue(handle);
+  take_back(handle);
+}
+
+void Backend::unqueue(std::uint32_t handle) {
+  auto& available = queues_[jobs_[handle].queue].available;
+  if (available.front() == handle) {
+    available.pop_front();
+  } else if (available.back() == handle) {
+    available.pop_back();
+  } else {
     available.erase(std::find(available.begin(), available.end(), handle));
   }
-  take_back(handle);
 }
 
 bool Backend::ack(WorkerId worker, const Lease& lease) {
@@ -319,6 +348,7 @@ Directive Backend::heartbeat(WorkerId worker, Directive state, std::span<const L
   if (w.status != WorkerStatus::kAlive) return Directive::kTerminate;
   w.last_heartbeat = rt_.now();
   w.reported = state;
+  if (state != Directive::kRunning) give_back_handed(worker);  // it will not fetch them
   if (!mechanisms_.lease.renewed_by_heartbeat) return w.directive;
   for (const Lease& lease : active) {
     if (holds(worker, lease)) {
@@ -363,30 +393,57 @@ void Backend::make_available(std::uint32_t handle, bool front) {
     q.available.push_back(handle);
   }
   recorder_.job_available(job.ledger, rt_.now());
-  while (!q.waiting.empty()) {
-    const Waiter waiter = q.waiting.front();
-    q.waiting.pop_front();
-    Worker& w = workers_[waiter.worker];
-    w.listed &= ~(std::uint64_t{1} << waiter.index);
-    if (!w.waiting || !takes_jobs(w)) continue;
+  while (const std::optional<Waiter> waiter = next_waiter(q)) {
+    Worker& w = workers_[waiter->worker];
     w.waiting = false;
-    if (w.teardown_until >= 0) {  // its process is gone
-      if (rt_.now() < w.teardown_until) hand_to_dead(handle, waiter.worker);
-      if (jobs_[handle].state != JobState::kAvailable) break;  // it took the job
-      continue;
-    }
-    w.listener->on_jobs_available();
+    // Its process is gone and the kernel has closed its long-poll.
+    if (w.teardown_until >= 0 && rt_.now() >= w.teardown_until) continue;
+    hand(handle, waiter->worker);
     break;
   }
 }
 
-void Backend::hand_to_dead(std::uint32_t handle, WorkerId worker) {
-  Queue& q = queues_[jobs_[handle].queue];
-  q.available.erase(std::find(q.available.begin(), q.available.end(), handle));
-  // Claimed by the dead worker as if it had fetched it; its recovery mechanisms bring it
-  // back, except under at-most-once fetch, where it died with the process.
+std::optional<Backend::Waiter> Backend::next_waiter(Queue& q) {
+  auto drop = [this](const Waiter& x) {
+    workers_[x.worker].listed &= ~(std::uint64_t{1} << x.index);
+  };
+  auto stale = [this](const Waiter& x) {
+    const Worker& w = workers_[x.worker];
+    return !w.waiting || !takes_jobs(w);
+  };
+  if (mechanisms_.dispatch == Dispatch::kRandomWaiter) {
+    std::erase_if(q.waiting, [&](const Waiter& x) {
+      if (stale(x)) drop(x);
+      return stale(x);
+    });
+    if (q.waiting.empty()) return std::nullopt;
+    const auto it = q.waiting.begin() +
+                    static_cast<std::ptrdiff_t>(rt_.rng(Stream::kDispatch).below(q.waiting.size()));
+    const Waiter x = *it;
+    q.waiting.erase(it);
+    drop(x);
+    return x;
+  }
+  while (!q.waiting.empty()) {
+    const Waiter x = q.waiting.front();
+    q.waiting.pop_front();
+    drop(x);
+    if (!stale(x)) return x;
+  }
+  return std::nullopt;
+}
+
+void Backend::hand(std::uint32_t handle, WorkerId worker) {
+  Worker& w = workers_[worker];
+  const bool dead = w.teardown_until >= 0;
+  unqueue(handle);
+  if (jobs_[handle].stalls > mechanisms_.lease.max_stalls) {  // as at a fetch: failed for good
+    discard(handle, ErrorKind::kStalled);
+    if (!dead) w.listener->on_jobs_available();  // it fetches, finds nothing, waits again
+    return;
+  }
   claim(handle, worker);
-  if (mechanisms_.fetch == FetchMode::kAtMostOnce) {
+  if (dead && mechanisms_.fetch == FetchMode::kAtMostOnce) {
     take_back(handle);
     recorder_.job_lost(jobs_[handle].ledger, rt_.now(),
                        fmt::format("handed to worker {}'s fetcher after its process was killed, "
@@ -396,6 +453,15 @@ void Backend::hand_to_dead(std::uint32_t handle, WorkerId worker) {
     return;
   }
   arm_sweeps();
+  if (dead) return;  // held by the dead worker: its recovery brings it back
+  w.handed.push_back(lease_of(handle));
+  w.listener->on_jobs_available();
+}
+
+void Backend::give_back(std::uint32_t handle) {
+  take_back(handle);
+  --jobs_[handle].attempt;
+  make_available(handle, true);
 }
 
 void Backend::detach(std::uint32_t handle) {
@@ -483,17 +549,18 @@ void Backend::worker_check(WorkerId worker) {
 
 void Backend::check_leases() {
   const Time now = rt_.now();
-  // As in the sweeps: taking a job back frees nothing and adds nothing, so each slot is
-  // seen once. Then every job still active is marked for the next check.
-  for (std::uint32_t handle = 0; handle < jobs_.size(); ++handle) {
-    const Job& job = jobs_[handle];
-    if (job.live && job.state == JobState::kActive && job.marked && job.lease_deadline <= now) {
-      expire_lease(handle);
-    }
-  }
+  // One pass, as BullMQ's script does it atomically: a job seen at the previous check whose
+  // lock has lapsed goes back; every other active job is marked for the next check. A job
+  // taken back and handed straight to a waiting worker is not marked (claim clears it), and
+  // taking a job back frees nothing and adds nothing, so each slot is seen once.
   for (std::uint32_t handle = 0; handle < jobs_.size(); ++handle) {
     Job& job = jobs_[handle];
-    if (job.live && job.state == JobState::kActive) job.marked = true;
+    if (!job.live || job.state != JobState::kActive) continue;
+    if (job.marked && job.lease_deadline <= now) {
+      expire_lease(handle);
+    } else {
+      job.marked = true;
+    }
   }
 }
 

@@ -71,18 +71,22 @@ class Backend final : public TimerTarget, public BackendView {
   // expiry or a rescuer bring jobs back).
   void process_ended(WorkerId worker);
 
-  // Claims up to `count` jobs, in queue priority order, appending their leases to `out`.
-  // A quiet, terminating, dead or deregistered worker gets none.
+  // Appends to `out` the jobs handed to the worker while it waited, then claims more, in
+  // queue priority order, up to `count` in all. A quiet, terminating, dead or deregistered
+  // worker gets no more than was handed to it; a handed job beyond `count` goes back.
   void fetch(WorkerId worker, int count, std::vector<Lease>& out);
-  // Asks to be told (once) when a job becomes available in the worker's queues: a
-  // long-poll. The wait ends when the worker is told, fetches, cancels it, stops running
-  // (quiet, terminating) or dies. Each worker holds at most one place per queue.
-  // REQUIRES: the worker has at most 64 queues.
+  // A long-poll: the worker waits for a job in its queues. As mechanisms.dispatch says, a
+  // job that becomes available is handed to the worker that waited longest, or to a waiting
+  // one drawn at random (claimed for it at once; its next fetch collects it), and the
+  // worker is told once; under Dispatch::kPoll nobody waits. The wait ends when the worker
+  // is handed a job, fetches, cancels it, stops running (quiet, terminating) or dies. Each
+  // worker holds at most one place per queue. REQUIRES: the worker has at most 64 queues.
   void wait_for_jobs(WorkerId worker);
   // Whether a fetch by the worker now would get a job.
   bool has_jobs_for(WorkerId worker) const;
   // The worker no longer waits (it went quiet, or its process died and its long-poll
-  // connection with it).
+  // connection with it). A job handed to a live worker that it has not fetched goes back to
+  // the front of its queue, its attempt given back.
   void cancel_wait(WorkerId worker);
 
   // True when accepted; false when the completion fence refuses it.
@@ -100,7 +104,8 @@ class Backend final : public TimerTarget, public BackendView {
 
   // Records a heartbeat in `state` ("running", "quiet", "terminate"), renews the leases
   // of `active` that the worker holds (when lease.renewed_by_heartbeat), and answers with
-  // the directive for the worker.
+  // the directive for the worker. A worker no longer running gives back the jobs handed to
+  // it that it has not fetched (as cancel_wait).
   Directive heartbeat(WorkerId worker, Directive state, std::span<const Lease> active);
   // Answers the worker's following heartbeats with `directive` (directives only escalate).
   void set_directive(WorkerId worker, Directive directive);
@@ -158,7 +163,8 @@ class Backend final : public TimerTarget, public BackendView {
     Directive reported;
     WorkerStatus status;
     bool waiting;
-    Time teardown_until;  // its process ended; its long-poll lingers until then
+    Time teardown_until;        // -1 while its process lives; then its long-poll lingers until
+    std::vector<Lease> handed;  // while it waited, not yet fetched
   };
   struct Waiter {
     WorkerId worker;
@@ -171,6 +177,7 @@ class Backend final : public TimerTarget, public BackendView {
   };
 
   bool holds(WorkerId worker, const Lease& lease) const;
+  Lease lease_of(std::uint32_t handle) const;
   // Whether `fence` takes the worker's report of the lease's job.
   bool accepts(CompletionFence fence, WorkerId worker, const Lease& lease) const;
   // Takes an accepted report's job out of wherever it is (a holder, the queue, a backoff).
@@ -180,8 +187,17 @@ class Backend final : public TimerTarget, public BackendView {
   // leased, on the worker's list.
   void claim(std::uint32_t handle, WorkerId worker);
   void make_available(std::uint32_t handle, bool front);
-  // mechanisms.teardown_window: a dead process's lingering long-poll takes the job.
-  void hand_to_dead(std::uint32_t handle, WorkerId worker);
+  // Out of the available list of its queue.
+  void unqueue(std::uint32_t handle);
+  // The next waiter of the queue that mechanisms.dispatch serves, out of the wait list.
+  std::optional<Waiter> next_waiter(Queue& q);
+  // The available job goes to the waiting worker: claimed for it, collected at its next
+  // fetch. A dead process's lingering long-poll (mechanisms.teardown_window) takes it too.
+  void hand(std::uint32_t handle, WorkerId worker);
+  // A handed job its worker stopped waiting for: back to the front, attempt given back.
+  void give_back(std::uint32_t handle);
+  // Every job handed to the live worker that it still holds unfetched.
+  void give_back_handed(WorkerId worker);
   void detach(std::uint32_t handle);     // from its holder's active list
   void take_back(std::uint32_t handle);  // detach and cancel its lease timer
   void finish(std::uint32_t handle);     // free the record

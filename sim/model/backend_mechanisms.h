@@ -109,8 +109,28 @@ constexpr std::array<std::string_view, 3> names(CompletionFence) {
   return {"lease", "job_id", "job_id_while_active"};
 }
 
+// How a job that becomes available reaches the workers waiting for one (each waiting worker
+// holds one place per queue in its wait list, oldest first).
+enum class Dispatch : std::uint8_t {
+  // The store hands the job at once to the worker that has waited longest (Redis BRPOP and
+  // BZPOPMIN serve the longest-blocked client; Faktory's and Temporal's long polls alike). A
+  // worker that was not waiting, such as one that just finished a job and must make a round
+  // trip to fetch again, never takes it from a waiting one.
+  kLongestWaiting,
+  // Waiting workers race for it and one of them, drawn at random, wins (Postgres: NOTIFY
+  // wakes the pollers, SELECT ... FOR UPDATE SKIP LOCKED lets one have it).
+  kRandomWaiter,
+  // Nobody is woken: a waiting worker finds it at its next poll (pg-boss polls every
+  // newJobCheckInterval, 2 s, and listens for nothing).
+  kPoll,
+};
+constexpr std::array<std::string_view, 3> names(Dispatch) {
+  return {"longest_waiting", "random_waiter", "poll"};
+}
+
 struct BackendMechanisms {
   bool heartbeat_detection = true;  // dead worker after heartbeat_timeout (OJS)
+  Dispatch dispatch = Dispatch::kLongestWaiting;
   CompletionFence ack_fence = CompletionFence::kLease;
   CompletionFence fail_fence = CompletionFence::kLease;
   LeaseExpiry lease;

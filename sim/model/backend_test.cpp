@@ -625,6 +625,150 @@ TEST_F(BackendTest, DeadOrDeregisteredWorkersAreNotWoken) {
   EXPECT_EQ(b.count, 1);
 }
 
+TEST_F(BackendTest, AWaitingWorkerIsHandedTheJobAndAWorkerThatJustFinishedGetsNone) {
+  // Dispatch::kLongestWaiting (Redis BRPOP). A has waited since 0 s; B runs a job and acks
+  // it at 5 s, the instant job 1 arrives. Whichever comes first at 5 s, A gets job 1: pushed
+  // first, it is claimed for A at once (B's fetch finds nothing); fetched first, B's fetch
+  // finds nothing and B waits behind A.
+  for (const bool push_first : {true, false}) {
+    SCOPED_TRACE(push_first ? "push first" : "fetch first");
+    make(detection_and_lease(false, false));
+    Wakeups a, b;
+    const WorkerId wa = add_worker(&a);
+    const WorkerId wb = add_worker(&b);
+    enqueue();
+    const auto running = fetch(wb, 1);
+    ASSERT_EQ(running.size(), 1u);
+    backend->wait_for_jobs(wa);
+    rt.run_until(5 * kSecond);
+    complete_attempt(running[0], wb);
+    ASSERT_TRUE(backend->ack(wb, running[0]));
+    if (push_first) {
+      enqueue();
+      EXPECT_TRUE(fetch(wb, 1).empty());
+    } else {
+      EXPECT_TRUE(fetch(wb, 1).empty());
+      backend->wait_for_jobs(wb);
+      enqueue();
+    }
+    EXPECT_EQ(a.count, 1);
+    EXPECT_EQ(b.count, 0);
+    const auto got = fetch(wa, 1);  // A collects what it was handed
+    ASSERT_EQ(got.size(), 1u);
+    EXPECT_EQ(got[0].id, 1u);
+    EXPECT_EQ(got[0].attempt, 1);
+    complete_attempt(got[0], wa);
+    EXPECT_TRUE(backend->ack(wa, got[0]));
+    expect_audit_ok();
+  }
+}
+
+TEST_F(BackendTest, AJobHandedToAWorkerThatGoesQuietBeforeFetchingGoesBackToTheFront) {
+  // A is handed job 0 at 1 s, then goes quiet at the same instant (a TSTP) before it
+  // fetched: job 0 goes back to the front of the queue, attempt given back, ahead of job 1;
+  // B's fetch takes it as attempt 1, and nothing counts as a retry. The backend hears it
+  // either way: the worker cancels its wait, or its heartbeat says quiet.
+  for (const bool heartbeat : {false, true}) {
+    SCOPED_TRACE(heartbeat ? "quiet heartbeat" : "wait cancelled");
+    make(detection_and_lease(false, false));
+    Wakeups a;
+    const WorkerId wa = add_worker(&a);
+    backend->wait_for_jobs(wa);
+    rt.run_until(kSecond);
+    enqueue();
+    ASSERT_EQ(a.count, 1);
+    EXPECT_TRUE(backend->has_jobs_for(wa));
+    if (heartbeat) {
+      backend->heartbeat(wa, Directive::kQuiet, {});
+    } else {
+      backend->cancel_wait(wa);
+    }
+    enqueue();
+    const WorkerId wb = add_worker();
+    const auto l = fetch(wb, 2);
+    ASSERT_EQ(l.size(), 2u);
+    EXPECT_EQ(l[0].id, 0u);
+    EXPECT_EQ(l[0].attempt, 1);
+    EXPECT_EQ(l[1].id, 1u);
+    backend->heartbeat(wa, Directive::kQuiet, {});
+    EXPECT_FALSE(backend->has_jobs_for(wa));
+    EXPECT_TRUE(fetch(wa, 1).empty());
+    for (const Lease& lease : l) {
+      complete_attempt(lease, wb);
+      EXPECT_TRUE(backend->ack(wb, lease));
+    }
+    expect_audit_ok();
+    EXPECT_EQ(recorder.totals().shutdown_retries, 0);
+  }
+}
+
+// Three workers wait; each job goes to one of them under `dispatch`, which is told, fetches
+// it, starts it at once and waits again: how many of 300 jobs each got.
+std::vector<int> share_of_300_jobs(Dispatch dispatch, std::uint64_t seed) {
+  VirtualRuntime rt{seed};
+  Recorder recorder{false};
+  BackendMechanisms m = detection_and_lease(false, false);
+  m.dispatch = dispatch;
+  Backend backend(rt, BackendConfig{}, m, recorder);
+  const int queue = backend.queue("default");
+  const int queues[] = {queue};
+  Wakeups w[3];
+  WorkerId ids[3];
+  for (int i = 0; i < 3; ++i) {
+    ids[i] = backend.register_worker(queues, &w[i]);
+    backend.wait_for_jobs(ids[i]);
+  }
+  std::vector<int> got(3, 0);
+  std::vector<Lease> out;
+  for (int job = 0; job < 300; ++job) {
+    backend.enqueue(queue, JobSpec{kSecond, 0, true});
+    for (int i = 0; i < 3; ++i) {
+      if (w[i].count == got[static_cast<std::size_t>(i)]) continue;  // not told
+      out.clear();
+      backend.fetch(ids[i], 1, out);
+      EXPECT_EQ(out.size(), 1u);
+      ++got[static_cast<std::size_t>(i)];
+      backend.wait_for_jobs(ids[i]);
+    }
+  }
+  return got;
+}
+
+TEST(Dispatch, LongestWaitingServesTheWaitersInTurn) {
+  EXPECT_EQ(share_of_300_jobs(Dispatch::kLongestWaiting, 1), (std::vector<int>{100, 100, 100}));
+}
+
+TEST(Dispatch, RandomWaiterDrawsTheWinnerFromTheSeed) {
+  // Each job goes to one of three waiters with probability 1/3: 100 each on average, with
+  // a standard deviation of sqrt(300 / 3 * 2 / 3) = 8.2 jobs, so 65..135 holds at over 4
+  // standard deviations. The same seed gives the same shares, another seed other ones.
+  const std::vector<int> first = share_of_300_jobs(Dispatch::kRandomWaiter, 1);
+  EXPECT_EQ(first[0] + first[1] + first[2], 300);
+  for (int n : first) {
+    EXPECT_GE(n, 65);
+    EXPECT_LE(n, 135);
+  }
+  EXPECT_NE(first, (std::vector<int>{100, 100, 100}));
+  EXPECT_EQ(share_of_300_jobs(Dispatch::kRandomWaiter, 1), first);
+  EXPECT_NE(share_of_300_jobs(Dispatch::kRandomWaiter, 2), first);
+}
+
+TEST_F(BackendTest, PollDispatchWakesNobody) {
+  // pg-boss: a waiting worker is not told; it finds the job at its next poll.
+  BackendMechanisms m = detection_and_lease(false, false);
+  m.dispatch = Dispatch::kPoll;
+  make(m);
+  Wakeups a;
+  const WorkerId wa = add_worker(&a);
+  backend->wait_for_jobs(wa);
+  EXPECT_EQ(backend->wait_list_size(), 0u);
+  enqueue();
+  EXPECT_EQ(a.count, 0);
+  EXPECT_TRUE(backend->has_jobs_for(wa));
+  fetch_and_complete(wa);
+  expect_audit_ok();
+}
+
 // --- requeue at shutdown
 
 TEST_F(BackendTest, RequeueToTheFrontGivesTheAttemptBackAndCountsAShutdownRetry) {

@@ -115,6 +115,9 @@ struct WorkerConfig {
   Duration grace_period = 30 * kSecond;  // kNever: waits for its jobs however long they take
   Duration heartbeat_interval = 5 * kSecond;
   Duration poll_interval = kSecond;
+  // The round trip of one fetch to the backend, drawn per fetch (the request reaches the
+  // backend that long after the worker sends it; the reply is instant). 0: at once.
+  DurationDistribution fetch_latency;
   std::vector<std::string> queues = {"default"};
   // Profile-specific, every option spelled out (the profile's defaults filled in).
   ProfileOptions options;

@@ -16,6 +16,9 @@ SimulatedProcess::SimulatedProcess(Runtime& runtime, Backend& backend, Recorder&
       core_(runtime, *this, worker),
       runner_(make_job_runner(bodies, runtime, this, worker.concurrency, time_scale)),
       bodies_(static_cast<std::size_t>(worker.concurrency)),
+      fetch_latency_(worker.fetch_latency),
+      instant_fetch_(worker.fetch_latency.kind == DurationDistribution::Kind::kConstant &&
+                     worker.fetch_latency.value == 0),
       pod_(pod),
       pid1_(pid1),
       hops_(std::move(hops)) {
@@ -73,6 +76,7 @@ void SimulatedProcess::kill() {
 void SimulatedProcess::die(ProcessEnd how, int code) {
   alive_ = false;
   rt_.cancel(wake_);
+  rt_.cancel(fetch_);
   mirror();
   on_models([this, how, code] {
     backend_.process_ended(worker_id_);  // jobs held only in its memory die with it
@@ -125,6 +129,16 @@ void SimulatedProcess::end_all(Outcome outcome) {
 }
 
 void SimulatedProcess::fetch(int count) {
+  const Duration rtt = instant_fetch_ ? 0 : fetch_latency_.sample(rt_.rng(Stream::kNetwork));
+  if (rtt == 0) {
+    send_fetch(count);
+  } else {
+    fetch_ = rt_.schedule(rt_.now() + rtt, Priority::kTimer, this, kFetch,
+                          static_cast<std::uint64_t>(count));
+  }
+}
+
+void SimulatedProcess::send_fetch(int count) {
   // One fetch at a time (the core waits for its reply), so fetched_ passes from the
   // models' side to the process's without a copy.
   on_models([this, count] {
@@ -267,6 +281,10 @@ void SimulatedProcess::on_timer(std::uint32_t tag, std::uint64_t arg) {
     case kWake:
       wake_ = TimerId{};
       core_.on_jobs_available();
+      break;
+    case kFetch:
+      fetch_ = TimerId{};
+      send_fetch(static_cast<int>(arg));
       break;
   }
   mirror();

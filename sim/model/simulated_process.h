@@ -21,6 +21,7 @@
 #include "model/backend.h"
 #include "model/process_handle.h"
 #include "model/recorder.h"
+#include "model/sampler.h"
 #include "model/scenario.h"
 #include "model/worker_core.h"
 
@@ -74,7 +75,7 @@ class SimulatedProcess final : public ProcessHandle,
   void on_timer(std::uint32_t tag, std::uint64_t arg) override;
 
  private:
-  enum Tag : std::uint32_t { kWake = 1 };  // and JobRunner's tags
+  enum Tag : std::uint32_t { kWake = 1, kFetch = 2 };  // and JobRunner's tags
   struct Body {
     Lease lease;
     Time start = 0;
@@ -98,6 +99,8 @@ class SimulatedProcess final : public ProcessHandle,
   // On the models' side: tells the recorder what the worker reported about `lease`.
   void record_report(Time now, const Lease& lease, ReportKind kind, ErrorKind error, bool accepted);
   void mirror();  // publishes the core's state and active count to the platform's side
+  // The fetch reaches the backend (its round trip spent) and its reply the core.
+  void send_fetch(int count);
   template <class F>
   void on_models(F&& f) {
     if (hops_.to_models) {
@@ -125,7 +128,10 @@ class SimulatedProcess final : public ProcessHandle,
   std::unique_ptr<JobRunner> runner_;
   std::vector<Body> bodies_;
   std::vector<Lease> fetched_;
+  DurationSampler fetch_latency_;  // worker.fetch_latency
+  bool instant_fetch_;             // worker.fetch_latency is 0: no draw, no timer
   TimerId wake_;
+  TimerId fetch_;  // a fetch on its way to the backend
   WorkerId worker_id_ = kNoWorker;
   int pod_;
   Pid1 pid1_;

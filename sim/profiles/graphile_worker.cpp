@@ -19,6 +19,8 @@ Profile graphile_worker() {
   p.backend.retry =
       RetryPolicy{25, from_seconds(2.718282), 2.718282, from_seconds(22026.466), false};
   p.mechanisms.heartbeat_detection = false;
+  // LISTEN jobs:insert nudges an idle worker in every process; get_job uses SKIP LOCKED.
+  p.mechanisms.dispatch = Dispatch::kRandomWaiter;
   p.mechanisms.lease.renewed_by_heartbeat = false;
   // completeJob deletes by id alone; failJob needs locked_by = the worker's id.
   p.mechanisms.ack_fence = CompletionFence::kJobId;

@@ -23,6 +23,8 @@ Profile oban() {
   b.at_deadline = ShutdownBehaviour::AtDeadline::kLeave;
   p.backend.retry.max_attempts = 20;
   p.mechanisms.heartbeat_detection = false;
+  // Each node's producer, woken by the insert notification, fetches with SKIP LOCKED.
+  p.mechanisms.dispatch = Dispatch::kRandomWaiter;
   p.mechanisms.lease.enabled = false;
   p.mechanisms.rescuer = Rescuer{false, kMinute, kHour, false};
   // complete_job, error_job, discard_job: UPDATE ... WHERE id, whatever the state.

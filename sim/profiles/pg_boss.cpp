@@ -24,6 +24,10 @@ Profile pg_boss() {
   p.backend.visibility_timeout = 15 * kMinute;  // expireInSeconds
   p.backend.retry = RetryPolicy{3, 0, 1.0, 0, false};
   p.mechanisms.heartbeat_detection = false;
+  // No notification: each work() loop polls every newJobCheckInterval, 2 s (src/worker.js,
+  // src/attorney.js).
+  p.mechanisms.dispatch = Dispatch::kPoll;
+  p.worker.poll_interval = 2 * kSecond;
   p.mechanisms.lease.renewed_by_heartbeat = false;
   p.mechanisms.lease.check_interval = kMinute;
   p.mechanisms.lease.fate = LeaseExpiry::Fate::kRetry;

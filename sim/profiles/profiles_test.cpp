@@ -206,16 +206,19 @@ TEST(Profiles, CeleryAcksLateTaskLongerThanTheVisibilityTimeoutCompletesAtItsFir
 
 TEST(Profiles, PgBossFailsAJobForGoodOnItsThirdInterruption) {
   // stop() gives active jobs 30 s, then fails them; retried at once up to retryLimit 2
-  // (3 runs). Each pod holding the 100 s job is deleted: TERM at 10, 50, 90 s; the job is
+  // (3 runs). Nothing wakes an idle worker: each polls every 2 s from its start, so the job
+  // (enqueued at 0 s, just after pod-0's first fetch) starts at pod-0's poll at 2 s, and
+  // each retry at the next poll of the replacement pod (started at 15 s and 55 s: 41 s and
+  // 81 s). Each pod holding the 100 s job is deleted: TERM at 10, 50, 90 s; the job is
   // failed at 40, 80 and 120 s, and the third time it is discarded.
   const std::string events = R"([{"at": "10s", "kind": "delete_pod", "pod": "pod-0"},
                                   {"at": "50s", "kind": "delete_pod", "pod": "pod-1"},
                                   {"at": "90s", "kind": "delete_pod", "pod": "pod-2"}])";
   const Replay r = run(
       scenario("pg-boss", R"(["100s"])", 1, events, "", R"(, "termination_grace_period": "40s")"));
-  EXPECT_EQ(r.attempts, (std::vector<Attempt>{{0, 1, 0, 0, 40, "interrupted"},
-                                              {0, 2, 1, 40, 80, "interrupted"},
-                                              {0, 3, 2, 80, 120, "interrupted"}}));
+  EXPECT_EQ(r.attempts, (std::vector<Attempt>{{0, 1, 0, 2, 40, "interrupted"},
+                                              {0, 2, 1, 41, 80, "interrupted"},
+                                              {0, 3, 2, 81, 120, "interrupted"}}));
   EXPECT_EQ(r.summary["jobs_discarded_by_shutdown"], 1);
   EXPECT_EQ(r.summary["job_loss"], 1);
 }
@@ -291,13 +294,14 @@ TEST(Profiles, FaktoryGoWorkerFailsOnlyTheJobsThatReturnOnCancellation) {
 
 TEST(Profiles, PgBoss9LeavesTheJobActiveAtStopUntilItExpires) {
   // fails_active_at_stop false (pg-boss 9): stop()'s 30 s timeout (TERM at 10 s: 40 s)
-  // ends the process with the job still active; it expires 15 min after its fetch (900 s),
-  // found by the minute check at 900 s, and is retried at once: attempt 2 on pod-1.
+  // ends the process with the job still active; it expires 15 min after its fetch at pod-0's
+  // 2 s poll (902 s), found by the minute check at 960 s, and retried at once: attempt 2 at
+  // pod-1's next 2 s poll (from its start at 15 s: 961 s).
   const Replay r = run(scenario("pg-boss", R"(["100s"])", 1, kDeleteAt10s,
                                 R"(, "options": {"fails_active_at_stop": false})",
                                 R"(, "termination_grace_period": "60s")"));
   EXPECT_EQ(r.attempts,
-            (std::vector<Attempt>{{0, 1, 0, 0, 40, "killed"}, {0, 2, 1, 900, 1000, "completed"}}));
+            (std::vector<Attempt>{{0, 1, 0, 2, 40, "killed"}, {0, 2, 1, 961, 1061, "completed"}}));
   EXPECT_EQ(r.summary["exits"]["clean"], 1);
 }
 

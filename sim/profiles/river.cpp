@@ -23,6 +23,8 @@ Profile river() {
   b.at_deadline = ShutdownBehaviour::AtDeadline::kCancelAndWait;
   p.backend.retry.max_attempts = 25;
   p.mechanisms.heartbeat_detection = false;
+  // Producers woken by the insert notification fetch with FOR UPDATE SKIP LOCKED: one wins.
+  p.mechanisms.dispatch = Dispatch::kRandomWaiter;
   p.mechanisms.lease.enabled = false;
   p.mechanisms.rescuer = Rescuer{true, 30 * kSecond, kHour, true};  // JobRescuer
   // The completer sets the final state by id while the row is `running` (JobSetStateIfRunning).

@@ -278,6 +278,62 @@ TEST(Fetch, AJobWakesAnIdleWorkerAtOnceWhenTheFirstWaiterStoppedRunning) {
   }
 }
 
+// Three pods of one slot; a 1 s job arrives every second from 0 s to 29 s. `worker` is
+// spliced into the worker object.
+std::string three_pods_one_job_a_second(const std::string& worker = "") {
+  return R"({"name": "dispatch", "duration": "29500ms", "settle": "1m",
+    "workload": {"arrival": {"kind": "constant", "rate_per_s": 1},
+                 "job_duration": {"kind": "constant", "value": "1s"}},
+    "worker": {"concurrency": 1)" +
+         worker + R"(}, "platform": {"replicas": 3}})";
+}
+
+TEST(Fetch, AWorkerFinishingAsAJobArrivesDoesNotTakeItFromTheIdleOnes) {
+  // Each job arrives the instant the previous one ends. The pods wait in the order 0, 1, 2;
+  // job n is handed to the pod that has waited longest: pod n mod 3, so 10 jobs each, each
+  // started at its arrival. (Before, the pod finishing at that instant fetched first and
+  // ran all 30.)
+  const RunOutput r = run_json(three_pods_one_job_a_second());
+  ASSERT_TRUE(r.summary.audit.ok);
+  ASSERT_EQ(rows(r, "attempts").size(), 30u);
+  for (const json& a : rows(r, "attempts")) {
+    const int job = a[0];
+    EXPECT_EQ(a[2], job % 3) << "job " << job;
+    EXPECT_EQ(a[5], static_cast<double>(job));
+  }
+  for (int pod = 0; pod < 3; ++pod) EXPECT_EQ(count_attempts(r, pod, "completed"), 10);
+}
+
+TEST(Fetch, EachFetchPaysItsRoundTripAndSeedsDrawDifferentOnes) {
+  // A constant 10 ms round trip: the first fetches reach the backend at 10 ms, so job 0
+  // (arrived at 0 s) starts at 10 ms on pod-0; every later job is handed to a waiting pod
+  // at its arrival and collected one round trip later: started 10 ms after it arrived.
+  const RunOutput r = run_json(
+      three_pods_one_job_a_second(R"(, "fetch_latency": {"kind": "constant", "value": "10ms"})"));
+  ASSERT_TRUE(r.summary.audit.ok);
+  ASSERT_EQ(rows(r, "attempts").size(), 30u);
+  for (const json& a : rows(r, "attempts")) {
+    const int job = a[0];
+    EXPECT_NEAR(a[5].get<double>(), job + 0.01, 1e-9) << "job " << job;
+  }
+  // Drawn per fetch: the start times differ from seed to seed, and repeat with the seed.
+  const std::string drawn =
+      three_pods_one_job_a_second(R"(, "fetch_latency": {"kind": "exponential", "mean": "5ms"})");
+  auto starts = [&](std::uint64_t seed) {
+    Scenario s = parse_scenario(drawn, "test");
+    s.seed = seed;
+    RunOptions options;
+    options.timeline = true;
+    const RunOutput out = run_scenario(s, options);
+    EXPECT_TRUE(out.summary.audit.ok);
+    std::vector<double> t;
+    for (const json& a : out.results["timeline"]["attempts"]["rows"]) t.push_back(a[5]);
+    return t;
+  };
+  EXPECT_EQ(starts(1), starts(1));
+  EXPECT_NE(starts(1), starts(2));
+}
+
 TEST(Orphans, AStaleAttemptKilledAfterItsLeaseWasRecoveredIsNoOrphan) {
   // One 10 s job, 3 s lease, three attempts. pod-0 runs attempt 1; its lease lapses at
   // 3 s and pod-1 runs attempt 2. pod-0 is OOM-killed at 5 s: attempt 1 was stale (the job
