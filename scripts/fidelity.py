@@ -57,8 +57,9 @@ KINDS = {
     "two kills of one long job": lambda d: has(d, "oom_kill") == 2,
     "job errors with retries": lambda d: d["workload"].get("failure_rate", 0) > 0
     and d.get("backend", {}).get("retry", {}).get("max_attempts", 1) > 1,
+    # worker.options may only name the release the adapter runs (drainsim real refuses others).
     "the system's defaults": lambda d: "termination_grace_period" not in d["platform"]
-    and set(d["worker"]) <= {"profile", "concurrency"} and "backend" not in d,
+    and set(d["worker"]) <= {"profile", "concurrency", "options"} and "backend" not in d,
 }
 
 

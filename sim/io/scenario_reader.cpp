@@ -277,34 +277,6 @@ void read_classes(const Reader& workload, WorkloadConfig& w, BackendConfig& b) {
 }
 
 // Every option of the profile, the scenario's values checked and the defaults filled in.
-ProfileOptions read_options(const Reader& worker, const Profile& profile) {
-  ProfileOptions out = default_options(profile);
-  if (!worker.find("options")) return out;
-  if (!worker.find("options")->is_object()) {
-    worker.expected("options", "an object of profile-specific options");
-  }
-  const Reader r = worker.object("options");
-  std::vector<std::string_view> names;
-  for (const ProfileOption& o : profile.options) names.push_back(o.name);
-  const json& given = *worker.find("options");
-  if (names.empty() && !given.empty()) {
-    r.fail(given.begin().key(), fmt::format("profile \"{}\" has no options", profile.name));
-  }
-  r.allow(names, fmt::format(" for profile \"{}\"", profile.name));
-  for (const ProfileOption& o : profile.options) {
-    if (!r.find(o.name)) continue;
-    OptionValue& value = out.find(o.name)->second;
-    if (std::holds_alternative<bool>(o.fallback)) {
-      r.boolean(o.name, std::get<bool>(value));
-    } else if (std::holds_alternative<Duration>(o.fallback)) {
-      r.duration(o.name, std::get<Duration>(value), 1);
-    } else {
-      r.integer(o.name, std::get<int>(value), 0);
-    }
-  }
-  return out;
-}
-
 WorkerConfig read_worker(const Reader& r) {
   r.allow({"profile", "concurrency", "grace_period", "heartbeat_interval", "poll_interval",
            "fetch_latency", "queues", "options"});
@@ -501,6 +473,34 @@ Scenario read_scenario(const Context& c, const json& root) {
 }
 
 }  // namespace
+
+ProfileOptions read_options(const Reader& worker, const Profile& profile) {
+  ProfileOptions out = default_options(profile);
+  if (!worker.find("options")) return out;
+  if (!worker.find("options")->is_object()) {
+    worker.expected("options", "an object of profile-specific options");
+  }
+  const Reader r = worker.object("options");
+  std::vector<std::string_view> names;
+  for (const ProfileOption& o : profile.options) names.push_back(o.name);
+  const json& given = *worker.find("options");
+  if (names.empty() && !given.empty()) {
+    r.fail(given.begin().key(), fmt::format("profile \"{}\" has no options", profile.name));
+  }
+  r.allow(names, fmt::format(" for profile \"{}\"", profile.name));
+  for (const ProfileOption& o : profile.options) {
+    if (!r.find(o.name)) continue;
+    OptionValue& value = out.find(o.name)->second;
+    if (std::holds_alternative<bool>(o.fallback)) {
+      r.boolean(o.name, std::get<bool>(value));
+    } else if (std::holds_alternative<Duration>(o.fallback)) {
+      r.duration(o.name, std::get<Duration>(value), 1);
+    } else {
+      r.integer(o.name, std::get<int>(value), 0);
+    }
+  }
+  return out;
+}
 
 Scenario parse_scenario(std::string_view text, std::string_view source,
                         const std::vector<std::string>& overrides) {

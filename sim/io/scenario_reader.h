@@ -13,6 +13,7 @@
 
 #include "io/json_reader.h"
 #include "model/scenario.h"
+#include "profiles/profile.h"
 
 namespace drainsim {
 
@@ -26,5 +27,9 @@ Scenario parse_scenario(std::string_view text, std::string_view source,
 // Reads and parses a file; an unreadable file is a ScenarioError too.
 Scenario load_scenario_file(const std::string& path,
                             const std::vector<std::string>& overrides = {});
+
+// The `options` object of `parent` for `profile` (a scenario's worker, an adapter's
+// system.json): every option spelled out, the profile's defaults where it is silent.
+ProfileOptions read_options(const Reader& parent, const Profile& profile);
 
 }  // namespace drainsim

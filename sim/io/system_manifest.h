@@ -22,6 +22,9 @@ struct SystemManifest {
   std::vector<std::string> worker, enqueue, inspect;  // argv, with placeholders
   std::map<std::string, std::string> env;             // extra variables, with placeholders
   std::vector<std::string> honours;                   // JSON paths of scenario fields
+  // The release the adapter runs, as the profile's options ("options"; the profile's
+  // defaults where it is silent). Empty: the profile's defaults.
+  ProfileOptions options;
 };
 
 // Reads `folder`/system.json. Throws InputError naming the file, the path and what was
@@ -33,7 +36,9 @@ SystemManifest read_manifest(const std::string& folder);
 std::map<std::string, SystemManifest> read_manifests(const std::string& adapters_dir);
 
 // Why the real `system` cannot run `s`, one line per field (its JSON path first): a
-// worker or backend field it is not given that differs from the profile's default, a
+// worker or backend field it is not given that differs from the profile's default (an
+// option: from the release the manifest names; worker.fetch_latency models the network
+// and is never refused), a
 // workload feature it cannot play (checkpoints, uncooperative jobs unless honoured), a
 // directive event. Empty when it can.
 std::vector<std::string> not_honoured(const Scenario& s, const SystemManifest& system);

@@ -78,6 +78,33 @@ TEST_F(Manifest, BadManifestsNameTheFileThePathAndWhatWasExpected) {
             std::string::npos);
 }
 
+TEST_F(Manifest, OptionsNameTheReleaseTheAdapterRuns) {
+  // pg-boss 9: stop() leaves the jobs active. A scenario must say so to run on it; one that
+  // keeps the profile's default (pg-boss 10+) is refused, naming the manifest.
+  const SystemManifest m = read_manifest(folder("pgb", R"({"system": "pgb", "profile": "pg-boss",
+    "broker": "postgresql", "worker": ["w"], "enqueue": ["e"], "inspect": ["i"],
+    "options": {"fails_active_at_stop": false}})"));
+  EXPECT_EQ(std::get<bool>(m.options.at("fails_active_at_stop")), false);
+  const std::string base = R"({"name": "x", "duration": "1s",
+    "workload": {"arrival": {"kind": "list", "at": ["0s"]},
+                 "job_duration": {"kind": "constant", "value": "1s"}},
+    "platform": {"replicas": 1}, "worker": {"profile": "pg-boss")";
+  EXPECT_TRUE(
+      not_honoured(
+          parse_scenario(base + R"(, "options": {"fails_active_at_stop": false}}})", "s.json"), m)
+          .empty());
+  const std::vector<std::string> bad = not_honoured(parse_scenario(base + "}}", "s.json"), m);
+  ASSERT_EQ(bad.size(), 1u);
+  EXPECT_EQ(bad[0],
+            "worker.options.fails_active_at_stop: the real pgb runs the release where it is false "
+            "(adapters/pgb/system.json), got true");
+  // An option the profile does not have is an error naming the manifest and the path.
+  EXPECT_EQ(error(R"({"system": "a", "profile": "pg-boss", "broker": "postgresql",
+    "worker": ["w"], "enqueue": ["e"], "inspect": ["i"], "options": {"acks_late": true}})")
+                .find((dir_ / "x" / "system.json").string() + ": options.acks_late:"),
+            0u);
+}
+
 TEST_F(Manifest, TwoFoldersWithOneSystemNameAreAnError) {
   folder("a", kGood);
   folder("b", kGood);
@@ -112,9 +139,10 @@ TEST(NotHonoured, OnlyFieldsOffTheProfilesDefaultsAndNotGivenAreRefused) {
     "workload": {"arrival": {"kind": "list", "at": ["0s"]},
                  "job_duration": {"kind": "constant", "value": "1s"}},
     "platform": {"replicas": 1}, "worker": {"profile": "sidekiq")";
-  // Given to it, or the profile's own values written out: nothing to refuse.
+  // Given to it, or the profile's own values written out, or a fetch latency (the model of
+  // the real network): nothing to refuse.
   EXPECT_TRUE(not_honoured(parse_scenario(base + R"(, "concurrency": 7, "grace_period": "3s",
-    "heartbeat_interval": "10s"}})",
+    "heartbeat_interval": "10s", "fetch_latency": {"kind": "exponential", "mean": "1ms"}}})",
                                           "s.json"),
                            m)
                   .empty());

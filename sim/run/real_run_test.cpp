@@ -327,7 +327,8 @@ TEST(RealPgBoss, StopWaitsItsTimeoutThenLeavesTheRunningJobActive) {
   const Scenario s = parse_scenario(R"({"name": "pgb-term", "duration": "3s", "settle": "15s",
     "workload": {"arrival": {"kind": "list", "at": ["0s", "0.5s"]},
                  "job_duration": {"kind": "sequence", "values": ["1s", "30s"]}},
-    "worker": {"profile": "pg-boss", "concurrency": 2, "grace_period": "3s"},
+    "worker": {"profile": "pg-boss", "concurrency": 2, "grace_period": "3s",
+               "options": {"fails_active_at_stop": false}},
     "platform": {"replicas": 1, "termination_grace_period": "10s", "pod_start_delay": "0s"},
     "events": [{"at": "5s", "kind": "delete_pod", "pod": "pod-0"}]})",
                                     "pgb-term.json");
