@@ -125,8 +125,18 @@ def keep_reference(path):
         out.write("\n")
 
 
+def release(system):
+    """--set arguments for the options that name the release the system's adapter runs
+    (its system.json "options"): the real runs need them, and the profile predicts with them."""
+    out = []
+    for key, value in sorted(manifests()[system].get("options", {}).items()):
+        out += ["--set", f"worker.options.{key}={json.dumps(value)}"]
+    return out
+
+
 def section(drainsim, case, system, args):
     name = os.path.basename(case)[:-5]
+    sets = release(system)
     out_dir = os.path.join("results", "fidelity", system)
     os.makedirs(os.path.join(HERE, out_dir), exist_ok=True)
     if not args.tables_only:
@@ -134,7 +144,7 @@ def section(drainsim, case, system, args):
             os.remove(old)
         print(f"fidelity: {name} on {system}, {args.repeats} repeats", flush=True)
         run([drainsim, "real", case, "--system", system, "--repeats", str(args.repeats),
-             "--out-dir", out_dir])
+             "--out-dir", out_dir] + sets)
         for f in glob.glob(os.path.join(HERE, out_dir, f"{name}-{system}-*.json")):
             keep_reference(f)
     files = sorted(glob.glob(os.path.join(HERE, out_dir, f"{name}-{system}-*.json")))
@@ -156,12 +166,14 @@ def section(drainsim, case, system, args):
         if not doc["summary"]["audit"]["ok"]:
             audits.append(os.path.relpath(f, HERE))
     table = run([drainsim, "fidelity", case, "--engines", "virtual", "--seeds", str(args.seeds),
-                 "--from", f"{system}=" + ",".join(files)]).stdout
+                 "--from", f"{system}=" + ",".join(files)] + sets).stdout
     table = table[table.index("metric"):].rstrip()
     v = ", ".join(f"{k} {versions[k]}" for k in sorted(versions))
     lines = [BEGIN.format(name, system), f"#### {system}", "",
              f"Virtual over seeds 1..{args.seeds} against the real {system} over "
-             f"{len(files)} repeats ({v}); results in `{out_dir}/`.", "", "```", table, "```"]
+             f"{len(files)} repeats ({v}); results in `{out_dir}/`."
+             + (f" Both with {' '.join(sets[1::2])}, the release the adapter runs." if sets else ""),
+             "", "```", table, "```"]
     lines += ["", f"Per-job rule check: {checked} attempts were running at a TERM or a kill; "
               f"{checked - len(mismatches)} met the fate the profile's rule predicts"
               + (", these did not:" if mismatches else ".")]

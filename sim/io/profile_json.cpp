@@ -35,6 +35,7 @@ json behaviour_json(const ShutdownBehaviour& b) {
       {"idle_fetch_timeout", format_duration(b.idle_fetch_timeout)},
       {"deadline_lead", format_duration(b.deadline_lead)},
       {"deadline_action_cost", format_duration(b.deadline_action_cost)},
+      {"child_lost", name_of(b.child_lost)},
   };
 }
 
@@ -62,6 +63,7 @@ json mechanisms_json(const BackendMechanisms& m) {
               {"rescuer", rescuer},
               {"dispatch", name_of(m.dispatch)},
               {"fetch", name_of(m.fetch)},
+              {"returns_on_disconnect", m.returns_on_disconnect},
               {"teardown_window", format_duration(m.teardown_window)}};
   if (m.fetch == FetchMode::kPrivateList) {
     out["cleanup_interval"] = format_duration(m.cleanup_interval);

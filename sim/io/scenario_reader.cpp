@@ -100,6 +100,7 @@ const std::vector<KindFields<EK>> kEventKinds = {
     {EK::kNodeDrain, {"node"}},
     {EK::kDirective, {"pod", "state"}},
     {EK::kDeletePod, {"pod"}},
+    {EK::kOomKillChild, {"pod"}},
 };
 
 // Directives only escalate, so an event asking for "running" would do nothing.
@@ -411,6 +412,7 @@ ScenarioEvent read_event(const Reader& r, Time end, const PlatformConfig& platfo
       r.choice("state", e.state, "directive state", kDirectiveStates);
       break;
     case EK::kDeletePod:
+    case EK::kOomKillChild:
       need_pod();
       break;
   }
@@ -465,6 +467,12 @@ Scenario read_scenario(const Context& c, const json& root) {
     for (std::size_t i = 0; i < events.size(); ++i) {
       const Reader e(c, events[i], fmt::format("events[{}]", i));
       s.events.push_back(read_event(e, s.duration + s.settle, s.platform));
+      if (s.events.back().kind == EK::kOomKillChild &&
+          s.worker.shutdown.child_lost == ShutdownBehaviour::ChildLost::kNone) {
+        e.fail("kind", fmt::format("profile \"{}\" runs its jobs in the worker process, which "
+                                   "an OOM kill takes whole (use \"oom_kill\")",
+                                   s.worker.profile));
+      }
     }
     std::stable_sort(s.events.begin(), s.events.end(),
                      [](const ScenarioEvent& a, const ScenarioEvent& b) { return a.at < b.at; });

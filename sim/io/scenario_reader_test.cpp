@@ -196,7 +196,8 @@ TEST(ScenarioLoaderTest, ProfileOptionsAreCheckedAndFilledIn) {
   // the ones left out take the profile's defaults.
   const json celery = with(minimal(), "/worker/profile", "celery");
   EXPECT_EQ(parse_scenario(celery.dump(), "x.json").worker.options,
-            (ProfileOptions{{"acks_late", false}}));
+            (ProfileOptions{
+                {"acks_late", false}, {"rabbitmq", false}, {"reject_on_worker_lost", false}}));
   EXPECT_EQ(error_of(with(celery, "/worker/options", {{"acks_lately", true}})),
             "x.json: worker.options.acks_lately: unknown field for profile \"celery\", did you "
             "mean \"acks_late\"?");
@@ -237,7 +238,7 @@ TEST(ScenarioLoaderTest, UnknownEventKind) {
   EXPECT_TRUE(Contains(e,
                        "x.json: events[0].kind: unknown event kind, expected one of "
                        "\"rolling_restart\", \"oom_kill\""));
-  EXPECT_TRUE(Contains(e, "\"delete_pod\", got \"restart\""));
+  EXPECT_TRUE(Contains(e, "\"delete_pod\", \"oom_kill_child\", got \"restart\""));
 }
 
 TEST(ScenarioLoaderTest, UnknownDistributionKind) {
@@ -315,6 +316,15 @@ TEST(ScenarioLoaderTest, FetchLatencyIsADistributionWithItsOwnPath) {
             "got \"1ms\"");
   EXPECT_TRUE(Contains(error_of(with(minimal(), "/worker/fetch_latency", {{"kind", "constant"}})),
                        "worker.fetch_latency.value: required field missing"));
+}
+
+TEST(ScenarioLoaderTest, OomKillChildNeedsAProfileWithPoolChildren) {
+  const json event = {{"at", "1s"}, {"kind", "oom_kill_child"}, {"pod", "pod-0"}};
+  EXPECT_EQ(error_of(with_event(event)),
+            "x.json: events[0].kind: profile \"ojs\" runs its jobs in the worker process, which "
+            "an OOM kill takes whole (use \"oom_kill\")");
+  EXPECT_TRUE(Contains(error_of(with_event({{"at", "1s"}, {"kind", "oom_kill_child"}})),
+                       "events[0].pod: required field missing"));
 }
 
 TEST(ScenarioLoaderTest, EmpiricalNeedsExactlyOneOfValuesAndHistogram) {
@@ -434,7 +444,9 @@ TEST(ScenarioLoaderTest, OverridesSetNumbersDurationsAndItems) {
   EXPECT_EQ(s.events.at(0).at, 20 * kSecond);
   EXPECT_EQ(s.workload.job_duration.kind, DurationDistribution::Kind::kExponential);
   EXPECT_EQ(s.workload.job_duration.mean, 2 * kSecond);
-  EXPECT_EQ(s.worker.options, (ProfileOptions{{"acks_late", true}}));
+  EXPECT_EQ(
+      s.worker.options,
+      (ProfileOptions{{"acks_late", true}, {"rabbitmq", false}, {"reject_on_worker_lost", false}}));
 }
 
 // --- Defaults and accepted forms --------------------------------------------------------------

@@ -113,6 +113,7 @@ json event_json(const ScenarioEvent& e) {
       j["state"] = to_string(e.state);
       break;
     case EK::kDeletePod:
+    case EK::kOomKillChild:
       j["pod"] = pod(e.pod);
       break;
   }

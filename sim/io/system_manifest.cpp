@@ -184,6 +184,12 @@ std::vector<std::string> not_honoured(const Scenario& s, const SystemManifest& s
                       "real {} has no such control",
                       i, system.system));
     }
+    if (s.events[i].kind == ScenarioEvent::Kind::kOomKillChild) {
+      out.push_back(fmt::format(
+          "events[{}].kind: oom_kill_child is not played on real systems yet (drainsim real "
+          "kills whole processes only)",
+          i));
+    }
   }
   return out;
 }

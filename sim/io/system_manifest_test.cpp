@@ -130,6 +130,21 @@ TEST(Expand, ReplacesPlaceholdersAndNamesAnUnknownOne) {
   }
 }
 
+TEST(NotHonoured, AnOomKillOfOnePoolChildIsNotPlayedYet) {
+  SystemManifest m;
+  m.system = "cel";
+  m.profile = "celery";
+  const std::vector<std::string> bad = not_honoured(parse_scenario(R"({"name": "x",
+    "duration": "1s", "workload": {"arrival": {"kind": "list", "at": ["0s"]},
+                                   "job_duration": {"kind": "constant", "value": "1s"}},
+    "platform": {"replicas": 1}, "worker": {"profile": "celery"},
+    "events": [{"at": "1s", "kind": "oom_kill_child", "pod": "pod-0"}]})",
+                                                                   "s.json"),
+                                                    m);
+  ASSERT_EQ(bad.size(), 1u);
+  EXPECT_EQ(bad[0].substr(0, 47), "events[0].kind: oom_kill_child is not played on");
+}
+
 TEST(NotHonoured, OnlyFieldsOffTheProfilesDefaultsAndNotGivenAreRefused) {
   SystemManifest m;
   m.system = "sk";

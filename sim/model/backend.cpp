@@ -119,6 +119,10 @@ void Backend::process_ended(WorkerId worker) {
   rt_.cancel(w.check);  // its checker died with it
   w.teardown_until = rt_.now() + (w.waiting ? mechanisms_.teardown_window : 0);
   w.handed.clear();  // held by a dead worker now, like the jobs it had started
+  if (reliable() && mechanisms_.returns_on_disconnect) {
+    while (w.active_head != kNil) recover(w.active_head, ErrorKind::kWorkerDeath, false, true);
+    return;
+  }
   if (mechanisms_.fetch != FetchMode::kAtMostOnce) return;
   const Time now = rt_.now();
   while (w.active_head != kNil) {

@@ -68,7 +68,7 @@ class Backend final : public TimerTarget, public BackendView {
   // mechanisms.teardown_window: a job made available meanwhile is handed to it. kAtMostOnce: every
   // job the worker still holds is lost (recorded with the worker named) and freed. kPrivateList:
   // its jobs stay parked for a later cleanup. kReliable: nothing (dead-worker detection, lease
-  // expiry or a rescuer bring jobs back).
+  // expiry or a rescuer bring jobs back; with mechanisms.returns_on_disconnect, back at once).
   void process_ended(WorkerId worker);
 
   // Appends to `out` the jobs handed to the worker while it waited, then claims more, in

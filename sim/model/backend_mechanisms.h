@@ -136,6 +136,10 @@ struct BackendMechanisms {
   LeaseExpiry lease;
   Rescuer rescuer;
   FetchMode fetch = FetchMode::kReliable;
+  // kReliable: when a worker's process ends, every job it still holds goes back to the front
+  // of its queue at once, its attempt given back (RabbitMQ requeues a consumer's unacked
+  // deliveries when its connection closes).
+  bool returns_on_disconnect = false;
   // A killed process's blocked fetchers stay registered with the store this long, until
   // the kernel tears the process down: a job pushed meanwhile is handed to the dead process
   // (lost under kAtMostOnce). Sidekiq OSS on Redis: a few ms (BRPOP clients). 0: none.

@@ -398,6 +398,12 @@ void Platform::apply(const ScenarioEvent& e, std::size_t index) {
       }
       backend_.set_directive(pods_[e.pod].process->worker_id(), e.state);
       break;
+    case K::kOomKillChild:
+      if (!pod_exists(e.pod, index, "oom_kill_child")) break;
+      // The kernel's SIGKILL reaches one pool child, not the worker (source "oom_child").
+      recorder_.signal(rt_.now(), e.pod, Signal::kKill, true, "oom_child");
+      pods_[e.pod].process->kill_child();
+      break;
     case K::kDeletePod:
       if (e.pod < 0 || e.pod >= static_cast<int>(pods_.size()) || pods_[e.pod].deleting ||
           pods_[e.pod].phase == Phase::kGone) {

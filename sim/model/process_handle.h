@@ -43,6 +43,10 @@ class ProcessHandle {
   // is aimed at PID 1 reaches the shell, which swallows all but SIGKILL; a SIGKILL aimed
   // at PID 1 kills the whole container.
   virtual void deliver(Signal signal, SignalTarget target) = 0;
+  // The OOM killer takes one pool child of the worker (ShutdownBehaviour::child_lost): the
+  // job that has run longest dies with it, and the process goes on. A worker without pool
+  // children has none to take.
+  virtual void kill_child() = 0;
   // kNoWorker until the worker has registered with the backend.
   virtual WorkerId worker_id() const = 0;
   // kStarting until the worker has registered.

@@ -60,7 +60,7 @@ struct SignalRecord {
   int pod;
   Signal signal;
   bool delivered;      // false when a shell as PID 1 swallowed it
-  std::string source;  // "deletion", "prestop", "deadline", "oom", "event", ...
+  std::string source;  // "deletion", "prestop", "deadline", "oom", "oom_child", "event"
 };
 struct RemainingRecord {
   Time at;

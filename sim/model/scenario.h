@@ -188,6 +188,7 @@ struct ScenarioEvent {
     kNodeDrain,       // node
     kDirective,       // pod, state
     kDeletePod,       // pod: delete one pod (kubectl delete pod / docker stop)
+    kOomKillChild,    // pod: the OOM killer takes one pool child of its worker
   };
   Time at = 0;
   Kind kind = Kind::kRollingRestart;
@@ -201,9 +202,9 @@ struct ScenarioEvent {
   Directive state = Directive::kQuiet;
 };
 
-constexpr std::array<std::string_view, 8> names(ScenarioEvent::Kind) {
-  return {"rolling_restart", "oom_kill",   "scale_down", "scale_up",
-          "signal",          "node_drain", "directive",  "delete_pod"};
+constexpr std::array<std::string_view, 9> names(ScenarioEvent::Kind) {
+  return {"rolling_restart", "oom_kill",  "scale_down", "scale_up",      "signal",
+          "node_drain",      "directive", "delete_pod", "oom_kill_child"};
 }
 
 struct Scenario {

@@ -63,6 +63,15 @@ struct ShutdownBehaviour {
   // The deadline action's own time: its effect lands this long after it starts (a requeue's
   // round trip to the store); a SIGKILL in between finds the jobs still in the process.
   Duration deadline_action_cost = 0;
+  // Jobs run in pool child processes (Celery's prefork pool), which the OOM killer can take
+  // one at a time (event oom_kill_child); the worker replaces the child and goes on. What it
+  // does with the job of a child that died:
+  enum class ChildLost : std::uint8_t {
+    kNone,     // no pool children: jobs run in the worker process (oom_kill_child is refused)
+    kFail,     // FAIL for good (Celery's WorkerLostError)
+    kRequeue,  // back to the front of its queue (acks_late with task_reject_on_worker_lost)
+  };
+  ChildLost child_lost = ChildLost::kNone;
 
   // When the deadline action lands, from the drain's start (`grace`: the worker's grace).
   Duration action_delay(Duration grace) const {
@@ -77,6 +86,10 @@ constexpr std::array<std::string_view, 3> names(ShutdownBehaviour::SecondTerm) {
 
 constexpr std::array<std::string_view, 4> names(ShutdownBehaviour::AtDeadline) {
   return {"fail", "requeue_front", "leave", "cancel_and_wait"};
+}
+
+constexpr std::array<std::string_view, 3> names(ShutdownBehaviour::ChildLost) {
+  return {"none", "fail", "requeue"};
 }
 
 }  // namespace drainsim

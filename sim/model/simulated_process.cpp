@@ -19,6 +19,7 @@ SimulatedProcess::SimulatedProcess(Runtime& runtime, Backend& backend, Recorder&
       fetch_latency_(worker.fetch_latency),
       instant_fetch_(worker.fetch_latency.kind == DurationDistribution::Kind::kConstant &&
                      worker.fetch_latency.value == 0),
+      pool_children_(worker.shutdown.child_lost != ShutdownBehaviour::ChildLost::kNone),
       pod_(pod),
       pid1_(pid1),
       hops_(std::move(hops)) {
@@ -64,6 +65,23 @@ void SimulatedProcess::deliver_here(Signal signal, SignalTarget target) {
     const int number = signal == Signal::kTerm ? 15 : signal == Signal::kInt ? 2 : 3;
     die(ProcessEnd::kSignalled, 128 + number);
   }
+}
+
+void SimulatedProcess::kill_child() {
+  on_process([this] {
+    if (!alive_ || !pool_children_) return;
+    int victim = -1;
+    for (int i = 0; i < static_cast<int>(bodies_.size()); ++i) {
+      if (bodies_[i].running && (victim < 0 || bodies_[i].start < bodies_[victim].start)) {
+        victim = i;
+      }
+    }
+    if (victim < 0) return;  // an idle child: replaced, nothing lost
+    Body& body = bodies_[victim];
+    end_attempt(victim, Outcome::kKilled, periodic_saves(body, rt_.now() - body.start));
+    core_.on_job_finished(victim, JobResult::kChildLost);
+    mirror();
+  });
 }
 
 void SimulatedProcess::kill() {

@@ -46,6 +46,7 @@ class SimulatedProcess final : public ProcessHandle,
   // ProcessHandle. start() registers with the backend and starts the worker.
   void start() override;
   void deliver(Signal signal, SignalTarget target) override;
+  void kill_child() override;
   WorkerId worker_id() const override { return worker_id_; }
   WorkerState state() const override { return state_.load(); }
   int active_jobs() const override { return active_.load(); }
@@ -130,6 +131,7 @@ class SimulatedProcess final : public ProcessHandle,
   std::vector<Lease> fetched_;
   DurationSampler fetch_latency_;  // worker.fetch_latency
   bool instant_fetch_;             // worker.fetch_latency is 0: no draw, no timer
+  bool pool_children_;             // ShutdownBehaviour::child_lost is not kNone
   TimerId wake_;
   TimerId fetch_;  // a fetch on its way to the backend
   WorkerId worker_id_ = kNoWorker;

@@ -94,6 +94,13 @@ void WorkerCore::on_job_finished(int slot, JobResult result) {
     case JobResult::kCancelled:
       port_.fail(slot, lease, ErrorKind::kShutdown, true);
       break;
+    case JobResult::kChildLost:
+      if (config_.shutdown.child_lost == ShutdownBehaviour::ChildLost::kRequeue) {
+        port_.requeue(slot, lease);
+      } else {
+        port_.fail(slot, lease, ErrorKind::kWorkerDeath, false);
+      }
+      break;
   }
   if (state_ == WorkerState::kDraining) {
     if (active_ != 0) return;

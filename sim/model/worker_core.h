@@ -36,7 +36,9 @@ constexpr std::array<std::string_view, 5> names(WorkerState) {
 inline const char* to_string(WorkerState v) { return name_of(v).data(); }
 
 // What a finished job body reports.
-enum class JobResult : std::uint8_t { kSucceeded, kFailed, kCancelled };
+// How a job body ended: by itself, failing, returning on cancellation, or with its pool
+// child process killed (ShutdownBehaviour::child_lost says what follows).
+enum class JobResult : std::uint8_t { kSucceeded, kFailed, kCancelled, kChildLost };
 
 // The effects a WorkerCore asks for. Replies come back through the core's on_* methods
 // and may arrive before the call returns (an in-process backend answers at once).

@@ -229,6 +229,26 @@ TEST(WorkerCore, CancelledJobIsFailedWithShutdownError) {
             (Calls{"2s fail 1 #1 shutdown retryable", "2s fetch 1", "2s start 1 #3"}));
 }
 
+TEST(WorkerCore, AJobWhosePoolChildDiedIsFailedForGoodOrRequeuedAsTheProfileSays) {
+  // Celery's prefork pool: the child running #1 is OOM-killed at 2 s. By default the task
+  // fails for good (WorkerLostError: worker_death, not retryable); with
+  // task_reject_on_worker_lost it goes back to the queue. Either way the slot is refetched.
+  for (const auto lost :
+       {ShutdownBehaviour::ChildLost::kFail, ShutdownBehaviour::ChildLost::kRequeue}) {
+    WorkerConfig c = test_config();
+    c.shutdown.child_lost = lost;
+    Harness h(c);
+    h.supply(0, 3);
+    h.core.start();
+    h.port.take();
+    h.finish_at(sec(2), 1, JobResult::kChildLost);
+    const std::string report = lost == ShutdownBehaviour::ChildLost::kFail
+                                   ? "2s fail 1 #1 worker_death final"
+                                   : "2s requeue 1 #1";
+    EXPECT_EQ(h.run_until(sec(2)), (Calls{report, "2s fetch 1", "2s start 1 #3"}));
+  }
+}
+
 TEST(WorkerCore, EmptyFetchWaitsAndPollsEveryPollInterval) {
   Harness h;
   h.core.start();

@@ -61,6 +61,9 @@ class ChildProcessProxy final : public ProcessHandle, public WorkerListener, pub
   // ProcessHandle
   void start() override;
   void deliver(Signal signal, SignalTarget target) override;
+  // drainsim-worker has no pool children: a scenario with oom_kill_child is refused before
+  // a process-engine run (run/simulation), so this is never called.
+  void kill_child() override {}
   WorkerId worker_id() const override { return worker_id_; }
   WorkerState state() const override { return state_; }
   int active_jobs() const override { return static_cast<int>(held_.size()); }

@@ -186,6 +186,23 @@ TEST(ProcessEngine, AWorkerThatCannotStartIsAClearError) {
 namespace drainsim {
 namespace {
 
+TEST(ProcessEngine, AnOomKillOfAPoolChildIsAClearError) {
+  // drainsim-worker runs its jobs in threads of one process: it has no pool child to lose.
+  RunOptions options;
+  options.engine = Engine::kProcess;
+  const Scenario s = parse_scenario(
+      test::one_pod("1s", "", "", R"([{"at": "1s", "kind": "oom_kill_child", "pod": "pod-0"}])"),
+      "case", {"worker.profile=celery"});
+  try {
+    run_scenario(s, options);
+    ADD_FAILURE() << "no error";
+  } catch (const RunError& e) {
+    EXPECT_NE(std::string(e.what()).find("events[0]: oom_kill_child takes a pool child"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(ProcessEngine, AProfileTheHttpBindingCannotExpressIsAClearError) {
   // Sidekiq hands jobs back to the front of the queue at its deadline; the OJS binding has
   // no such call, so drainsim-worker cannot play it (another program may).

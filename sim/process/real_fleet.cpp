@@ -65,6 +65,8 @@ class RealWorker final : public ProcessHandle {
     fleet_.by_pid_[pid_] = this;
   }
 
+  // drainsim real refuses oom_kill_child (system_manifest not_honoured): never called.
+  void kill_child() override {}
   void deliver(Signal signal, SignalTarget target) override {
     if (alive_) deliver_signal(pid_, worker_pid_, signal, target);
   }

@@ -179,6 +179,45 @@ TEST(Profiles, CeleryEarlyAckLosesAKilledTaskAndAcksLateRedeliversIt) {
   EXPECT_EQ(late.summary["jobs_lost"], 0);
   EXPECT_EQ(late.attempts,
             (std::vector<Attempt>{{0, 1, 0, 0, 20, "killed"}, {0, 1, 0, 3600, 3660, "completed"}}));
+  // On RabbitMQ the message is requeued when the killed worker's connection closes, at
+  // 20 s: the restarted container (ready at 35 s) runs it at once, attempt 1 still.
+  const Replay rabbit = run(scenario("celery", R"(["60s"])", 1, kOomAt20s,
+                                     R"(, "options": {"acks_late": true, "rabbitmq": true})"));
+  EXPECT_EQ(rabbit.attempts,
+            (std::vector<Attempt>{{0, 1, 0, 0, 20, "killed"}, {0, 1, 0, 35, 95, "completed"}}));
+  EXPECT_EQ(rabbit.summary["orphan_recovery_delay_s"]["max"], 0.0);
+  EXPECT_EQ(rabbit.summary["shutdown_retries"], 1);
+  // Early ack on RabbitMQ: acknowledged before it ran, so lost all the same.
+  const Replay rabbit_early =
+      run(scenario("celery", R"(["60s"])", 1, kOomAt20s, R"(, "options": {"rabbitmq": true})"));
+  EXPECT_EQ(rabbit_early.summary["jobs_lost"], 1);
+}
+
+TEST(Profiles, CeleryFailsTheTaskOfAnOomKilledPoolChildUnlessItRejectsItBack) {
+  // One pod of two pool children runs a 60 s and a 30 s task from 0 s. At 10 s the OOM
+  // killer takes one child, the one whose task has run longest (both from 0 s: the first,
+  // job 0); the worker replaces it and goes on, and the 30 s task completes at 30 s.
+  const std::string child = R"([{"at": "10s", "kind": "oom_kill_child", "pod": "pod-0"}])";
+  // Early ack (the default) and acks_late alike: WorkerLostError, the task fails for good.
+  for (const char* options : {"", R"(, "options": {"acks_late": true})"}) {
+    SCOPED_TRACE(options);
+    const Replay r = run(scenario("celery", R"(["60s", "30s"])", 2, child, options));
+    EXPECT_EQ(r.attempts,
+              (std::vector<Attempt>{{0, 1, 0, 0, 10, "killed"}, {1, 1, 0, 0, 30, "completed"}}));
+    EXPECT_EQ(r.summary["jobs_discarded_by_shutdown"], 1);
+    EXPECT_EQ(r.summary["job_loss"], 1);
+    EXPECT_EQ(r.summary["exits"]["oom_killed"], 0);  // the worker process lived on
+  }
+  // acks_late with task_reject_on_worker_lost: back to the front of the queue at 10 s and
+  // run again at once in the replaced child (attempt 1 still): done at 70 s.
+  const Replay reject =
+      run(scenario("celery", R"(["60s", "30s"])", 2, child,
+                   R"(, "options": {"acks_late": true, "reject_on_worker_lost": true})"));
+  EXPECT_EQ(reject.attempts, (std::vector<Attempt>{{0, 1, 0, 0, 10, "killed"},
+                                                   {1, 1, 0, 0, 30, "completed"},
+                                                   {0, 1, 0, 10, 70, "completed"}}));
+  EXPECT_EQ(reject.summary["job_loss"], 0);
+  EXPECT_EQ(reject.summary["shutdown_retries"], 1);
 }
 
 TEST(Profiles, CeleryAcksLateTaskLongerThanTheVisibilityTimeoutCompletesAtItsFirstAck) {

@@ -297,7 +297,7 @@ TEST(RealCelery, OnRabbitmqAnOomKilledTaskComesBackWhenItsConnectionDrops) {
   const Scenario s = parse_scenario(R"({"name": "cel-oom-rmq", "duration": "3s", "settle": "90s",
     "workload": {"arrival": {"kind": "list", "at": ["0s"]},
                  "job_duration": {"kind": "constant", "value": "8s"}},
-    "worker": {"profile": "celery", "concurrency": 2, "options": {"acks_late": true}},
+    "worker": {"profile": "celery", "concurrency": 2, "options": {"acks_late": true, "rabbitmq": true}},
     "platform": {"replicas": 1, "pod_start_delay": "0s", "restart_delay": "1s"},
     "events": [{"at": "5s", "kind": "oom_kill", "pod": "pod-0"}]})",
                                     "cel-oom-rmq.json");

@@ -216,6 +216,14 @@ RunOutput run_process(const Scenario& s, const RunOptions& o) {
         "own worker with --worker-cmd",
         s.worker.profile));
   }
+  for (std::size_t i = 0; i < s.events.size(); ++i) {
+    if (s.events[i].kind == ScenarioEvent::Kind::kOomKillChild) {
+      throw RunError(fmt::format(
+          "events[{}]: oom_kill_child takes a pool child, and the process engine's workers are "
+          "processes with none: run it on the virtual or realtime engine",
+          i));
+    }
+  }
   if (o.worker_cmd.empty() && access(fleet_options.worker_binary.c_str(), X_OK) != 0) {
     throw RunError(fmt::format("cannot run the worker program {}: {}", fleet_options.worker_binary,
                                strerror(errno)));
