@@ -327,6 +327,15 @@ TEST(ScenarioLoaderTest, OomKillChildNeedsAProfileWithPoolChildren) {
                        "events[0].pod: required field missing"));
 }
 
+TEST(ScenarioLoaderTest, ASerialClassIsABoolean) {
+  const json classes = json::array({{{"name", "emails"}, {"serial", "yes"}}});
+  EXPECT_EQ(error_of(with(minimal(), "/workload/classes", classes)),
+            "x.json: workload.classes[0].serial: expected true or false, got \"yes\"");
+  const json serial = json::array({{{"name", "emails"}, {"serial", true}}, {{"name", "other"}}});
+  const Scenario s = parse_scenario(with(minimal(), "/workload/classes", serial).dump(), "x.json");
+  EXPECT_EQ(s.backend.class_serial, (std::vector<bool>{true, false}));
+}
+
 TEST(ScenarioLoaderTest, EmpiricalNeedsExactlyOneOfValuesAndHistogram) {
   EXPECT_EQ(error_of(with(minimal(), "/workload/job_duration", {{"kind", "empirical"}})),
             "x.json: workload.job_duration: expected exactly one of \"values\" and \"histogram\"");
@@ -581,11 +590,11 @@ TEST(ScenarioLoaderTest, FullScenarioWritesBackIdentically) {
         {"name": "fail-fast", "weight": 1.0, "job_duration": {"kind": "constant", "value": "2s"},
          "failure_rate": 0.5,
          "retry": {"max_attempts": 1, "initial_interval": "2s", "backoff_coefficient": 1.5,
-                   "max_interval": "1m", "jitter": false}},
+                   "max_interval": "1m", "jitter": false}, "serial": false},
         {"name": "patient", "weight": 3.0, "job_duration": {"kind": "constant", "value": "1m"},
          "failure_rate": 0.01,
          "retry": {"max_attempts": 25, "initial_interval": "2s", "backoff_coefficient": 1.5,
-                   "max_interval": "1m", "jitter": false}}]
+                   "max_interval": "1m", "jitter": false}, "serial": true}]
     },
     "backend": {"visibility_timeout": "1h", "heartbeat_timeout": "15s",
                 "retry": {"max_attempts": 5, "initial_interval": "2s", "backoff_coefficient": 1.5,

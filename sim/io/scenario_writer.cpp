@@ -156,7 +156,8 @@ json classes_json(const std::vector<JobClass>& classes) {
                    {"weight", c.weight},
                    {"job_duration", distribution_json(c.job_duration)},
                    {"failure_rate", c.failure_rate},
-                   {"retry", retry_json(c.retry)}});
+                   {"retry", retry_json(c.retry)},
+                   {"serial", c.serial}});
   }
   return out;
 }

@@ -18,7 +18,8 @@ Backend::Backend(Runtime& runtime, const BackendConfig& config, BackendMechanism
       config_(config),
       mechanisms_(mechanisms),
       recorder_(recorder),
-      faults_(faults) {}
+      faults_(faults),
+      class_held_(config.class_serial.size(), 0) {}
 
 int Backend::queue(const std::string& name) {
   for (std::size_t i = 0; i < queues_.size(); ++i) {
@@ -147,6 +148,7 @@ void Backend::claim(std::uint32_t handle, WorkerId worker) {
   ++job.claims;
   job.fetched_at = now;
   job.lease_deadline = now + config_.visibility_timeout;
+  if (config_.serial(job.spec.job_class)) ++class_held_[job.spec.job_class];
   if (reliable() && mechanisms_.lease.enabled && mechanisms_.lease.check_interval == 0) {
     job.timer = rt_.schedule(job.lease_deadline, Priority::kBackend, this, kLeaseExpiry, handle);
   }
@@ -178,10 +180,14 @@ void Backend::fetch(WorkerId worker, int count, std::vector<Lease>& out) {
   if (!takes_jobs(w)) return;
   for (int q : w.queues) {
     auto& available = queues_[q].available;
-    while (count > 0 && !available.empty()) {
-      const std::uint32_t handle = available.front();
-      available.pop_front();
+    for (std::size_t i = 0; count > 0 && i < available.size();) {
+      const std::uint32_t handle = available[i];
       Job& job = jobs_[handle];
+      if (locked(job)) {  // waits for its class's held job
+        ++i;
+        continue;
+      }
+      available.erase(available.begin() + static_cast<std::ptrdiff_t>(i));
       if (job.stalls > mechanisms_.lease.max_stalls) {  // kStall: failed when next fetched
         discard(handle, ErrorKind::kStalled);
         continue;
@@ -225,7 +231,9 @@ bool Backend::has_jobs_for(WorkerId worker) const {
   if (!w.handed.empty()) return true;
   if (!takes_jobs(w)) return false;
   for (int q : w.queues) {
-    if (!queues_[q].available.empty()) return true;
+    for (const std::uint32_t handle : queues_[q].available) {
+      if (!locked(jobs_[handle])) return true;
+    }
   }
   return false;
 }
@@ -397,6 +405,12 @@ void Backend::make_available(std::uint32_t handle, bool front) {
     q.available.push_back(handle);
   }
   recorder_.job_available(job.ledger, rt_.now());
+  offer(handle);
+}
+
+void Backend::offer(std::uint32_t handle) {
+  if (locked(jobs_[handle])) return;
+  Queue& q = queues_[jobs_[handle].queue];
   while (const std::optional<Waiter> waiter = next_waiter(q)) {
     Worker& w = workers_[waiter->worker];
     w.waiting = false;
@@ -435,6 +449,18 @@ std::optional<Backend::Waiter> Backend::next_waiter(Queue& q) {
     if (!stale(x)) return x;
   }
   return std::nullopt;
+}
+
+void Backend::offer_next(std::uint16_t job_class) {
+  if (class_held_[job_class] > 0) return;  // held again meanwhile
+  for (const Queue& q : queues_) {
+    for (const std::uint32_t handle : q.available) {
+      if (jobs_[handle].spec.job_class == job_class) {
+        offer(handle);
+        return;
+      }
+    }
+  }
 }
 
 void Backend::hand(std::uint32_t handle, WorkerId worker) {
@@ -480,6 +506,11 @@ void Backend::detach(std::uint32_t handle) {
   if (job.next != kNil) jobs_[job.next].prev = job.prev;
   job.prev = job.next = kNil;
   job.holder = kNoWorker;
+  const std::uint16_t c = job.spec.job_class;
+  if (config_.serial(c) && --class_held_[c] == 0) {
+    // After the operation that released it, which may hand this very job back.
+    rt_.schedule(rt_.now(), Priority::kBackend, this, kUnlock, c);
+  }
   if (--active_ == 0) {  // nothing left to sweep: no timer keeps an idle run going
     rt_.cancel(lease_sweep_);
     rt_.cancel(rescue_sweep_);
@@ -624,6 +655,9 @@ void Backend::on_timer(std::uint32_t tag, std::uint64_t arg) {
     }
     case kWorkerCheck:
       worker_check(static_cast<WorkerId>(arg));
+      break;
+    case kUnlock:
+      offer_next(static_cast<std::uint16_t>(arg));
       break;
     case kRetryDue: {
       const auto handle = static_cast<std::uint32_t>(arg);

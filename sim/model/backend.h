@@ -130,6 +130,7 @@ class Backend final : public TimerTarget, public BackendView {
     kLeaseSweep,
     kRescueSweep,
     kWorkerCheck,  // LeaseExpiry::checked_by_workers: a worker's try
+    kUnlock,       // a serial class's lock was released: offer its next job
   };
   enum class WorkerStatus : std::uint8_t { kAlive, kDead, kGone };
 
@@ -187,8 +188,18 @@ class Backend final : public TimerTarget, public BackendView {
   // leased, on the worker's list.
   void claim(std::uint32_t handle, WorkerId worker);
   void make_available(std::uint32_t handle, bool front);
+  // The available job to a waiting worker, as mechanisms.dispatch says (none for a locked
+  // job, or under Dispatch::kPoll).
+  void offer(std::uint32_t handle);
   // Out of the available list of its queue.
   void unqueue(std::uint32_t handle);
+  // A job of a serial class while another of its class is held (BackendConfig::serial).
+  bool locked(const Job& job) const {
+    return config_.serial(job.spec.job_class) && class_held_[job.spec.job_class] > 0;
+  }
+  // The first available job of `job_class`, handed to a waiter as make_available does: its
+  // class's lock was just released.
+  void offer_next(std::uint16_t job_class);
   // The next waiter of the queue that mechanisms.dispatch serves, out of the wait list.
   std::optional<Waiter> next_waiter(Queue& q);
   // The available job goes to the waiting worker: claimed for it, collected at its next
@@ -233,11 +244,12 @@ class Backend final : public TimerTarget, public BackendView {
   JobId next_id_ = 0;
   std::vector<Worker> workers_;
   std::vector<Queue> queues_;
-  std::size_t active_ = 0;  // jobs held by workers
-  TimerId lease_sweep_;     // LeaseExpiry::check_interval > 0
-  TimerId rescue_sweep_;    // Rescuer
-  Time last_cleanup_ = -1;  // FetchMode::kPrivateList; -1: none yet
-  Time last_check_ = -1;    // LeaseExpiry::checked_by_workers; -1: none yet
+  std::size_t active_ = 0;                 // jobs held by workers
+  std::vector<std::uint32_t> class_held_;  // held jobs per job class (serial classes)
+  TimerId lease_sweep_;                    // LeaseExpiry::check_interval > 0
+  TimerId rescue_sweep_;                   // Rescuer
+  Time last_cleanup_ = -1;                 // FetchMode::kPrivateList; -1: none yet
+  Time last_check_ = -1;                   // LeaseExpiry::checked_by_workers; -1: none yet
 };
 
 }  // namespace drainsim

@@ -75,6 +75,9 @@ struct JobClass {
   DurationDistribution job_duration;
   double failure_rate = 0;
   RetryPolicy retry;
+  // Its jobs run one at a time, in queue order (graphile-worker's named job queues): while
+  // one is held, however it ended up held, the others wait.
+  bool serial = false;
 };
 
 struct WorkloadConfig {
@@ -103,6 +106,11 @@ struct BackendConfig {
   std::vector<RetryPolicy> class_retry;
   const RetryPolicy& retry_of(std::uint16_t job_class) const {
     return class_retry.empty() ? retry : class_retry[job_class];
+  }
+  // Per workload.classes entry, whether it is serial (filled by the scenario reader).
+  std::vector<bool> class_serial;
+  bool serial(std::uint16_t job_class) const {
+    return !class_serial.empty() && class_serial[job_class];
   }
   // The recovery mechanisms of the profile's backend, its options applied (resolved by the
   // scenario reader): not a scenario field.

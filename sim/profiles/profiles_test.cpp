@@ -243,6 +243,34 @@ TEST(Profiles, CeleryAcksLateTaskLongerThanTheVisibilityTimeoutCompletesAtItsFir
   EXPECT_EQ(r.summary["job_latency_s"]["p50"], 12600.0);
 }
 
+TEST(Profiles, GraphileWorkerNamedQueueWaitsOutACrashedJobsFourHourLock) {
+  // Three 10 s jobs at 0 s in one named queue (a serial class), one pod of four slots. They
+  // run one at a time: 0-10, 10-20, 20-30 s.
+  auto with_classes = [](std::string text) {
+    const std::string jobs = R"(["10s"]}})";
+    text.replace(text.find(jobs), jobs.size(),
+                 R"(["10s"]}, "classes": [{"name": "emails", "serial": true}]})");
+    text.replace(text.find(R"("settle": "3h")"), 14, R"("settle": "5h")");
+    return text;
+  };
+  const Replay calm =
+      run(with_classes(scenario("graphile-worker", R"(["10s"])", 4, "[]", "", "", 3)));
+  EXPECT_EQ(calm.attempts, (std::vector<Attempt>{{0, 1, 0, 0, 10, "completed"},
+                                                 {1, 1, 0, 10, 20, "completed"},
+                                                 {2, 1, 0, 20, 30, "completed"}}));
+  // An OOM kill at 5 s takes job 0 with its process. Its row stays locked for 4 h from its
+  // fetch at 0 s, and the queue with it: the restarted container (up at 20 s) waits, job 0
+  // runs again at 14400 s (attempt 2), then jobs 1 and 2.
+  const Replay crashed = run(
+      with_classes(scenario("graphile-worker", R"(["10s"])", 4,
+                            R"([{"at": "5s", "kind": "oom_kill", "pod": "pod-0"}])", "", "", 3)));
+  EXPECT_EQ(crashed.attempts, (std::vector<Attempt>{{0, 1, 0, 0, 5, "killed"},
+                                                    {0, 2, 0, 14400, 14410, "completed"},
+                                                    {1, 1, 0, 14410, 14420, "completed"},
+                                                    {2, 1, 0, 14420, 14430, "completed"}}));
+  EXPECT_EQ(crashed.summary["job_latency_s"]["p99"], 14430.0);
+}
+
 TEST(Profiles, PgBossFailsAJobForGoodOnItsThirdInterruption) {
   // stop() gives active jobs 30 s, then fails them; retried at once up to retryLimit 2
   // (3 runs). Nothing wakes an idle worker: each polls every 2 s from its start, so the job
