@@ -1,0 +1,155 @@
+// Backend, continued (backend.cpp has the rest): how available jobs reach the workers
+// that wait for them: long-polls, the dispatch rule, jobs handed to a waiter until it
+// fetches them, and the locks of serial classes.
+#include "model/backend.h"
+
+#include <algorithm>
+#include <utility>
+
+#include <fmt/format.h>
+
+namespace drainsim {
+
+void Backend::wait_for_jobs(WorkerId worker) {
+  Worker& w = workers_[worker];
+  if (!takes_jobs(w) || mechanisms_.dispatch == Dispatch::kPoll) return;
+  w.waiting = true;
+  for (std::uint32_t i = 0; i < w.queues.size(); ++i) {
+    if (w.listed >> i & 1) continue;
+    w.listed |= std::uint64_t{1} << i;
+    queues_[w.queues[i]].waiting.push_back(Waiter{worker, i});
+  }
+}
+
+bool Backend::has_jobs_for(WorkerId worker) const {
+  const Worker& w = workers_[worker];
+  if (!w.handed.empty()) return true;
+  if (!takes_jobs(w)) return false;
+  for (int q : w.queues) {
+    for (const std::uint32_t handle : queues_[q].available) {
+      if (!locked(jobs_[handle])) return true;
+    }
+  }
+  return false;
+}
+
+void Backend::cancel_wait(WorkerId worker) {
+  Worker& w = workers_[worker];
+  if (w.teardown_until > rt_.now()) return;  // the dead process's long-poll lingers
+  w.waiting = false;
+  give_back_handed(worker);
+}
+
+void Backend::give_back_handed(WorkerId worker) {
+  for (const Lease& lease : std::exchange(workers_[worker].handed, {})) {
+    if (holds(worker, lease)) give_back(lease.handle);
+  }
+}
+
+std::size_t Backend::wait_list_size() const {
+  std::size_t n = 0;
+  for (const Queue& q : queues_) n += q.waiting.size();
+  return n;
+}
+
+void Backend::make_available(std::uint32_t handle, bool front) {
+  Job& job = jobs_[handle];
+  job.state = JobState::kAvailable;
+  job.holder = kNoWorker;
+  Queue& q = queues_[job.queue];
+  if (front) {
+    q.available.push_front(handle);
+  } else {
+    q.available.push_back(handle);
+  }
+  recorder_.job_available(job.ledger, rt_.now());
+  offer(handle);
+}
+
+void Backend::offer(std::uint32_t handle) {
+  if (locked(jobs_[handle])) return;
+  Queue& q = queues_[jobs_[handle].queue];
+  while (const std::optional<Waiter> waiter = next_waiter(q)) {
+    Worker& w = workers_[waiter->worker];
+    w.waiting = false;
+    // Its process is gone and the kernel has closed its long-poll.
+    if (w.teardown_until >= 0 && rt_.now() >= w.teardown_until) continue;
+    hand(handle, waiter->worker);
+    break;
+  }
+}
+
+std::optional<Backend::Waiter> Backend::next_waiter(Queue& q) {
+  auto drop = [this](const Waiter& x) {
+    workers_[x.worker].listed &= ~(std::uint64_t{1} << x.index);
+  };
+  auto stale = [this](const Waiter& x) {
+    const Worker& w = workers_[x.worker];
+    return !w.waiting || !takes_jobs(w);
+  };
+  if (mechanisms_.dispatch == Dispatch::kRandomWaiter) {
+    std::erase_if(q.waiting, [&](const Waiter& x) {
+      if (stale(x)) drop(x);
+      return stale(x);
+    });
+    if (q.waiting.empty()) return std::nullopt;
+    const auto it = q.waiting.begin() +
+                    static_cast<std::ptrdiff_t>(rt_.rng(Stream::kDispatch).below(q.waiting.size()));
+    const Waiter x = *it;
+    q.waiting.erase(it);
+    drop(x);
+    return x;
+  }
+  while (!q.waiting.empty()) {
+    const Waiter x = q.waiting.front();
+    q.waiting.pop_front();
+    drop(x);
+    if (!stale(x)) return x;
+  }
+  return std::nullopt;
+}
+
+void Backend::offer_next(std::uint16_t job_class) {
+  if (class_held_[job_class] > 0) return;  // held again meanwhile
+  for (const Queue& q : queues_) {
+    for (const std::uint32_t handle : q.available) {
+      if (jobs_[handle].spec.job_class == job_class) {
+        offer(handle);
+        return;
+      }
+    }
+  }
+}
+
+void Backend::hand(std::uint32_t handle, WorkerId worker) {
+  Worker& w = workers_[worker];
+  const bool dead = w.teardown_until >= 0;
+  unqueue(handle);
+  if (jobs_[handle].stalls > mechanisms_.lease.max_stalls) {  // as at a fetch: failed for good
+    discard(handle, ErrorKind::kStalled);
+    if (!dead) w.listener->on_jobs_available();  // it fetches, finds nothing, waits again
+    return;
+  }
+  claim(handle, worker);
+  if (dead && mechanisms_.fetch == FetchMode::kAtMostOnce) {
+    take_back(handle);
+    recorder_.job_lost(jobs_[handle].ledger, rt_.now(),
+                       fmt::format("handed to worker {}'s fetcher after its process was killed, "
+                                   "before the kernel tore it down",
+                                   worker));
+    finish(handle);
+    return;
+  }
+  arm_sweeps();
+  if (dead) return;  // held by the dead worker: its recovery brings it back
+  w.handed.push_back(lease_of(handle));
+  w.listener->on_jobs_available();
+}
+
+void Backend::give_back(std::uint32_t handle) {
+  take_back(handle);
+  --jobs_[handle].attempt;
+  make_available(handle, true);
+}
+
+}  // namespace drainsim
