@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <utility>
 
 #include <fmt/format.h>
 
@@ -168,7 +167,9 @@ Lease Backend::lease_of(std::uint32_t handle) const {
 void Backend::fetch(WorkerId worker, int count, std::vector<Lease>& out) {
   Worker& w = workers_[worker];
   w.waiting = false;  // a fetch ends a wait; a worker with free slots left waits again
-  for (const Lease& lease : std::exchange(w.handed, {})) {
+  // No job goes back to this worker meanwhile: it no longer waits. The list keeps its
+  // buffer for the next wait.
+  for (const Lease& lease : w.handed) {
     if (!holds(worker, lease)) continue;  // taken back meanwhile
     if (count > 0) {
       out.push_back(lease);
@@ -177,6 +178,7 @@ void Backend::fetch(WorkerId worker, int count, std::vector<Lease>& out) {
       give_back(lease.handle);
     }
   }
+  w.handed.clear();
   if (!takes_jobs(w)) return;
   for (int q : w.queues) {
     auto& available = queues_[q].available;

@@ -4,7 +4,6 @@
 #include "model/backend.h"
 
 #include <algorithm>
-#include <utility>
 
 #include <fmt/format.h>
 
@@ -41,9 +40,12 @@ void Backend::cancel_wait(WorkerId worker) {
 }
 
 void Backend::give_back_handed(WorkerId worker) {
-  for (const Lease& lease : std::exchange(workers_[worker].handed, {})) {
+  // Called once the worker no longer waits or takes jobs, so none goes back to it meanwhile.
+  std::vector<Lease>& handed = workers_[worker].handed;
+  for (const Lease& lease : handed) {
     if (holds(worker, lease)) give_back(lease.handle);
   }
+  handed.clear();
 }
 
 std::size_t Backend::wait_list_size() const {
