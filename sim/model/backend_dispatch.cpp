@@ -3,8 +3,6 @@
 // fetches them, and the locks of serial classes.
 #include "model/backend.h"
 
-#include <algorithm>
-
 #include <fmt/format.h>
 
 namespace drainsim {
@@ -91,8 +89,9 @@ std::optional<Backend::Waiter> Backend::next_waiter(Queue& q) {
   };
   if (mechanisms_.dispatch == Dispatch::kRandomWaiter) {
     std::erase_if(q.waiting, [&](const Waiter& x) {
-      if (stale(x)) drop(x);
-      return stale(x);
+      const bool gone = stale(x);
+      if (gone) drop(x);
+      return gone;
     });
     if (q.waiting.empty()) return std::nullopt;
     const auto it = q.waiting.begin() +

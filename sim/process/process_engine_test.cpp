@@ -166,57 +166,42 @@ TEST(ProcessEngine, ADrainsimThatDiesLeavesNoWorkerBehind) {
   EXPECT_EQ(leftovers(pid), 0);
 }
 
-TEST(ProcessEngine, AWorkerThatCannotStartIsAClearError) {
-  RunOptions options;
+// What a process-engine run of `s` refuses with (the RunError's message); "" and a test
+// failure when it runs.
+std::string process_run_error(const Scenario& s, RunOptions options = {}) {
   options.engine = Engine::kProcess;
-  options.worker_binary = "/nonexistent/drainsim-worker";
-  const Scenario s = parse_scenario(test::one_pod("1s"), "case");
   try {
     run_scenario(s, options);
-    ADD_FAILURE() << "no error";
   } catch (const RunError& e) {
-    EXPECT_NE(std::string(e.what()).find("/nonexistent/drainsim-worker"), std::string::npos)
-        << e.what();
+    return e.what();
   }
+  ADD_FAILURE() << "no error";
+  return "";
 }
 
-}  // namespace
-}  // namespace drainsim
-
-namespace drainsim {
-namespace {
+TEST(ProcessEngine, AWorkerThatCannotStartIsAClearError) {
+  RunOptions options;
+  options.worker_binary = "/nonexistent/drainsim-worker";
+  const Scenario s = parse_scenario(test::one_pod("1s"), "case");
+  const std::string error = process_run_error(s, options);
+  EXPECT_NE(error.find("/nonexistent/drainsim-worker"), std::string::npos) << error;
+}
 
 TEST(ProcessEngine, AnOomKillOfAPoolChildIsAClearError) {
   // drainsim-worker runs its jobs in threads of one process: it has no pool child to lose.
-  RunOptions options;
-  options.engine = Engine::kProcess;
   const Scenario s = parse_scenario(
       test::one_pod("1s", "", "", R"([{"at": "1s", "kind": "oom_kill_child", "pod": "pod-0"}])"),
       "case", {"worker.profile=celery"});
-  try {
-    run_scenario(s, options);
-    ADD_FAILURE() << "no error";
-  } catch (const RunError& e) {
-    EXPECT_NE(std::string(e.what()).find("events[0]: oom_kill_child takes a pool child"),
-              std::string::npos)
-        << e.what();
-  }
+  const std::string error = process_run_error(s);
+  EXPECT_NE(error.find("events[0]: oom_kill_child takes a pool child"), std::string::npos) << error;
 }
 
 TEST(ProcessEngine, AProfileTheHttpBindingCannotExpressIsAClearError) {
   // Sidekiq hands jobs back to the front of the queue at its deadline; the OJS binding has
   // no such call, so drainsim-worker cannot play it (another program may).
-  RunOptions options;
-  options.engine = Engine::kProcess;
   const Scenario s = parse_scenario(test::one_pod("1s"), "case", {"worker.profile=sidekiq"});
-  try {
-    run_scenario(s, options);
-    ADD_FAILURE() << "no error";
-  } catch (const RunError& e) {
-    EXPECT_NE(std::string(e.what()).find("profile sidekiq hands unfinished jobs back"),
-              std::string::npos)
-        << e.what();
-  }
+  const std::string error = process_run_error(s);
+  EXPECT_NE(error.find("profile sidekiq hands unfinished jobs back"), std::string::npos) << error;
 }
 
 }  // namespace
