@@ -718,10 +718,26 @@ TEST(WorkerCore, GraphileAbortsJobsFiveSecondsIntoAGracefulStop) {
                    "10s deregister", "10s state stopped", "10s exit 0"}));
 }
 
-TEST(WorkerCore, TemporalWithNoStopTimeoutCancelsItsJobsAtOnceAndFailsThoseThatReturn) {
-  // The TERM at 2 s cancels both bodies; body 0 returns at 2.1 s and is FAILed, body 1
-  // ignores it and the worker waits (the kubelet's SIGKILL ends it).
+TEST(WorkerCore, TemporalGoSdkWithNoStopTimeoutExitsAtTheTermLeavingItsActivities) {
+  // WorkerStopTimeout 0: Stop cancels the contexts and returns, and the program exits at
+  // the TERM (2 s) with both activities still running: they die with the process.
   Harness h(profile_config("temporal", 0));
+  h.supply(0, 1);
+  h.core.start();
+  h.port.take();
+  h.signal_at(sec(2), Signal::kTerm);
+  EXPECT_EQ(h.run_until(sec(60)),
+            (Calls{"1s fetch 1", "1s wait", "2s state draining", "2s heartbeat quiet [0,1]",
+                   "2s state stopped", "2s exit 0 killing jobs"}));
+}
+
+TEST(WorkerCore, TemporalPythonSdkCancelsItsJobsAtTheGraceAndWaitsForAllOfThem) {
+  // waits_for_activities: the TERM at 2 s cancels both bodies (grace 0); body 0 returns at
+  // 2.1 s and is FAILed, body 1 ignores it and the worker waits (the kubelet's SIGKILL ends
+  // it).
+  WorkerConfig c = profile_config("temporal", 0);
+  c.shutdown.at_deadline = ShutdownBehaviour::AtDeadline::kCancelAndWait;
+  Harness h(c);
   h.supply(0, 1);
   h.core.start();
   h.port.take();

@@ -408,21 +408,36 @@ TEST(Profiles, JsSdkNacksWithHandlerErrorAtItsDeadline) {
                                               {0, 2, 1, 36, 96, "completed"}}));
 }
 
-TEST(Profiles, TemporalCancelsActivitiesAtOnceAndRetriesTheOnesThatReturn) {
-  // WorkerStopTimeout 0: the TERM at 10 s cancels the activity, which returns 100 ms later
-  // (workload.cancel.latency): a failed attempt, retried after 1 s (11.1 s); pod-1, ready
-  // at 15 s, runs attempt 2. The worker exits when it returned.
+TEST(Profiles, TemporalGoSdkExitsAtTheTermAndTheActivityWaitsForItsStartToCloseTimeout) {
+  // WorkerStopTimeout 0: the TERM at 10 s cancels the activity and the program exits at
+  // once, the activity dying with it (a clean exit, drain 0 s). The server finds it when
+  // its 10 min start-to-close timeout from the start at 0 runs out: retried after 1 s,
+  // at 601 s on pod-1.
   const Replay r = run(scenario("temporal", R"(["60s"])", 1, kDeleteAt10s));
+  EXPECT_EQ(r.attempts,
+            (std::vector<Attempt>{{0, 1, 0, 0, 10, "killed"}, {0, 2, 1, 601, 661, "completed"}}));
+  EXPECT_EQ(r.summary["drain_latency_s"]["max"], 0.0);
+  EXPECT_EQ(r.summary["exits"]["clean"], 1);
+}
+
+// The Python and TypeScript SDKs.
+constexpr const char* kWaitsForActivities = R"(, "options": {"waits_for_activities": true})";
+
+TEST(Profiles, TemporalPythonSdkCancelsActivitiesAtOnceAndRetriesTheOnesThatReturn) {
+  // graceful_shutdown_timeout 0: the TERM at 10 s cancels the activity, which returns
+  // 100 ms later (workload.cancel.latency): a failed attempt, retried after 1 s (11.1 s);
+  // pod-1, ready at 15 s, runs attempt 2. The worker exits when it returned.
+  const Replay r = run(scenario("temporal", R"(["60s"])", 1, kDeleteAt10s, kWaitsForActivities));
   EXPECT_EQ(r.attempts, (std::vector<Attempt>{{0, 1, 0, 0, 10.1, "interrupted"},
                                               {0, 2, 1, 15, 75, "completed"}}));
   EXPECT_EQ(r.summary["drain_latency_s"]["max"], 0.1);
 }
 
-TEST(Profiles, TemporalActivityThatIgnoresCancellationRunsUntilTheKill) {
-  // The same with an activity that ignores its cancelled context (cooperative_fraction 0):
-  // it runs on until the kubelet's SIGKILL at 40 s, and the server finds it only when its
-  // 10 min start-to-close timeout (from the start at 0) runs out: retried at 601 s.
-  std::string text = scenario("temporal", R"(["60s"])", 1, kDeleteAt10s);
+TEST(Profiles, TemporalPythonSdkActivityThatIgnoresCancellationRunsUntilTheKill) {
+  // The same with an activity that ignores its cancellation (cooperative_fraction 0): the
+  // worker waits for it until the kubelet's SIGKILL at 40 s, and the server finds it only
+  // when its 10 min start-to-close timeout (from the start at 0) runs out: retried at 601 s.
+  std::string text = scenario("temporal", R"(["60s"])", 1, kDeleteAt10s, kWaitsForActivities);
   text.replace(text.find(R"("workload": {)"), 13,
                R"("workload": {"cancel": {"cooperative_fraction": 0}, )");
   const Replay r = run(text);

@@ -1,4 +1,5 @@
-// Temporal Go SDK activity workers, with InterruptCh passed (docs/profiles.md).
+// Temporal activity workers: the Go SDK with InterruptCh passed, or (option
+// waits_for_activities) the Python and TypeScript SDKs (docs/profiles.md).
 #include "profiles/profiles.h"
 
 #include <climits>
@@ -6,34 +7,48 @@
 namespace drainsim::profiles {
 
 namespace {
-void apply(const ProfileOptions& options, ShutdownBehaviour&, BackendMechanisms& m) {
+void apply(const ProfileOptions& options, ShutdownBehaviour& b, BackendMechanisms& m) {
   // A heartbeating activity is found by its heartbeat timeout; otherwise only its
   // start-to-close timeout (the visibility timeout here) recovers it.
   m.heartbeat_detection = option_bool(options, "activity_heartbeats");
+  // The Python and TypeScript SDKs (sdk-core's graceful_shutdown_period) cancel the
+  // activities when the grace ends and wait for every one to return: one that returns is
+  // reported failed (WorkerShutdown, retryable), one that ignores the cancellation holds the
+  // worker until it is killed.
+  if (option_bool(options, "waits_for_activities")) {
+    b.at_deadline = ShutdownBehaviour::AtDeadline::kCancelAndWait;
+  }
 }
 }  // namespace
 
 Profile temporal() {
   Profile p = base("temporal",
-                   "Temporal (Go SDK): WorkerStopTimeout 0 cancels activities at TERM, the failed "
-                   "attempt retries (1 s x2, cap 100 s, unlimited); orphans by heartbeat or "
-                   "start-to-close timeout",
+                   "Temporal (Go SDK): WorkerStopTimeout 0, so TERM stops the worker at once and "
+                   "its activities die with the process, found by their heartbeat or "
+                   "start-to-close timeout and retried (1 s x2, cap 100 s, unlimited)",
                    0);
   ShutdownBehaviour& b = p.worker.shutdown;
   b.logs_remaining = false;  // no remaining-count log (profiles.h)
   b.handles_tstp = false;
   b.second_term = ShutdownBehaviour::SecondTerm::kIgnore;
-  // At WorkerStopTimeout the activities' contexts are cancelled: one that returns is
-  // failed (and retried); one that ignores its context runs on until the process is killed
-  // and waits for its start-to-close (or heartbeat) timeout.
-  b.at_deadline = ShutdownBehaviour::AtDeadline::kCancelAndWait;
+  // baseWorker.Stop (internal/internal_worker_base.go) waits WorkerStopTimeout for the
+  // activities, cancels their contexts and returns without waiting again; worker.Run
+  // returns and the program exits, so the activities still running die with the process
+  // and wait for their start-to-close (or heartbeat) timeout.
+  b.at_deadline = ShutdownBehaviour::AtDeadline::kLeave;
   p.backend.visibility_timeout = 10 * kMinute;  // start-to-close
   p.backend.retry = RetryPolicy{INT_MAX, kSecond, 2.0, 100 * kSecond, false};
   p.mechanisms.heartbeat_detection = false;
   p.mechanisms.lease.renewed_by_heartbeat = false;
   p.mechanisms.lease.fate = LeaseExpiry::Fate::kRetry;
-  p.options = {{"activity_heartbeats", false,
-                "activities heartbeat, so a dead worker is found after backend.heartbeat_timeout"}};
+  p.options = {
+      {"activity_heartbeats", false,
+       "activities heartbeat, so a dead worker is found after backend.heartbeat_timeout"},
+      {"waits_for_activities", false,
+       "the Python and TypeScript SDKs: when the grace (graceful_shutdown_timeout, "
+       "shutdownGraceTime) ends, cancel the activities and wait for all of them; false: the "
+       "Go SDK, which cancels them and exits"},
+  };
   p.apply = apply;
   return p;
 }
