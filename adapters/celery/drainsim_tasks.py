@@ -60,6 +60,10 @@ def is_redis(url):
 app = Celery("drainsim_tasks", broker=broker_url())
 app.conf.task_default_queue = QUEUE
 app.conf.task_acks_late = _flag("DRAINSIM_OPT_ACKS_LATE")
+_prefetch = os.environ.get("DRAINSIM_OPT_PREFETCH_MULTIPLIER", "4")
+if not _prefetch.isdigit():
+    raise SystemExit(f"drainsim: DRAINSIM_OPT_PREFETCH_MULTIPLIER must be a count, not {_prefetch!r}")
+app.conf.worker_prefetch_multiplier = int(_prefetch)
 _visibility_timeout = _seconds("DRAINSIM_VISIBILITY_TIMEOUT")
 if is_redis(app.conf.broker_url) and _visibility_timeout is not None:
     app.conf.broker_transport_options = {"visibility_timeout": _visibility_timeout}

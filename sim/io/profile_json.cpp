@@ -36,6 +36,9 @@ json behaviour_json(const ShutdownBehaviour& b) {
       {"deadline_lead", format_duration(b.deadline_lead)},
       {"deadline_action_cost", format_duration(b.deadline_action_cost)},
       {"child_lost", name_of(b.child_lost)},
+      {"reserve_per_slot", b.reserve_per_slot == ShutdownBehaviour::kNoReserveLimit
+                               ? json("no_limit")
+                               : json(b.reserve_per_slot)},
   };
 }
 

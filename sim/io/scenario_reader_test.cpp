@@ -196,8 +196,11 @@ TEST(ScenarioLoaderTest, ProfileOptionsAreCheckedAndFilledIn) {
   // the ones left out take the profile's defaults.
   const json celery = with(minimal(), "/worker/profile", "celery");
   EXPECT_EQ(parse_scenario(celery.dump(), "x.json").worker.options,
-            (ProfileOptions{
-                {"acks_late", false}, {"rabbitmq", false}, {"reject_on_worker_lost", false}}));
+            (ProfileOptions{{"acks_late", false},
+                            {"disable_prefetch", false},
+                            {"prefetch_multiplier", 4},
+                            {"rabbitmq", false},
+                            {"reject_on_worker_lost", false}}));
   EXPECT_EQ(error_of(with(celery, "/worker/options", {{"acks_lately", true}})),
             "x.json: worker.options.acks_lately: unknown field for profile \"celery\", did you "
             "mean \"acks_late\"?");
@@ -453,9 +456,11 @@ TEST(ScenarioLoaderTest, OverridesSetNumbersDurationsAndItems) {
   EXPECT_EQ(s.events.at(0).at, 20 * kSecond);
   EXPECT_EQ(s.workload.job_duration.kind, DurationDistribution::Kind::kExponential);
   EXPECT_EQ(s.workload.job_duration.mean, 2 * kSecond);
-  EXPECT_EQ(
-      s.worker.options,
-      (ProfileOptions{{"acks_late", true}, {"rabbitmq", false}, {"reject_on_worker_lost", false}}));
+  EXPECT_EQ(s.worker.options, (ProfileOptions{{"acks_late", true},
+                                              {"disable_prefetch", false},
+                                              {"prefetch_multiplier", 4},
+                                              {"rabbitmq", false},
+                                              {"reject_on_worker_lost", false}}));
 }
 
 // --- Defaults and accepted forms --------------------------------------------------------------

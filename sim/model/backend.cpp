@@ -48,7 +48,8 @@ JobId Backend::enqueue(int queue, const JobSpec& spec) {
             false,
             static_cast<std::int16_t>(queue),
             JobState::kAvailable,
-            true};
+            true,
+            false};
   job.ledger = recorder_.job_enqueued(id, rt_.now(), handle);
   make_available(handle, false);
   return id;
@@ -104,7 +105,8 @@ void Backend::deregister(WorkerId worker) {
   rt_.cancel(w.check);
   switch (mechanisms_.fetch) {
     case FetchMode::kReliable:
-      while (w.active_head != kNil) recover(w.active_head, ErrorKind::kWorkerDeath);
+    case FetchMode::kUntilStarted:
+      recover_held(worker);
       break;
     case FetchMode::kPrivateList:
       while (w.active_head != kNil) recover(w.active_head, ErrorKind::kWorkerDeath, false);
@@ -119,20 +121,29 @@ void Backend::process_ended(WorkerId worker) {
   rt_.cancel(w.check);  // its checker died with it
   w.teardown_until = rt_.now() + (w.waiting ? mechanisms_.teardown_window : 0);
   w.handed.clear();  // held by a dead worker now, like the jobs it had started
-  if (reliable() && mechanisms_.returns_on_disconnect) {
-    while (w.active_head != kNil) recover(w.active_head, ErrorKind::kWorkerDeath, false, true);
-    return;
-  }
-  if (mechanisms_.fetch != FetchMode::kAtMostOnce) return;
+  const bool at_most_once = mechanisms_.fetch == FetchMode::kAtMostOnce;
+  const bool returns = reliable() && mechanisms_.returns_on_disconnect;
   const Time now = rt_.now();
-  while (w.active_head != kNil) {
-    const std::uint32_t handle = w.active_head;
-    take_back(handle);
-    recorder_.job_lost(
-        jobs_[handle].ledger, now,
-        fmt::format("held in memory by worker {} when its process ended (at-most-once fetch)",
-                    worker));
-    finish(handle);
+  // Newest first; each recovered job goes to the front, so the oldest ends up first.
+  for (std::uint32_t handle = w.active_head, next; handle != kNil; handle = next) {
+    next = jobs_[handle].next;
+    if (at_most_once || jobs_[handle].in_process) {
+      take_back(handle);
+      recorder_.job_lost(
+          jobs_[handle].ledger, now,
+          fmt::format("held in memory by worker {} when its process ended ({})", worker,
+                      at_most_once ? "at-most-once fetch" : "acknowledged when it started"));
+      finish(handle);
+    } else if (returns) {
+      recover(handle, ErrorKind::kWorkerDeath, false, true);
+    }
+  }
+}
+
+void Backend::recover_held(WorkerId worker) {
+  for (std::uint32_t handle = workers_[worker].active_head, next; handle != kNil; handle = next) {
+    next = jobs_[handle].next;
+    if (!jobs_[handle].in_process) recover(handle, ErrorKind::kWorkerDeath);
   }
 }
 
@@ -141,6 +152,7 @@ void Backend::claim(std::uint32_t handle, WorkerId worker) {
   Job& job = jobs_[handle];
   Worker& w = workers_[worker];
   job.marked = false;
+  job.in_process = false;
   job.state = JobState::kActive;
   job.holder = worker;
   ++job.attempt;
@@ -293,6 +305,17 @@ bool Backend::requeue(WorkerId worker, const Lease& lease, bool front) {
   }
   recover(lease.handle, ErrorKind::kShutdown, false, front);
   return true;
+}
+
+void Backend::started(WorkerId worker, const Lease& lease) {
+  if (mechanisms_.fetch != FetchMode::kUntilStarted || !holds(worker, lease)) return;
+  Job& job = jobs_[lease.handle];
+  job.in_process = true;
+  rt_.cancel(job.timer);
+}
+
+void Backend::release(WorkerId worker, const Lease& lease) {
+  if (holds(worker, lease)) give_back(lease.handle);
 }
 
 void Backend::retry_or_discard(std::uint32_t handle, ErrorKind error, bool retryable) {
@@ -450,7 +473,7 @@ void Backend::check_leases() {
   // taking a job back frees nothing and adds nothing, so each slot is seen once.
   for (std::uint32_t handle = 0; handle < jobs_.size(); ++handle) {
     Job& job = jobs_[handle];
-    if (!job.live || job.state != JobState::kActive) continue;
+    if (!job.live || job.state != JobState::kActive || job.in_process) continue;
     if (job.marked && job.lease_deadline <= now) {
       expire_lease(handle);
     } else {
@@ -465,7 +488,7 @@ void Backend::worker_died(WorkerId worker) {
   rt_.cancel(w.check);
   w.waiting = false;
   if (!reliable()) return;  // its jobs are not in the shared store
-  while (w.active_head != kNil) recover(w.active_head, ErrorKind::kWorkerDeath);
+  recover_held(worker);
 }
 
 void Backend::on_timer(std::uint32_t tag, std::uint64_t arg) {
@@ -491,7 +514,7 @@ void Backend::on_timer(std::uint32_t tag, std::uint64_t arg) {
       // adds one meanwhile (listeners do not call back), so the scan sees every slot once.
       for (std::uint32_t handle = 0; handle < jobs_.size(); ++handle) {
         const Job& job = jobs_[handle];
-        if (!job.live || job.state != JobState::kActive) continue;
+        if (!job.live || job.state != JobState::kActive || job.in_process) continue;
         if (lease && job.lease_deadline <= now) {
           expire_lease(handle);
         } else if (!lease && job.fetched_at + mechanisms_.rescuer.after <= now) {

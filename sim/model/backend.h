@@ -61,12 +61,14 @@ class Backend final : public TimerTarget, public BackendView {
   // A clean goodbye: the worker is no longer watched. Jobs it still holds: kReliable,
   // requeued as if it had died (error worker_death, the attempt counts); kPrivateList,
   // pushed back to the end of their queues with the attempt given back, so the worker
-  // holds nothing; kAtMostOnce, left with the process (lost at process_ended).
+  // holds nothing; kAtMostOnce, left with the process (lost at process_ended); kUntilStarted,
+  // as kReliable for the jobs not started, the started ones left with the process.
   void deregister(WorkerId worker);
   // The worker's process is gone (killed, or exited for any reason); call it after any
   // deregister and before cancel_wait. A waiting worker's long-poll lingers for
   // mechanisms.teardown_window: a job made available meanwhile is handed to it. kAtMostOnce: every
-  // job the worker still holds is lost (recorded with the worker named) and freed. kPrivateList:
+  // job the worker still holds is lost (recorded with the worker named) and freed; so is every
+  // started one under kUntilStarted, whose others are as under kReliable. kPrivateList:
   // its jobs stay parked for a later cleanup. kReliable: nothing (dead-worker detection, lease
   // expiry or a rescuer bring jobs back; with mechanisms.returns_on_disconnect, back at once).
   void process_ended(WorkerId worker);
@@ -101,6 +103,12 @@ class Backend final : public TimerTarget, public BackendView {
   // and fail, report the attempt's end to the recorder first. True when accepted; false
   // (recorded as a rejected fail) when the worker no longer holds the lease.
   bool requeue(WorkerId worker, const Lease& lease, bool front);
+  // The worker started the job. FetchMode::kUntilStarted: it leaves the store's recovery
+  // (no lease, no rescue) and lives only in the process; otherwise nothing.
+  void started(WorkerId worker, const Lease& lease);
+  // The worker hands back a job it fetched ahead and never started: to the front of its
+  // queue, its attempt given back. Nothing when it no longer holds the lease.
+  void release(WorkerId worker, const Lease& lease);
 
   // Records a heartbeat in `state` ("running", "quiet", "terminate"), renews the leases
   // of `active` that the worker holds (when lease.renewed_by_heartbeat), and answers with
@@ -151,6 +159,7 @@ class Backend final : public TimerTarget, public BackendView {
     std::int16_t queue;
     JobState state;
     bool live;
+    bool in_process;  // FetchMode::kUntilStarted: started, out of the store's recovery
   };
   struct Worker {
     std::vector<int> queues;
@@ -183,7 +192,11 @@ class Backend final : public TimerTarget, public BackendView {
   bool accepts(CompletionFence fence, WorkerId worker, const Lease& lease) const;
   // Takes an accepted report's job out of wherever it is (a holder, the queue, a backoff).
   void withdraw(std::uint32_t handle);
-  bool reliable() const { return mechanisms_.fetch == FetchMode::kReliable; }
+  // The store keeps fetched jobs and recovers them (FetchMode::kReliable, kUntilStarted).
+  bool reliable() const {
+    return mechanisms_.fetch == FetchMode::kReliable ||
+           mechanisms_.fetch == FetchMode::kUntilStarted;
+  }
   // Hands the job (out of its queue) to the worker: active, attempt and claim counted,
   // leased, on the worker's list.
   void claim(std::uint32_t handle, WorkerId worker);
@@ -223,6 +236,8 @@ class Backend final : public TimerTarget, public BackendView {
   void expire_lease(std::uint32_t handle);  // LeaseExpiry::fate
   void rescue(std::uint32_t handle);        // Rescuer
   void worker_died(WorkerId worker);
+  // Recovers (error worker_death) every job the worker holds that is not in its process.
+  void recover_held(WorkerId worker);
   void arm_deadline(WorkerId worker);
   void clean_up_parked();              // FetchMode::kPrivateList, at a process start
   void worker_check(WorkerId worker);  // LeaseExpiry::checked_by_workers

@@ -5,8 +5,9 @@
 // mechanisms it has. Plain data: the Backend implements each mechanism.
 //
 // Heartbeat detection, lease expiry and the rescuer act on jobs the backend keeps while
-// they run (FetchMode::kReliable). Under kAtMostOnce and kPrivateList a fetched job is out
-// of the shared store, and only the fetch mode's own rule brings it back (or loses it).
+// they run (FetchMode::kReliable; under kUntilStarted, until they start). Under kAtMostOnce and
+// kPrivateList a fetched job is out of the shared store, and only the fetch mode's own rule brings
+// it back (or loses it).
 #pragma once
 
 #include <array>
@@ -84,9 +85,14 @@ enum class FetchMode : std::uint8_t {
   // and only from processes whose last heartbeat is at least `process_ttl` old. A clean
   // deregister pushes the worker's parked jobs back to the queue.
   kPrivateList,
+  // As kReliable until the worker starts the job, then as kAtMostOnce: the job leaves the
+  // store and its lease when it starts (Celery's early ack, sent as a pool child takes the
+  // task: Request.on_accepted), so a job fetched ahead and not started comes back by the
+  // lease or at disconnect, and a started one dies with its process.
+  kUntilStarted,
 };
-constexpr std::array<std::string_view, 3> names(FetchMode) {
-  return {"reliable", "at_most_once", "private_list"};
+constexpr std::array<std::string_view, 4> names(FetchMode) {
+  return {"reliable", "at_most_once", "private_list", "until_started"};
 }
 
 // Which report of a job's end (an ACK, or a FAIL) the backend takes; a report it refuses is

@@ -18,8 +18,8 @@ Recorder::Recorder(bool timeline) : timeline_(timeline) {}
 std::uint32_t Recorder::job_enqueued(JobId id, Time now, std::uint32_t backend_handle) {
   const std::uint32_t slot = entries_.acquire();
   entries_[slot] =
-      Entry{id,   now,   -1,    -1,    0,     backend_handle, 0,    0, 0, JobState::kScheduled,
-            true, false, false, false, false, false,          false};
+      Entry{id,   now,   -1,    -1,    0,     backend_handle, 0,     0,    0, JobState::kScheduled,
+            true, false, false, false, false, false,          false, false};
   ++totals_.enqueued;
   ++scheduled_;  // counted as not yet available until job_available moves it
   return slot;
@@ -50,7 +50,9 @@ void Recorder::job_scheduled(std::uint32_t ledger, Time now) {
 }
 
 void Recorder::job_claimed(std::uint32_t ledger, Time now) {
-  set_state(entry(ledger), JobState::kActive, now);
+  Entry& e = entry(ledger);
+  e.claim_ran = false;
+  set_state(e, JobState::kActive, now);
 }
 
 void Recorder::job_completed(std::uint32_t ledger, Time now) {
@@ -76,6 +78,7 @@ void Recorder::job_discarded(std::uint32_t ledger, Time now, ErrorKind cause, Du
 
 void Recorder::job_recovered(std::uint32_t ledger, Time /*now*/) {
   Entry& e = entry(ledger);
+  if (!e.claim_ran) return;  // never started: its next run is its first for this claim
   (e.holder_running ? e.redelivery_due : e.shutdown_retry_due) = true;
 }
 
@@ -93,6 +96,7 @@ void Recorder::report_rejected(std::uint32_t /*ledger*/, bool ack) {
 void Recorder::attempt_started(const Lease& lease, Time now) {
   Entry& e = entry(lease.ledger);
   ++e.open_attempts;
+  e.claim_ran = true;
   // A run that starts while another still runs the job (the real engine sees no recovery)
   // is a redelivery unless a shutdown or kill caused it.
   if (e.shutdown_retry_due) {

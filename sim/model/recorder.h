@@ -202,6 +202,8 @@ class Recorder {
     bool live;
     bool interrupted;         // some attempt was interrupted, killed or abandoned
     bool holder_running;      // the run of the latest claim has started and not ended
+    bool claim_ran;           // the run of the latest claim has started (a job fetched
+                              // ahead and recovered unstarted is not retried by its next run)
     bool shutdown_retry_due;  // the next execution is caused by a shutdown or a kill
     bool redelivery_due;      // ... by a recovery while its holder still ran it
     bool discarded_by_shutdown;

@@ -72,6 +72,13 @@ struct ShutdownBehaviour {
     kRequeue,  // back to the front of its queue (acks_late with task_reject_on_worker_lost)
   };
   ChildLost child_lost = ChildLost::kNone;
+  // Jobs a process fetches ahead per slot and keeps reserved, unstarted, until a slot is
+  // free (Celery's worker_prefetch_multiplier); kNoReserveLimit: as many as are queued.
+  // Reserved jobs never start once the worker stops running; they go back to the front of
+  // their queue when the process exits by itself, and stay with the backend's recovery when
+  // it is killed.
+  int reserve_per_slot = 0;
+  static constexpr int kNoReserveLimit = 1 << 16;
 
   // When the deadline action lands, from the drain's start (`grace`: the worker's grace).
   Duration action_delay(Duration grace) const {

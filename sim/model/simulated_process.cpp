@@ -229,6 +229,10 @@ void SimulatedProcess::heartbeat(Directive state, std::span<const Lease> active)
       });
 }
 
+void SimulatedProcess::release(const Lease& lease) {
+  on_models([this, lease] { backend_.release(worker_id_, lease); });
+}
+
 void SimulatedProcess::deregister() {
   on_models([this] { backend_.deregister(worker_id_); });
 }
@@ -241,7 +245,10 @@ void SimulatedProcess::start_job(int slot, const Lease& lease) {
   body.cancelled = false;
   const double failure_rate = workload_.failure_rate_of(lease.spec.job_class);
   body.fails = failure_rate > 0 && rt_.rng(Stream::kJobBehaviour).bernoulli(failure_rate);
-  on_models([this, lease, start = body.start] { recorder_.attempt_started(lease, start); });
+  on_models([this, lease, start = body.start] {
+    recorder_.attempt_started(lease, start);
+    backend_.started(worker_id_, lease);
+  });
   const Duration remaining = std::max<Duration>(0, lease.spec.work - lease.progress);
   // A failing attempt fails somewhere in its run, uniformly.
   body.natural_end =

@@ -62,6 +62,7 @@ class SimulatedProcess final : public ProcessHandle,
   void fail(int slot, const Lease& lease, ErrorKind error, bool retryable) override;
   void heartbeat(Directive state, std::span<const Lease> active) override;
   void requeue(int slot, const Lease& lease) override;
+  void release(const Lease& lease) override;
   void deregister() override;
   void start_job(int slot, const Lease& lease) override;
   void cancel_job(int slot) override;

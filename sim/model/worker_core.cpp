@@ -16,6 +16,7 @@ WorkerCore::WorkerCore(Runtime& runtime, WorkerPort& port, const WorkerConfig& c
       busy_(static_cast<std::size_t>(config.concurrency), false),
       idle_since_(static_cast<std::size_t>(config.concurrency), 0) {
   scratch_.reserve(slots_.size());
+  reserve_limit_ = config.shutdown.reserve_per_slot * config.concurrency;
 }
 
 const Lease* WorkerCore::lease(int slot) const { return busy_[slot] ? &slots_[slot] : nullptr; }
@@ -48,24 +49,43 @@ void WorkerCore::send_heartbeat(Directive state) {
 }
 
 void WorkerCore::fill_slots() {
-  const int free = concurrency() - active_;
-  if (state_ != WorkerState::kRunning || free <= 0 || fetching_) return;
+  if (state_ != WorkerState::kRunning) return;
+  while (active_ < concurrency() && !reserve_.empty()) {
+    const Lease lease = reserve_.front();
+    reserve_.pop_front();
+    start_in_free_slot(lease);
+  }
+  const int wanted = concurrency() - active_ + reserve_limit_ - reserved();
+  if (wanted <= 0 || fetching_) return;
   fetching_ = true;
-  port_.fetch(free);
+  port_.fetch(wanted);
+}
+
+void WorkerCore::start_in_free_slot(const Lease& lease) {
+  const auto slot =
+      static_cast<std::size_t>(std::find(busy_.begin(), busy_.end(), false) - busy_.begin());
+  slots_[slot] = lease;
+  busy_[slot] = true;
+  ++active_;
+  port_.start_job(static_cast<int>(slot), lease);
+}
+
+void WorkerCore::release_reserve() {
+  for (const Lease& lease : reserve_) port_.release(lease);
+  reserve_.clear();
 }
 
 void WorkerCore::on_fetched(std::span<const Lease> leases) {
   fetching_ = false;
   if (state_ == WorkerState::kStopped) return;  // a late reply: the process has exited
-  std::size_t slot = 0;
   for (const Lease& lease : leases) {
-    while (busy_[slot]) ++slot;
-    slots_[slot] = lease;
-    busy_[slot] = true;
-    ++active_;
-    port_.start_job(static_cast<int>(slot), lease);
+    if (active_ < concurrency()) {
+      start_in_free_slot(lease);
+    } else {
+      reserve_.push_back(lease);
+    }
   }
-  if (state_ == WorkerState::kRunning && active_ < concurrency()) {
+  if (state_ == WorkerState::kRunning && (active_ < concurrency() || reserved() < reserve_limit_)) {
     port_.wait_for_jobs();
     if (!poll_.pending()) {
       poll_ = rt_.schedule(rt_.now() + config_.poll_interval, Priority::kTimer, this, kPoll);
@@ -228,6 +248,7 @@ void WorkerCore::drain_done() {
 
 void WorkerCore::finish_shutdown() {
   stop_timers();
+  release_reserve();
   if (config_.shutdown.heartbeats_while_draining) send_heartbeat(Directive::kTerminate);
   if (config_.shutdown.deregisters) port_.deregister();
   set_state(WorkerState::kStopped);
@@ -236,6 +257,7 @@ void WorkerCore::finish_shutdown() {
 
 void WorkerCore::force_stop() {
   stop_timers();
+  release_reserve();
   set_state(WorkerState::kStopped);
   port_.exit(1, Outcome::kAbandoned);
 }
@@ -277,6 +299,7 @@ void WorkerCore::on_deadline() {
     }
     case AtDeadline::kLeave:
       stop_timers();
+      release_reserve();
       set_state(WorkerState::kStopped);
       port_.exit(0, Outcome::kKilled);
       break;
@@ -288,6 +311,7 @@ void WorkerCore::on_deadline() {
 
 void WorkerCore::on_killed() {
   stop_timers();
+  reserve_.clear();  // held by the dead process: the backend's recovery brings them back
   state_ = WorkerState::kStopped;
 }
 

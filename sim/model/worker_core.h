@@ -17,6 +17,7 @@
 
 #include <array>
 #include <cstdint>
+#include <deque>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -50,6 +51,9 @@ class WorkerPort {
   virtual void fail(int slot, const Lease& lease, ErrorKind error, bool retryable) = 0;
   // Hands an unfinished job back to the front of its queue, no attempt counted.
   virtual void requeue(int slot, const Lease& lease) = 0;
+  // Hands a job fetched ahead and never started back to the front of its queue, its
+  // attempt given back (ShutdownBehaviour::reserve_per_slot).
+  virtual void release(const Lease& lease) = 0;
   virtual void heartbeat(Directive state, std::span<const Lease> active) = 0;  // on_directive
   virtual void deregister() = 0;
   virtual void start_job(int slot, const Lease& lease) = 0;  // reply: on_job_finished
@@ -85,6 +89,8 @@ class WorkerCore final : public TimerTarget {
   WorkerState state() const { return state_; }
   int active() const { return active_; }
   int concurrency() const { return static_cast<int>(slots_.size()); }
+  // Jobs fetched ahead, not started (ShutdownBehaviour::reserve_per_slot).
+  int reserved() const { return static_cast<int>(reserve_.size()); }
   // The lease in a slot, nullptr when the slot is free.
   const Lease* lease(int slot) const;
 
@@ -94,7 +100,12 @@ class WorkerCore final : public TimerTarget {
   enum Tag : std::uint32_t { kHeartbeat, kPoll, kGrace, kRemaining, kCancel, kFinish };
 
   void set_state(WorkerState s);
+  // Starts reserved jobs in free slots, then fetches for the free slots and the reserve.
   void fill_slots();
+  void start_in_free_slot(const Lease& lease);
+  // The process exits by itself: its reserved jobs go back (Celery restores its unacked
+  // messages as its connection closes).
+  void release_reserve();
   void enter_quiet();
   // The worker stops fetching: idle slots stop when their fetch in progress returns.
   void stop_idle_fetches();
@@ -116,6 +127,8 @@ class WorkerCore final : public TimerTarget {
   std::vector<Lease> slots_;
   std::vector<bool> busy_;
   std::vector<Lease> scratch_;
+  std::deque<Lease> reserve_;  // fetched ahead, oldest first
+  int reserve_limit_ = 0;
   int active_ = 0;
   bool fetching_ = false;
   int terms_ = 0;                 // TERMs and INTs received

@@ -96,6 +96,7 @@ class FakePort final : public WorkerPort {
   void requeue(int slot, const Lease& lease) override {
     log(fmt::format("requeue {} #{}", slot, lease.id));
   }
+  void release(const Lease& lease) override { log(fmt::format("release #{}", lease.id)); }
   void exit(int code, Outcome leftover) override {
     log(fmt::format("exit {}{}", code, leftover == Outcome::kKilled ? " killing jobs" : ""));
     exited = true;
@@ -751,6 +752,46 @@ TEST(WorkerCore, TemporalPythonSdkCancelsItsJobsAtTheGraceAndWaitsForAllOfThem) 
              "20s heartbeat quiet [1]", "25s heartbeat quiet [1]", "30s heartbeat quiet [1]",
              "35s heartbeat quiet [1]", "40s heartbeat quiet [1]", "45s heartbeat quiet [1]",
              "50s heartbeat quiet [1]", "55s heartbeat quiet [1]", "1m heartbeat quiet [1]"}));
+}
+
+TEST(WorkerCore, JobsFetchedAheadStartAsSlotsFreeAndGoBackAtTheExit) {
+  // Celery's prefetch, 1 per slot, 3 slots: the start fetches 3 + 3; #0..#2 start and
+  // #3..#5 wait reserved (a full reserve: it does not wait for more). Slot 1 frees at 2 s:
+  // #3 starts in it and one fetch tops the reserve up with #6. The TERM at 3 s starts none
+  // of the reserved; the drain ends with the last body at 5 s and #4, #5, #6 go back
+  // before the goodbye.
+  WorkerConfig c = profile_config("celery", kNever);
+  c.shutdown.reserve_per_slot = 1;
+  Harness h(c);
+  h.supply(0, 6);
+  h.core.start();
+  EXPECT_EQ(h.port.take(),
+            (Calls{"0s fetch 6", "0s start 0 #0", "0s start 1 #1", "0s start 2 #2"}));
+  EXPECT_EQ(h.core.reserved(), 3);
+  h.finish_at(sec(2), 1);
+  h.signal_at(sec(3), Signal::kTerm);
+  h.finish_at(sec(4), 0);
+  h.finish_at(sec(4.5), 1);
+  h.finish_at(sec(5), 2);
+  EXPECT_EQ(without_periodic(h.run_until(sec(10))),
+            (Calls{"2s ack 1 #1", "2s start 1 #3", "2s fetch 1", "3s state draining", "4s ack 0 #0",
+                   "4.5s ack 1 #3", "5s ack 2 #2", "5s release #4", "5s release #5",
+                   "5s release #6", "5s deregister", "5s state stopped", "5s exit 0"}));
+}
+
+TEST(WorkerCore, AKilledWorkerSaysNothingOfItsReservedJobs) {
+  // The jobs fetched ahead stay with the dead process, for the backend's recovery.
+  WorkerConfig c = profile_config("celery", kNever);
+  c.shutdown.reserve_per_slot = 2;
+  Harness h(c);
+  h.supply(0, 4);
+  h.core.start();
+  EXPECT_EQ(h.port.take(),
+            (Calls{"0s fetch 9", "0s start 0 #0", "0s start 1 #1", "0s start 2 #2", "0s wait"}));
+  EXPECT_EQ(h.core.reserved(), 2);
+  h.core.on_killed();
+  EXPECT_EQ(h.core.reserved(), 0);
+  EXPECT_EQ(h.run_until(sec(10)), Calls{});
 }
 
 TEST(WorkerCore, OjsSecondTermForcesAStopAbandoningJobs) {

@@ -284,6 +284,17 @@ void HttpWorker::requeue(int slot, const Lease& lease) {
   fail(slot, lease, ErrorKind::kShutdown, true);
 }
 
+// Nor a release: the process engine refuses profiles that reserve jobs (run_process), so
+// this NACKs like requeue should it ever be reached.
+void HttpWorker::release(const Lease& lease) {
+  send(
+      "nack",
+      json{
+          {"job_id", std::to_string(lease.id)},
+          {"error",
+           {{"type", "ShutdownError"}, {"message", "worker shutting down"}, {"retryable", true}}}});
+}
+
 void HttpWorker::deregister() { send("deregister", json::object()); }
 
 void HttpWorker::start_job(int slot, const Lease& lease) {

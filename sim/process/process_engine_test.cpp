@@ -191,9 +191,17 @@ TEST(ProcessEngine, AnOomKillOfAPoolChildIsAClearError) {
   // drainsim-worker runs its jobs in threads of one process: it has no pool child to lose.
   const Scenario s = parse_scenario(
       test::one_pod("1s", "", "", R"([{"at": "1s", "kind": "oom_kill_child", "pod": "pod-0"}])"),
-      "case", {"worker.profile=celery"});
+      "case", {"worker.profile=celery", "worker.options.disable_prefetch=true"});
   const std::string error = process_run_error(s);
   EXPECT_NE(error.find("events[0]: oom_kill_child takes a pool child"), std::string::npos) << error;
+}
+
+TEST(ProcessEngine, AProfileThatFetchesAheadIsAClearError) {
+  // Celery acknowledges a prefetched task only as it starts it; the OJS binding has no
+  // such call.
+  const Scenario s = parse_scenario(test::one_pod("1s"), "case", {"worker.profile=celery"});
+  const std::string error = process_run_error(s);
+  EXPECT_NE(error.find("profile celery fetches jobs ahead"), std::string::npos) << error;
 }
 
 TEST(ProcessEngine, AProfileTheHttpBindingCannotExpressIsAClearError) {

@@ -6,16 +6,29 @@ namespace drainsim::profiles {
 
 namespace {
 void apply(const ProfileOptions& options, ShutdownBehaviour& b, BackendMechanisms& m) {
-  if (!option_bool(options, "acks_late")) return;
-  // The message is acknowledged after the task: a cold shutdown restores it, and a
-  // killed worker's message comes back, no attempt counted (Celery does not count
-  // redeliveries): on Redis after the visibility timeout, on RabbitMQ when the killed
-  // worker's connection closes (RabbitMQ has no visibility timeout).
-  b.at_deadline = ShutdownBehaviour::AtDeadline::kRequeue;
-  m.fetch = FetchMode::kReliable;
+  const bool acks_late = option_bool(options, "acks_late");
   const bool rabbitmq = option_bool(options, "rabbitmq");
+  // The broker delivers up to concurrency x prefetch_multiplier unacknowledged messages
+  // (0: no limit). An early-acked task is acknowledged as it starts, so every one of them
+  // may wait reserved; with acks_late the running tasks count among them.
+  const int multiplier = option_count(options, "prefetch_multiplier");
+  b.reserve_per_slot = option_bool(options, "disable_prefetch") ? 0
+                       : multiplier == 0                        ? ShutdownBehaviour::kNoReserveLimit
+                       : acks_late                              ? multiplier - 1
+                                                                : multiplier;
+  // An unacknowledged message of a killed worker comes back, no attempt counted (Celery
+  // does not count redeliveries): on Redis after the visibility timeout, on RabbitMQ when
+  // the killed worker's connection closes (RabbitMQ has no visibility timeout).
   m.lease.enabled = !rabbitmq;
   m.returns_on_disconnect = rabbitmq;
+  if (!acks_late) {
+    // Early ack: a started task is the process's alone; a reserved one is still unacked.
+    m.fetch = b.reserve_per_slot > 0 ? FetchMode::kUntilStarted : FetchMode::kAtMostOnce;
+    return;
+  }
+  // The message is acknowledged after the task: a cold shutdown restores it.
+  b.at_deadline = ShutdownBehaviour::AtDeadline::kRequeue;
+  m.fetch = FetchMode::kReliable;
   // A pool child's death (WorkerLostError): acked and failed, unless
   // task_reject_on_worker_lost rejects the message back to the queue.
   if (option_bool(options, "reject_on_worker_lost")) {
@@ -28,7 +41,7 @@ Profile celery() {
   Profile p = base("celery",
                    "Celery: TERM warm shutdown waits forever, a second signal is cold; early ack "
                    "(default) loses a killed task, acks_late redelivers it after the 1 h "
-                   "visibility timeout",
+                   "visibility timeout; tasks fetched ahead (prefetch 4) wait for it too",
                    kNever);
   ShutdownBehaviour& b = p.worker.shutdown;
   b.logs_remaining = false;  // no remaining-count log (profiles.h)
@@ -40,16 +53,27 @@ Profile celery() {
   p.backend.visibility_timeout = kHour;  // Redis
   p.backend.retry.max_attempts = 1;      // a failed task is not retried unless it asks to be
   p.mechanisms.heartbeat_detection = false;
-  p.mechanisms.fetch = FetchMode::kAtMostOnce;  // acked on receipt
-  p.mechanisms.lease = LeaseExpiry{false, false, 0, LeaseExpiry::Fate::kRequeue, false, 1};
+  // The defaults' settings (apply sets them from the options): early ack as the task starts,
+  // four tasks per process fetched ahead, which a killed worker leaves unacked on Redis.
+  b.reserve_per_slot = 4;
+  p.mechanisms.fetch = FetchMode::kUntilStarted;
+  p.mechanisms.lease = LeaseExpiry{true, false, 0, LeaseExpiry::Fate::kRequeue, false, 1};
   // acks_late: the ack names the delivery tag, which a restored message keeps, so the first
   // run to finish acks the message wherever it is now held (kombu QoS.ack).
   p.mechanisms.ack_fence = p.mechanisms.fail_fence = CompletionFence::kJobIdWhileActive;
   p.options = {
-      {"acks_late", false, "acknowledge after the task instead of on receipt"},
+      {"acks_late", false, "acknowledge after the task instead of as it starts"},
       {"rabbitmq", false,
-       "the broker is RabbitMQ: with acks_late a killed worker's tasks come back when its "
-       "connection closes (false: Redis, after the visibility timeout)"},
+       "the broker is RabbitMQ: a killed worker's unacknowledged tasks (all with acks_late, "
+       "else those fetched ahead) come back when its connection closes (false: Redis, after "
+       "the visibility timeout)"},
+      {"prefetch_multiplier", 4,
+       "worker_prefetch_multiplier: a process holds up to concurrency x this many "
+       "unacknowledged messages, those not running reserved in the process; they go back "
+       "when it exits by itself and wait for their recovery when it is killed (0: no limit)"},
+      {"disable_prefetch", false,
+       "worker_disable_prefetch (Celery 5.6, Redis): fetch only for a free pool process, "
+       "reserving nothing"},
       {"reject_on_worker_lost", false,
        "task_reject_on_worker_lost: with acks_late, a task whose pool child died goes back to "
        "the queue instead of failing"},

@@ -169,7 +169,7 @@ TEST(Profiles, BullmqFailsAJobForGoodOnItsSecondStall) {
 }
 
 TEST(Profiles, CeleryEarlyAckLosesAKilledTaskAndAcksLateRedeliversIt) {
-  // Early ack (default): the task was acknowledged on receipt, so the OOM kill loses it.
+  // Early ack (default): the task was acknowledged as it started, so the OOM kill loses it.
   const Replay early = run(scenario("celery", R"(["60s"])", 1, kOomAt20s));
   EXPECT_EQ(early.summary["jobs_lost"], 1);
   // acks_late: the message comes back when its 1 h visibility timeout (from the delivery
@@ -191,6 +191,61 @@ TEST(Profiles, CeleryEarlyAckLosesAKilledTaskAndAcksLateRedeliversIt) {
   const Replay rabbit_early =
       run(scenario("celery", R"(["60s"])", 1, kOomAt20s, R"(, "options": {"rabbitmq": true})"));
   EXPECT_EQ(rabbit_early.summary["jobs_lost"], 1);
+}
+
+TEST(Profiles, CeleryTasksFetchedAheadWaitForTheVisibilityTimeoutWhenTheWorkerIsKilled) {
+  // One pool process, prefetch multiplier 4 (the default): at 0 it starts job 0 (60 s),
+  // acknowledging it, and reserves jobs 1-4 unacknowledged; job 5 stays queued. The OOM kill
+  // at 20 s loses job 0. On Redis jobs 1-4 sit in the unacked hash until their visibility
+  // timeout, 1 h from the delivery at 0; the restarted container (ready at 35 s) runs job 5
+  // (35-45 s), then at 3600 s takes 1-4 back, attempt 1 still, and runs them in turn.
+  const std::string jobs = R"(["60s", "10s", "10s", "10s", "10s", "10s"])";
+  const Replay redis = run(scenario("celery", jobs, 1, kOomAt20s));
+  EXPECT_EQ(redis.attempts, (std::vector<Attempt>{{0, 1, 0, 0, 20, "killed"},
+                                                  {5, 1, 0, 35, 45, "completed"},
+                                                  {1, 1, 0, 3600, 3610, "completed"},
+                                                  {2, 1, 0, 3610, 3620, "completed"},
+                                                  {3, 1, 0, 3620, 3630, "completed"},
+                                                  {4, 1, 0, 3630, 3640, "completed"}}));
+  EXPECT_EQ(redis.summary["jobs_lost"], 1);
+  EXPECT_EQ(redis.summary["jobs_completed"], 5);
+  // On RabbitMQ they come back to the front when the connection closes at 20 s: the
+  // restarted container runs 1-4 from 35 s, then job 5.
+  const Replay rabbit =
+      run(scenario("celery", jobs, 1, kOomAt20s, R"(, "options": {"rabbitmq": true})"));
+  EXPECT_EQ(rabbit.attempts, (std::vector<Attempt>{{0, 1, 0, 0, 20, "killed"},
+                                                   {1, 1, 0, 35, 45, "completed"},
+                                                   {2, 1, 0, 45, 55, "completed"},
+                                                   {3, 1, 0, 55, 65, "completed"},
+                                                   {4, 1, 0, 65, 75, "completed"},
+                                                   {5, 1, 0, 75, 85, "completed"}}));
+  // prefetch_multiplier 1: job 1 alone is reserved; 2-5 wait in Redis for the restart.
+  const Replay one =
+      run(scenario("celery", jobs, 1, kOomAt20s, R"(, "options": {"prefetch_multiplier": 1})"));
+  EXPECT_EQ(one.attempts, (std::vector<Attempt>{{0, 1, 0, 0, 20, "killed"},
+                                                {2, 1, 0, 35, 45, "completed"},
+                                                {3, 1, 0, 45, 55, "completed"},
+                                                {4, 1, 0, 55, 65, "completed"},
+                                                {5, 1, 0, 65, 75, "completed"},
+                                                {1, 1, 0, 3600, 3610, "completed"}}));
+  // disable_prefetch (Celery 5.6): nothing reserved, all five run from 35 s.
+  const Replay none =
+      run(scenario("celery", jobs, 1, kOomAt20s, R"(, "options": {"disable_prefetch": true})"));
+  EXPECT_EQ(none.attempts.back(), (Attempt{5, 1, 0, 75, 85, "completed"}));
+  EXPECT_EQ(none.summary["jobs_completed"], 5);
+}
+
+TEST(Profiles, CeleryHandsItsReservedTasksBackWhenAWarmShutdownEnds) {
+  // One pool process runs job 0 (20 s) and reserves jobs 1 and 2. The TERM at 10 s starts
+  // a warm shutdown: the reserved tasks are not started; job 0 ends at 20 s, the worker
+  // closes its connection and the unacked messages go back. The replacement pod-1, waiting
+  // since 15 s, runs job 1 (20-30 s) and job 2 (30-40 s).
+  const Replay r = run(scenario("celery", R"(["20s", "10s", "10s"])", 1, kDeleteAt10s));
+  EXPECT_EQ(r.attempts, (std::vector<Attempt>{{0, 1, 0, 0, 20, "completed"},
+                                              {1, 1, 1, 20, 30, "completed"},
+                                              {2, 1, 1, 30, 40, "completed"}}));
+  EXPECT_EQ(r.summary["drain_latency_s"]["max"], 10.0);
+  EXPECT_EQ(r.summary["job_loss"], 0);
 }
 
 TEST(Profiles, CeleryFailsTheTaskOfAnOomKilledPoolChildUnlessItRejectsItBack) {

@@ -216,6 +216,13 @@ RunOutput run_process(const Scenario& s, const RunOptions& o) {
         "own worker with --worker-cmd",
         s.worker.profile));
   }
+  if (o.worker_cmd.empty() && s.worker.shutdown.reserve_per_slot > 0) {
+    throw RunError(fmt::format(
+        "profile {} fetches jobs ahead and acknowledges each as it starts it, which the OJS "
+        "HTTP binding cannot express: set worker.options.disable_prefetch, run it on the "
+        "virtual or realtime engine, or bring your own worker with --worker-cmd",
+        s.worker.profile));
+  }
   for (std::size_t i = 0; i < s.events.size(); ++i) {
     if (s.events[i].kind == ScenarioEvent::Kind::kOomKillChild) {
       throw RunError(fmt::format(
