@@ -225,6 +225,10 @@ def check_semantics(raw: bytes, doc):
     expect(s["jobs_discarded_by_shutdown"] <= s["jobs_discarded"],
            "jobs_discarded_by_shutdown > jobs_discarded")
     expect(s["stuck_at_end"] <= s["jobs_pending"], "stuck_at_end > jobs_pending")
+    singletons = [c["name"] for c in doc["scenario"]["workload"]["classes"] if c["singleton"]]
+    expect("pushes_refused" in s, "summary.pushes_refused missing (written since 2.1)")
+    expect(s["pushes_refused"] == 0 or singletons,
+           f"pushes_refused {s['pushes_refused']} but no class is a singleton")
     expect(s["interrupted_jobs"] <= s["jobs_enqueued"], "interrupted_jobs > jobs_enqueued")
     fraction = s["interrupted_jobs"] / s["jobs_enqueued"] if s["jobs_enqueued"] else 0.0
     expect(s["interrupted_fraction"] == fraction,

@@ -91,6 +91,10 @@ void print_summary(const Scenario& scenario, Engine engine, const RunOutput& out
   fmt::print("jobs\n");
   fmt::print("  enqueued {}  completed {}  pending {}  discarded {}  lost {}\n", j.enqueued,
              j.completed, j.pending, j.discarded, j.lost);
+  if (j.pushes_refused > 0) {
+    fmt::print("  pushes refused {} (a singleton class's job was unfinished: no job created)\n",
+               j.pushes_refused);
+  }
   fmt::print("  job loss {} (lost {} + discarded by shutdown {})\n", s.job_loss(), j.lost,
              j.discarded_by_shutdown);
   fmt::print("  interrupted jobs {} ({:.3f}%)  shutdown retries {}  duplicate executions {}\n",

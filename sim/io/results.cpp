@@ -244,6 +244,11 @@ MetricValues summary_values(const json& results, const std::string& where) {
       out.emplace(m.name, std::nullopt);
       continue;
     }
+    const bool before_2_1 = major == 1 || (major == 2 && minor == 0);
+    if (before_2_1 && m.name == "pushes_refused") {  // no push could be refused then
+      out.emplace(m.name, 0.0);
+      continue;
+    }
     if (major == 1 && m.name == "completions_rejected") key = "rejected_acks";
     const json* v = find(summary, key);
     // In a group: the group's member, or null for the whole group.

@@ -18,7 +18,7 @@
 
 namespace drainsim {
 
-inline constexpr const char* kResultsSchemaVersion = "2.0";
+inline constexpr const char* kResultsSchemaVersion = "2.1";
 
 // The document without the timeline (see timeline_json and write_results).
 nlohmann::json build_results(const Scenario& scenario, const RunSummary& summary,
@@ -34,7 +34,8 @@ nlohmann::json timeline_json(const Timeline& timeline);
 // document in messages. Throws InputError naming the JSON path when the schema_version is
 // not 1.x or 2.x, or a metric is missing or is not a number (null only where its group
 // is). From 1.x documents: completions_rejected is read from rejected_acks, and
-// redeliveries (counted among shutdown_retries then) is unknown.
+// redeliveries (counted among shutdown_retries then) is unknown. Before 2.1,
+// pushes_refused is 0 (no push could be refused).
 MetricValues summary_values(const nlohmann::json& results, const std::string& where);
 
 // Receives text in pieces.

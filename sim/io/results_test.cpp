@@ -58,6 +58,24 @@ TEST(SummaryValues, ReadsA1xDocumentWithItsOldNames) {
   }
 }
 
+TEST(SummaryValues, ReadsPushesRefusedAsZeroBefore21) {
+  // 2.1 added pushes_refused (singleton classes); no push was refused before.
+  json summary = full_summary();
+  summary.erase("pushes_refused");
+  const MetricValues v =
+      summary_values({{"schema_version", "2.0"}, {"summary", summary}}, "old.json");
+  EXPECT_EQ(v.at("pushes_refused"), 0.0);
+  EXPECT_EQ(v.at("completions_rejected"), 1.0);
+  try {
+    summary_values({{"schema_version", "2.1"}, {"summary", summary}}, "new.json");
+    FAIL() << "expected an InputError";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("new.json: summary.pushes_refused: expected a number"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(SummaryValues, RefusesAnUnknownSchemaVersion) {
   for (const json& version : {json("3.0"), json("0.9"), json(""), json(2), json(nullptr)}) {
     try {

@@ -261,7 +261,7 @@ void read_classes(const Reader& workload, WorkloadConfig& w, BackendConfig& b) {
   const std::string path = workload.at("classes");
   for (std::size_t i = 0; i < list.size(); ++i) {
     const Reader r(workload.context(), list[i], fmt::format("{}[{}]", path, i));
-    r.allow({"name", "weight", "job_duration", "failure_rate", "retry", "serial"});
+    r.allow({"name", "weight", "job_duration", "failure_rate", "retry", "serial", "singleton"});
     JobClass c{"", 1, w.job_duration, w.failure_rate, b.retry};
     r.need("name", "the class's name");
     r.string("name", c.name, true);
@@ -273,9 +273,11 @@ void read_classes(const Reader& workload, WorkloadConfig& w, BackendConfig& b) {
     r.number("failure_rate", c.failure_rate, {0, 1});
     if (r.find("retry")) read_retry(r.object("retry"), c.retry);
     r.boolean("serial", c.serial);
+    r.boolean("singleton", c.singleton);
     w.classes.push_back(std::move(c));
     b.class_retry.push_back(w.classes.back().retry);
     b.class_serial.push_back(w.classes.back().serial);
+    b.class_singleton.push_back(w.classes.back().singleton);
   }
 }
 

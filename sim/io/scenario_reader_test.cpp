@@ -339,6 +339,18 @@ TEST(ScenarioLoaderTest, ASerialClassIsABoolean) {
   EXPECT_EQ(s.backend.class_serial, (std::vector<bool>{true, false}));
 }
 
+TEST(ScenarioLoaderTest, ASingletonClassIsABoolean) {
+  const json classes = json::array({{{"name", "sync"}, {"singleton", 1}}});
+  EXPECT_EQ(error_of(with(minimal(), "/workload/classes", classes)),
+            "x.json: workload.classes[0].singleton: expected true or false, got 1");
+  const json singleton =
+      json::array({{{"name", "other"}}, {{"name", "sync"}, {"singleton", true}}});
+  const Scenario s =
+      parse_scenario(with(minimal(), "/workload/classes", singleton).dump(), "x.json");
+  EXPECT_EQ(s.backend.class_singleton, (std::vector<bool>{false, true}));
+  EXPECT_TRUE(s.workload.classes[1].singleton);
+}
+
 TEST(ScenarioLoaderTest, EmpiricalNeedsExactlyOneOfValuesAndHistogram) {
   EXPECT_EQ(error_of(with(minimal(), "/workload/job_duration", {{"kind", "empirical"}})),
             "x.json: workload.job_duration: expected exactly one of \"values\" and \"histogram\"");
@@ -595,11 +607,11 @@ TEST(ScenarioLoaderTest, FullScenarioWritesBackIdentically) {
         {"name": "fail-fast", "weight": 1.0, "job_duration": {"kind": "constant", "value": "2s"},
          "failure_rate": 0.5,
          "retry": {"max_attempts": 1, "initial_interval": "2s", "backoff_coefficient": 1.5,
-                   "max_interval": "1m", "jitter": false}, "serial": false},
+                   "max_interval": "1m", "jitter": false}, "serial": false, "singleton": true},
         {"name": "patient", "weight": 3.0, "job_duration": {"kind": "constant", "value": "1m"},
          "failure_rate": 0.01,
          "retry": {"max_attempts": 25, "initial_interval": "2s", "backoff_coefficient": 1.5,
-                   "max_interval": "1m", "jitter": false}, "serial": true}]
+                   "max_interval": "1m", "jitter": false}, "serial": true, "singleton": false}]
     },
     "backend": {"visibility_timeout": "1h", "heartbeat_timeout": "15s",
                 "retry": {"max_attempts": 5, "initial_interval": "2s", "backoff_coefficient": 1.5,

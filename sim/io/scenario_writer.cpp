@@ -157,7 +157,8 @@ json classes_json(const std::vector<JobClass>& classes) {
                    {"job_duration", distribution_json(c.job_duration)},
                    {"failure_rate", c.failure_rate},
                    {"retry", retry_json(c.retry)},
-                   {"serial", c.serial}});
+                   {"serial", c.serial},
+                   {"singleton", c.singleton}});
   }
   return out;
 }

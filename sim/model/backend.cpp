@@ -18,7 +18,8 @@ Backend::Backend(Runtime& runtime, const BackendConfig& config, BackendMechanism
       mechanisms_(mechanisms),
       recorder_(recorder),
       faults_(faults),
-      class_held_(config.class_serial.size(), 0) {}
+      class_held_(config.class_serial.size(), 0),
+      class_live_(config.class_singleton.size(), 0) {}
 
 int Backend::queue(const std::string& name) {
   for (std::size_t i = 0; i < queues_.size(); ++i) {
@@ -28,7 +29,15 @@ int Backend::queue(const std::string& name) {
   return static_cast<int>(queues_.size() - 1);
 }
 
-JobId Backend::enqueue(int queue, const JobSpec& spec) {
+std::optional<JobId> Backend::enqueue(int queue, const JobSpec& spec) {
+  if (config_.singleton(spec.job_class)) {
+    std::uint32_t& live = class_live_[spec.job_class];
+    if (live > 0) {  // its key is taken (pg-boss: INSERT ... ON CONFLICT DO NOTHING)
+      recorder_.push_refused();
+      return std::nullopt;
+    }
+    ++live;
+  }
   const std::uint32_t handle = jobs_.acquire();
   const JobId id = next_id_++;
   Job& job = jobs_[handle];
@@ -407,6 +416,7 @@ void Backend::take_back(std::uint32_t handle) {
 
 void Backend::finish(std::uint32_t handle) {
   Job& job = jobs_[handle];
+  if (config_.singleton(job.spec.job_class)) --class_live_[job.spec.job_class];
   job.live = false;
   jobs_.release(handle);
 }

@@ -9,7 +9,8 @@
 // process starts.
 //
 // An ack or fail is taken as the profile's fences say (lease holder, job id, or job id while
-// held); a requeue only from the lease holder; a report refused is recorded. Job
+// held); a requeue only from the lease holder; a report refused is recorded. A singleton
+// class's push is refused while a job of its class is unfinished. Job
 // records are freed as soon as a job completes, is discarded or is lost. Periodic sweeps are timers
 // that exist only while some job is active. Event-driven: time and randomness come from the
 // Runtime. Not thread-safe.
@@ -50,7 +51,11 @@ class Backend final : public TimerTarget, public BackendView {
   // The index of a named queue, created on first use.
   int queue(const std::string& name);
 
-  JobId enqueue(int queue, const JobSpec& spec);
+  // Creates the job, available at the back of the queue. A job of a singleton class
+  // (BackendConfig::singleton) while another of its class is unfinished (queued, waiting
+  // out a backoff, or held by any worker, alive or dead) is refused: no job is created, the
+  // refusal is recorded, and the result is nullopt.
+  std::optional<JobId> enqueue(int queue, const JobSpec& spec);
 
   // A new worker id for a process start; its queues in priority order. Under
   // FetchMode::kPrivateList the start also runs the dead-process cleanup when none ran in
@@ -224,7 +229,7 @@ class Backend final : public TimerTarget, public BackendView {
   void give_back_handed(WorkerId worker);
   void detach(std::uint32_t handle);     // from its holder's active list
   void take_back(std::uint32_t handle);  // detach and cancel its lease timer
-  void finish(std::uint32_t handle);     // free the record
+  void finish(std::uint32_t handle);     // free the record (and its singleton key)
   void discard(std::uint32_t handle, ErrorKind why);
   // A FAIL's fate (the job already taken back): a retry after backoff, or discarded when
   // not retryable or its attempts are used up.
@@ -261,6 +266,7 @@ class Backend final : public TimerTarget, public BackendView {
   std::vector<Queue> queues_;
   std::size_t active_ = 0;                 // jobs held by workers
   std::vector<std::uint32_t> class_held_;  // held jobs per job class (serial classes)
+  std::vector<std::uint32_t> class_live_;  // unfinished jobs per job class (singleton classes)
   TimerId lease_sweep_;                    // LeaseExpiry::check_interval > 0
   TimerId rescue_sweep_;                   // Rescuer
   Time last_cleanup_ = -1;                 // FetchMode::kPrivateList; -1: none yet

@@ -45,7 +45,9 @@ class BackendTest : public ::testing::Test {
     const int queues[] = {queue};
     return backend->register_worker(queues, listener != nullptr ? listener : &unused);
   }
-  JobId enqueue(Duration work = kSecond) { return backend->enqueue(queue, JobSpec{work, 0, true}); }
+  std::optional<JobId> enqueue(Duration work = kSecond) {
+    return backend->enqueue(queue, JobSpec{work, 0, true});
+  }
   std::vector<Lease> fetch(WorkerId worker, int count) {
     std::vector<Lease> out;
     backend->fetch(worker, count, out);
@@ -832,6 +834,88 @@ TEST_F(BackendTest, RequeueToTheBackQueuesBehindTheOthers) {
   l = fetch(w, 1);
   ASSERT_EQ(l.size(), 1u);
   EXPECT_EQ(l[0].attempt, 1);
+}
+
+// --- singleton classes (pg-boss singletonKey)
+
+TEST_F(BackendTest, ASingletonClassRefusesPushesWhileItsJobIsQueuedOrHeld) {
+  // Class 0 is a singleton, class 1 is not. While job 0 (class 0) is queued, then held,
+  // pushes of class 0 are refused: no job, no id used. Class 1 is not held back. Once job 0
+  // is acked, the next push of class 0 is taken, as job 2.
+  config.class_singleton = {true, false};
+  make();
+  const JobSpec singleton{kSecond, 0, true, 0}, plain{kSecond, 0, true, 1};
+  EXPECT_EQ(backend->enqueue(queue, singleton), JobId{0});
+  EXPECT_EQ(backend->enqueue(queue, singleton), std::nullopt);  // queued
+  EXPECT_EQ(backend->enqueue(queue, plain), JobId{1});
+  const WorkerId w = add_worker();
+  const auto l = fetch(w, 1);
+  ASSERT_EQ(l.size(), 1u);
+  EXPECT_EQ(l[0].id, 0u);
+  EXPECT_EQ(backend->enqueue(queue, singleton), std::nullopt);  // active
+  EXPECT_EQ(recorder.totals().pushes_refused, 2);
+  complete_attempt(l[0], w);
+  ASSERT_TRUE(backend->ack(w, l[0]));
+  EXPECT_EQ(backend->enqueue(queue, singleton), JobId{2});  // released at the ack
+  EXPECT_EQ(backend->unfinished(), 2u);
+  expect_audit_ok();  // a refused push is no job: enqueued 2 = pending 2 + completed 1
+  EXPECT_EQ(recorder.totals().enqueued, 3);
+  EXPECT_EQ(recorder.totals().completed, 1);
+  EXPECT_EQ(recorder.totals().pending, 2);
+  EXPECT_EQ(recorder.totals().pushes_refused, 2);
+}
+
+TEST_F(BackendTest, ASingletonJobKeepsItsKeyWhileItWaitsForARetryAndFreesItWhenDiscarded) {
+  // Two attempts, 1 s backoff. Job 0 FAILs at 0 s: scheduled until 1 s, then queued again,
+  // holding its key throughout (pg-boss's retry state is < completed). Its second FAIL uses
+  // up its attempts: discarded (pg-boss: failed), and the next push is taken.
+  config.class_singleton = {true};
+  config.retry = RetryPolicy{2, kSecond, 2.0, kMinute, false};
+  make(detection_and_lease(false, false));
+  ASSERT_EQ(enqueue(), JobId{0});
+  const WorkerId w = add_worker();
+  for (int attempt = 1; attempt <= 2; ++attempt) {
+    const auto l = fetch(w, 1);
+    ASSERT_EQ(l.size(), 1u);
+    start_attempt(l[0]);
+    end_attempt(l[0], w, Outcome::kFailed);
+    ASSERT_TRUE(backend->fail(w, l[0], ErrorKind::kHandler, true, 0));
+    if (attempt == 1) {
+      EXPECT_EQ(state(l[0]), JobState::kScheduled);
+      EXPECT_EQ(enqueue(), std::nullopt);  // waiting out the backoff
+      rt.run_until(kSecond);
+      EXPECT_EQ(state(l[0]), JobState::kAvailable);
+      EXPECT_EQ(enqueue(), std::nullopt);  // queued for its retry
+    }
+  }
+  EXPECT_EQ(enqueue(), JobId{1});
+  expect_audit_ok();
+  EXPECT_EQ(recorder.totals().enqueued, 2);
+  EXPECT_EQ(recorder.totals().discarded, 1);
+  EXPECT_EQ(recorder.totals().pending, 1);
+  EXPECT_EQ(recorder.totals().pushes_refused, 2);
+}
+
+TEST_F(BackendTest, ASingletonJobLostWithItsProcessFreesItsKey) {
+  // At-most-once fetch: the held job dies with its process at 5 s (lost); until then a
+  // push is refused, after it one is taken.
+  config.class_singleton = {true};
+  BackendMechanisms m;
+  m.fetch = FetchMode::kAtMostOnce;
+  make(m);
+  ASSERT_EQ(enqueue(), JobId{0});
+  const WorkerId w = add_worker();
+  const auto l = fetch(w, 1);
+  ASSERT_EQ(l.size(), 1u);
+  start_attempt(l[0]);
+  EXPECT_EQ(enqueue(), std::nullopt);
+  rt.run_until(5 * kSecond);  // SIGKILL
+  end_attempt(l[0], w, Outcome::kKilled);
+  backend->process_ended(w);
+  EXPECT_EQ(enqueue(), JobId{1});
+  expect_audit_ok();
+  EXPECT_EQ(recorder.totals().lost, 1);
+  EXPECT_EQ(recorder.totals().pushes_refused, 1);
 }
 
 // --- FetchMode::kAtMostOnce

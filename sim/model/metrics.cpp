@@ -84,6 +84,7 @@ constexpr Metric kMetrics[] = {
     {"orphan_recovery_delay_s.p50", kSeconds, member<kOrphan, &Spread::p50>},
     {"orphan_recovery_delay_s.p99", kSeconds, member<kOrphan, &Spread::p99>},
     {"processes_running_at_end", kCount, exits<ExitKind::kRunning>},
+    {"pushes_refused", kCount, job<&JobTotals::pushes_refused>},
     {"redeliveries", kCount, job<&JobTotals::redeliveries>},
     {"rejected_fails", kCount, job<&JobTotals::rejected_fails>},
     {"shutdown_retries", kCount, job<&JobTotals::shutdown_retries>},

@@ -89,6 +89,8 @@ void Recorder::job_lost(std::uint32_t ledger, Time now, std::string why) {
   maybe_finalize(ledger);
 }
 
+void Recorder::push_refused() { ++totals_.pushes_refused; }
+
 void Recorder::report_rejected(std::uint32_t /*ledger*/, bool ack) {
   ++(ack ? totals_.completions_rejected : totals_.rejected_fails);
 }

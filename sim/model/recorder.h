@@ -104,8 +104,9 @@ inline const char* error_name(const ReportRecord& r) {
 struct JobTotals {
   std::int64_t enqueued = 0, completed = 0, discarded = 0, discarded_by_shutdown = 0, pending = 0,
                lost = 0, stuck_at_end = 0, interrupted = 0, duplicate_executions = 0,
-               shutdown_retries = 0, redeliveries = 0, completions_rejected = 0, rejected_fails = 0;
-  std::int64_t attempts[6] = {};  // by Outcome
+               shutdown_retries = 0, redeliveries = 0, completions_rejected = 0, rejected_fails = 0,
+               pushes_refused = 0;  // not jobs: a refused push creates none
+  std::int64_t attempts[6] = {};    // by Outcome
   Duration wasted_work = 0;
 };
 
@@ -147,6 +148,8 @@ class Recorder {
   // event that lost it.
   void job_lost(std::uint32_t ledger, Time now, std::string why);
   void report_rejected(std::uint32_t ledger, bool ack);
+  // A push the backend refused (a singleton class's key was taken): no job was created.
+  void push_refused();
 
   // --- from worker processes
   void attempt_started(const Lease& lease, Time now);

@@ -78,6 +78,10 @@ struct JobClass {
   // Its jobs run one at a time, in queue order (graphile-worker's named job queues): while
   // one is held, however it ended up held, the others wait.
   bool serial = false;
+  // All its jobs share one singleton key (pg-boss 9's singletonKey): a push while a job of
+  // the class is unfinished (queued, waiting for a retry, or held by any worker, alive or
+  // dead) is refused, and no job is created.
+  bool singleton = false;
 };
 
 struct WorkloadConfig {
@@ -111,6 +115,11 @@ struct BackendConfig {
   std::vector<bool> class_serial;
   bool serial(std::uint16_t job_class) const {
     return !class_serial.empty() && class_serial[job_class];
+  }
+  // Per workload.classes entry, whether it is a singleton (filled by the scenario reader).
+  std::vector<bool> class_singleton;
+  bool singleton(std::uint16_t job_class) const {
+    return !class_singleton.empty() && class_singleton[job_class];
   }
   // The recovery mechanisms of the profile's backend, its options applied (resolved by the
   // scenario reader): not a scenario field.

@@ -427,6 +427,65 @@ TEST(Profiles, PgBoss9LeavesTheJobActiveAtStopUntilItExpires) {
   EXPECT_EQ(r.summary["exits"]["clean"], 1);
 }
 
+// pg-boss 9 (fails_active_at_stop false), one pod of one slot, 60 s jobs of one singleton
+// class (all sent with one singletonKey) arriving at `at`; `retry` is spliced into the class
+// and `events` are the scenario's.
+std::string pg_boss_singleton(const std::string& at, const std::string& events,
+                              const std::string& retry = "") {
+  return R"({"name": "case", "duration": "20m", "settle": "1h",
+    "workload": {"arrival": {"kind": "list", "at": )" +
+         at + R"(}, "job_duration": {"kind": "constant", "value": "60s"},
+                 "classes": [{"name": "sync", "singleton": true)" +
+         retry + R"(}]},
+    "backend": {"retry": {"jitter": false}},
+    "worker": {"profile": "pg-boss", "concurrency": 1,
+               "options": {"fails_active_at_stop": false}},
+    "platform": {"replicas": 1, "pod_start_delay": "5s", "restart_delay": "10s"},
+    "events": )" +
+         events + "}";
+}
+
+TEST(Profiles, PgBossSingletonKeyIsFreedWhenItsJobCompletes) {
+  // Job 0, sent at 0 s, runs from pod-0's poll at 2 s to 62 s. The send at 30 s finds the
+  // key taken (job 0 active) and resolves null: no job. The one at 63 s is job 1, found by
+  // the poll at 64 s.
+  const Replay r = run(pg_boss_singleton(R"(["0s", "30s", "63s"])", "[]"));
+  EXPECT_EQ(r.attempts,
+            (std::vector<Attempt>{{0, 1, 0, 2, 62, "completed"}, {1, 1, 0, 64, 124, "completed"}}));
+  EXPECT_EQ(r.summary["pushes_refused"], 1);
+  EXPECT_EQ(r.summary["jobs_enqueued"], 2);
+  EXPECT_EQ(r.summary["jobs_completed"], 2);
+}
+
+TEST(Profiles, PgBoss9SingletonKeyStaysTakenByAKilledWorkersJobUntilItExpires) {
+  // Job 0 runs from pod-0's poll at 2 s; the OOM kill at 10 s leaves it active. It expires
+  // 15 min after its fetch (902 s), found by the minute check at 960 s. A send at 16 min
+  // (960 s) comes first (arrivals run before backend timers), so the sends at 20 s, 5 min
+  // and 16 min are refused. Expired with a retry left (retryLimit 2), the job is in `retry`,
+  // still holding the key: the restarted container (up at 25 s, polling every 2 s) runs it
+  // from 961 s to 1021 s, so the send at 1000 s is refused too. The one at 1100 s is job 1,
+  // polled at 1101 s.
+  const char* oom = R"([{"at": "10s", "kind": "oom_kill", "pod": "pod-0"}])";
+  const Replay r = run(pg_boss_singleton(R"(["0s", "20s", "5m", "16m", "1000s", "1100s"])", oom));
+  EXPECT_EQ(r.attempts, (std::vector<Attempt>{{0, 1, 0, 2, 10, "killed"},
+                                              {0, 2, 0, 961, 1021, "completed"},
+                                              {1, 1, 0, 1101, 1161, "completed"}}));
+  EXPECT_EQ(r.summary["pushes_refused"], 4);
+  EXPECT_EQ(r.summary["jobs_enqueued"], 2);
+  EXPECT_EQ(r.summary["jobs_completed"], 2);
+  // retryLimit 0 (max_attempts 1): the expiry at 960 s ends the job (state expired) and
+  // frees the key. The send at 16 min still comes before it; the one at 970 s is job 1,
+  // polled at 971 s.
+  const Replay once = run(pg_boss_singleton(R"(["0s", "20s", "5m", "16m", "970s"])", oom,
+                                            R"(, "retry": {"max_attempts": 1})"));
+  EXPECT_EQ(once.attempts,
+            (std::vector<Attempt>{{0, 1, 0, 2, 10, "killed"}, {1, 1, 0, 971, 1031, "completed"}}));
+  EXPECT_EQ(once.summary["pushes_refused"], 3);
+  EXPECT_EQ(once.summary["jobs_enqueued"], 2);
+  EXPECT_EQ(once.summary["jobs_discarded"], 1);
+  EXPECT_EQ(once.summary["jobs_completed"], 1);
+}
+
 TEST(Profiles, BullmqBefore4128StopsExtendingLocksWhileClosingSoTheJobRunsTwice) {
   // renews_locks_while_closing false: the lock, last extended at 7.5 s, lapses at 37.5 s
   // while the closing pod-0 still runs the 100 s job. pod-1 (from 15 s) checks at 45 s
