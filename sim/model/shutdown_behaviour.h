@@ -73,7 +73,8 @@ struct ShutdownBehaviour {
   };
   ChildLost child_lost = ChildLost::kNone;
   // Jobs a process fetches ahead per slot and keeps reserved, unstarted, until a slot is
-  // free (Celery's worker_prefetch_multiplier); kNoReserveLimit: as many as are queued.
+  // free (Celery's worker_prefetch_multiplier); kNoReserveLimit: as many as are queued. A
+  // process reserves kNoReserveLimit jobs at most, whatever its concurrency.
   // Reserved jobs never start once the worker stops running; they go back to the front of
   // their queue when the process exits by itself, and stay with the backend's recovery when
   // it is killed.

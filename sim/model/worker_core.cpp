@@ -16,7 +16,12 @@ WorkerCore::WorkerCore(Runtime& runtime, WorkerPort& port, const WorkerConfig& c
       busy_(static_cast<std::size_t>(config.concurrency), false),
       idle_since_(static_cast<std::size_t>(config.concurrency), 0) {
   scratch_.reserve(slots_.size());
-  reserve_limit_ = config.shutdown.reserve_per_slot * config.concurrency;
+}
+
+int WorkerCore::reserve_limit() const {
+  const std::int64_t wanted =
+      std::int64_t{config_.shutdown.reserve_per_slot} * static_cast<std::int64_t>(slots_.size());
+  return static_cast<int>(std::min<std::int64_t>(wanted, ShutdownBehaviour::kNoReserveLimit));
 }
 
 const Lease* WorkerCore::lease(int slot) const { return busy_[slot] ? &slots_[slot] : nullptr; }
@@ -55,7 +60,7 @@ void WorkerCore::fill_slots() {
     reserve_.pop_front();
     start_in_free_slot(lease);
   }
-  const int wanted = concurrency() - active_ + reserve_limit_ - reserved();
+  const int wanted = concurrency() - active_ + reserve_limit() - reserved();
   if (wanted <= 0 || fetching_) return;
   fetching_ = true;
   port_.fetch(wanted);
@@ -85,7 +90,8 @@ void WorkerCore::on_fetched(std::span<const Lease> leases) {
       reserve_.push_back(lease);
     }
   }
-  if (state_ == WorkerState::kRunning && (active_ < concurrency() || reserved() < reserve_limit_)) {
+  if (state_ == WorkerState::kRunning &&
+      (active_ < concurrency() || reserved() < reserve_limit())) {
     port_.wait_for_jobs();
     if (!poll_.pending()) {
       poll_ = rt_.schedule(rt_.now() + config_.poll_interval, Priority::kTimer, this, kPoll);

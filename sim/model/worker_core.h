@@ -106,6 +106,8 @@ class WorkerCore final : public TimerTarget {
   // The process exits by itself: its reserved jobs go back (Celery restores its unacked
   // messages as its connection closes).
   void release_reserve();
+  // Jobs it may hold reserved: reserve_per_slot x concurrency, at most kNoReserveLimit.
+  int reserve_limit() const;
   void enter_quiet();
   // The worker stops fetching: idle slots stop when their fetch in progress returns.
   void stop_idle_fetches();
@@ -128,7 +130,6 @@ class WorkerCore final : public TimerTarget {
   std::vector<bool> busy_;
   std::vector<Lease> scratch_;
   std::deque<Lease> reserve_;  // fetched ahead, oldest first
-  int reserve_limit_ = 0;
   int active_ = 0;
   bool fetching_ = false;
   int terms_ = 0;                 // TERMs and INTs received

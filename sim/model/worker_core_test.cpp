@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <limits>
 #include <span>
 #include <string>
 #include <utility>
@@ -777,6 +778,18 @@ TEST(WorkerCore, JobsFetchedAheadStartAsSlotsFreeAndGoBackAtTheExit) {
             (Calls{"2s ack 1 #1", "2s start 1 #3", "2s fetch 1", "3s state draining", "4s ack 0 #0",
                    "4.5s ack 1 #3", "5s ack 2 #2", "5s release #4", "5s release #5",
                    "5s release #6", "5s deregister", "5s state stopped", "5s exit 0"}));
+}
+
+TEST(WorkerCore, AReserveWithNoLimitIsCappedWithoutOverflow) {
+  // A per-slot reserve of INT_MAX (prefetch without limit, or a huge multiplier) times
+  // 40000 slots would overflow an int: the process reserves 65536 jobs at most, so its
+  // first fetch asks for 40000 + 65536.
+  WorkerConfig c = profile_config("celery", kNever);
+  c.concurrency = 40000;
+  c.shutdown.reserve_per_slot = std::numeric_limits<int>::max();
+  Harness h(c);
+  h.core.start();
+  EXPECT_EQ(h.port.take(), (Calls{"0s fetch 105536", "0s wait"}));
 }
 
 TEST(WorkerCore, AKilledWorkerSaysNothingOfItsReservedJobs) {
