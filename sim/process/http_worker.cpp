@@ -260,7 +260,10 @@ void HttpWorker::fail(int slot, const Lease& lease, ErrorKind error, bool retrya
     runner_->abort(slot);
     body.running = false;
   }
-  const bool shutdown = error == ErrorKind::kShutdown;
+  nack(lease, error == ErrorKind::kShutdown, retryable);
+}
+
+void HttpWorker::nack(const Lease& lease, bool shutdown, bool retryable) {
   send("nack", json{{"job_id", std::to_string(lease.id)},
                     {"error",
                      {{"type", shutdown ? "ShutdownError" : "HandlerError"},
@@ -286,14 +289,7 @@ void HttpWorker::requeue(int slot, const Lease& lease) {
 
 // Nor a release: the process engine refuses profiles that reserve jobs (run_process), so
 // this NACKs like requeue should it ever be reached.
-void HttpWorker::release(const Lease& lease) {
-  send(
-      "nack",
-      json{
-          {"job_id", std::to_string(lease.id)},
-          {"error",
-           {{"type", "ShutdownError"}, {"message", "worker shutting down"}, {"retryable", true}}}});
-}
+void HttpWorker::release(const Lease& lease) { nack(lease, true, true); }
 
 void HttpWorker::deregister() { send("deregister", json::object()); }
 

@@ -79,6 +79,8 @@ class HttpWorker final : public WorkerPort, public TimerTarget {
 
   // POSTs to /ojs/v1/workers/<op>; `reply` runs on the strand (ok: a 2xx with a JSON body).
   void send(const std::string& op, nlohmann::json body, Reply reply = {}, bool alone = false);
+  // NACKs the job: a ShutdownError or a HandlerError.
+  void nack(const Lease& lease, bool shutdown, bool retryable);
   void finish_if_quiet();
   void give_up(const std::string& why);
 
