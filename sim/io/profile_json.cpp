@@ -77,6 +77,10 @@ json mechanisms_json(const BackendMechanisms& m) {
 
 json profile_json(const Profile& p) {
   const RetryPolicy& r = p.backend.retry;
+  // What a scenario that sets no option runs.
+  ShutdownBehaviour shutdown = p.worker.shutdown;
+  BackendMechanisms mechanisms = p.mechanisms;
+  if (p.apply) p.apply(default_options(p), shutdown, mechanisms);
   json options = json::array();
   for (const ProfileOption& o : p.options) {
     options.push_back({{"name", o.name}, {"default", option_json(o.fallback)}, {"doc", o.doc}});
@@ -98,8 +102,8 @@ json profile_json(const Profile& p) {
           {"backoff_coefficient", r.backoff_coefficient},
           {"max_interval", format_duration(r.max_interval)},
           {"jitter", r.jitter}}}}},
-      {"shutdown", behaviour_json(p.worker.shutdown)},
-      {"backend_mechanisms", mechanisms_json(p.mechanisms)},
+      {"shutdown", behaviour_json(shutdown)},
+      {"backend_mechanisms", mechanisms_json(mechanisms)},
       {"options", options},
   };
 }

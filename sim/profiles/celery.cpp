@@ -53,10 +53,7 @@ Profile celery() {
   p.backend.visibility_timeout = kHour;  // Redis
   p.backend.retry.max_attempts = 1;      // a failed task is not retried unless it asks to be
   p.mechanisms.heartbeat_detection = false;
-  // The defaults' settings (apply sets them from the options): early ack as the task starts,
-  // four tasks per process fetched ahead, which a killed worker leaves unacked on Redis.
-  b.reserve_per_slot = 4;
-  p.mechanisms.fetch = FetchMode::kUntilStarted;
+  // apply sets the fetch mode, the reserve and whether the lease runs from the options.
   p.mechanisms.lease = LeaseExpiry{true, false, 0, LeaseExpiry::Fate::kRequeue, false, 1};
   // acks_late: the ack names the delivery tag, which a restored message keeps, so the first
   // run to finish acks the message wherever it is now held (kombu QoS.ack).
