@@ -172,12 +172,17 @@ def cases(c, source):
                              "worker.grace_period=5s,20s", "--grid",
                              "platform.termination_grace_period=10s,40s", "--seeds", "2",
                              "--threads", "1"])
+    c.run("sweep/two-axes-table", ["sweep", "scenarios/rolling-restart.json", "--grid",
+                                   "worker.grace_period=5s,20s", "--grid",
+                                   "platform.termination_grace_period=10s,40s", "--seeds", "2",
+                                   "--threads", "1", "--format", "table"])
     for i in (0, 1):
         c.run(f"sweep/shard-{i}", ["sweep", "scenarios/oom-kill.json"] + grid +
               ["--threads", "1", "--shard", f"{i}/2", "--out", f"part-{i}.json"],
               files=[f"part-{i}.json"])
     c.run("merge/oom-kill", ["merge", "part-1.json", "part-0.json", "--out", "merged.json",
                              "--csv", "merged.csv"], files=["merged.json", "merged.csv"])
+    c.run("merge/oom-kill-md", ["merge", "part-0.json", "part-1.json", "--format", "md"])
 
     tune = ["tune", "scenarios/long-jobs-short-grace.json", "--grace-range", "0s..60s/10s",
             "--seeds", "2", "--threads", "1"]
