@@ -68,7 +68,7 @@ class Cases:
         out = p.stdout.replace(self.drainsim.encode(), b"drainsim")
         err = p.stderr.replace(self.drainsim.encode(), b"drainsim")
         if mask_wall:
-            out = re.sub(rb"\(\d+\.\d+s wall\)", b"(WALL)", out)
+            out = re.sub(rb"\([0-9.hms]+ wall\)", b"(WALL)", out)
         # A progress report's elapsed time and ETA (sweep) depend on the machine.
         err = re.sub(rb"\d+:\d\d elapsed", b"M:SS elapsed", err)
         err = re.sub(rb"ETA \d+:\d\d", b"ETA M:SS", err)

@@ -180,7 +180,7 @@ std::string format_sweep(const Sweep& s, SweepFormat format);
 //  "axes": [{"path", "values"}], "seeds", "complete", "points_total", "points_done",
 //  "points": [{"values": {PATH: VALUE}, "metrics": {KEY: {"mean", "half_width", "low",
 //              "high", "n"}}, "result_hashes", "audit_failures": [{"seed", "error_count",
-//              "errors"}]}]}
+//              "errors"}], "warnings": [tally_json, ...]}]}
 nlohmann::json sweep_json(const Sweep& s);
 
 // The wide CSV: a header row (the axes' paths, then KEY.mean,KEY.low,KEY.high,KEY.n for

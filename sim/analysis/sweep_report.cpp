@@ -1,9 +1,12 @@
 // A sweep's output formats (analysis/sweep.h): the text and Markdown tables, the JSON and
 // the wide CSV.
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "analysis/sweep.h"
 #include "analysis/text_table.h"
+#include "analysis/warning_tally.h"
 #include "io/stats_json.h"
 
 namespace drainsim {
@@ -32,14 +35,6 @@ std::string csv_field(const std::string& s) {
   std::string q = "\"";
   for (const char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
   return q + '"';
-}
-
-// A metric's cell: interval_cell, a fraction shown as a percentage with 2 decimals.
-std::string metric_cell(const Metric& m, const Interval& v, std::size_t runs) {
-  if (m.unit != Unit::kFraction || v.n == 0) return interval_cell(v, m.decimals(), runs);
-  std::string s = fmt::format("{:.2f}% ±{:.2f}%", 100 * v.mean, 100 * v.half_width);
-  if (v.n < runs) s += fmt::format(" (n={})", v.n);
-  return s;
 }
 
 // The header row and a row per point, cells as the text formats show them.
@@ -87,6 +82,35 @@ std::string notes(const Sweep& s) {
   if (failed > 0) {
     out += fmt::format("audit failed in {} of {} runs (stderr names the points, seeds and jobs)\n",
                        failed, runs);
+  }
+  // The runs' warnings by code: at how many points, in how many runs, the first one said.
+  struct Seen {
+    WarningTally first;
+    const SweepPoint* point;
+    std::size_t points = 0, runs = 0;
+  };
+  std::vector<Seen> seen;
+  for (const SweepPoint& p : s.points) {
+    for (const WarningTally& t : tally_warnings(p.runs)) {
+      auto it = std::find_if(seen.begin(), seen.end(),
+                             [&](const Seen& x) { return x.first.first.code == t.first.code; });
+      if (it == seen.end()) {
+        seen.push_back({t, &p});
+        it = seen.end() - 1;
+      }
+      ++it->points;
+      it->runs += t.runs;
+    }
+  }
+  for (const Seen& w : seen) {
+    std::string at;
+    for (std::size_t a = 0; a < s.axes.size(); ++a) {
+      at += fmt::format("{}{}={}", a ? " " : "", s.axes[a].path, value_text(w.point->values[a]));
+    }
+    out +=
+        fmt::format("warning: {} in {} of {} runs, at {} of {} points (first at {}, seed {}: {})\n",
+                    w.first.first.code, w.runs, runs, w.points, s.points.size(), at, w.first.seed,
+                    w.first.first.message);
   }
   return out;
 }
@@ -158,7 +182,8 @@ json sweep_json(const Sweep& s) {
     points.push_back({{"values", values},
                       {"metrics", metrics},
                       {"result_hashes", hashes},
-                      {"audit_failures", failures}});
+                      {"audit_failures", failures},
+                      {"warnings", tallies_json(tally_warnings(p.runs))}});
   }
   return {{"drainsim_version", DRAINSIM_VERSION},
           {"engine", "virtual"},

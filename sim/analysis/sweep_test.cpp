@@ -263,11 +263,11 @@ TEST_F(SweepRun, TheTablesShowARowPerPointWithTheKeyMetrics) {
                     "duplicate_executions | shutdown_retries | stuck_at_end | wasted_work_s | "
                     "drain_latency_s.p99 | orphan_recovery_delay_s.p99 | deploy_duration_s.max |",
                     "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
-                    "| 10s | 0.0 ±0.0 | 100.00% ±0.00% | 0.0 ±0.0 | 3.0 ±0.0 | 0.0 ±0.0 | "
+                    "| 10s | 0.0 ±0.0 | 100.000% ±0.000% | 0.0 ±0.0 | 3.0 ±0.0 | 0.0 ±0.0 | "
                     "75.00 ±0.00 | 10.00 ±0.00 | 1.00 ±0.00 | 15.00 ±0.00 |",
-                    "| 30s | 0.0 ±0.0 | 0.00% ±0.00% | 0.0 ±0.0 | 0.0 ±0.0 | 0.0 ±0.0 | "
+                    "| 30s | 0.0 ±0.0 | 0.000% ±0.000% | 0.0 ±0.0 | 0.0 ±0.0 | 0.0 ±0.0 | "
                     "0.00 ±0.00 | 25.00 ±0.00 | – | 30.00 ±0.00 |",
-                    "| 50s | 0.0 ±0.0 | 0.00% ±0.00% | 0.0 ±0.0 | 0.0 ±0.0 | 0.0 ±0.0 | "
+                    "| 50s | 0.0 ±0.0 | 0.000% ±0.000% | 0.0 ±0.0 | 0.0 ±0.0 | 0.0 ±0.0 | "
                     "0.00 ±0.00 | 25.00 ±0.00 | – | 30.00 ±0.00 |"}));
 
   const std::vector<std::string> table = lines(format_sweep(s, SweepFormat::kTable));
@@ -279,7 +279,7 @@ TEST_F(SweepRun, TheTablesShowARowPerPointWithTheKeyMetrics) {
     EXPECT_TRUE(table[4 + p].starts_with(s.axes[0].values[p].get<std::string>() + " "))
         << table[4 + p];
   }
-  EXPECT_NE(table[4].find("100.00% ±0.00%"), std::string::npos) << table[4];
+  EXPECT_NE(table[4].find("100.000% ±0.000%"), std::string::npos) << table[4];
   EXPECT_TRUE(table[5].ends_with("  –            30.00 ±0.00")) << table[5];
   EXPECT_EQ(format_sweep(s, SweepFormat::kJson), sweep_json(s).dump(2) + '\n');
   EXPECT_EQ(format_sweep(s, SweepFormat::kCsv), sweep_csv(s));
@@ -566,7 +566,7 @@ TEST_F(SweepCli, OutputGoesWhereAskedInTheFormatAsked) {
   EXPECT_TRUE(md.out.starts_with("Scenario `three-long-jobs`, 3 points, 2 seeds (1..2), "))
       << md.out;
   EXPECT_NE(md.out.find("\n| worker.grace_period | job_loss | "), std::string::npos) << md.out;
-  EXPECT_NE(md.out.find("\n| 50s | 0.0 ±0.0 | 0.00% ±0.00% | "), std::string::npos) << md.out;
+  EXPECT_NE(md.out.find("\n| 50s | 0.0 ±0.0 | 0.000% ±0.000% | "), std::string::npos) << md.out;
   EXPECT_EQ(drainsim(args + "--format csv").out, csv);
 
   // --out takes the format asked for.
