@@ -718,7 +718,9 @@ std::string settings_snippet(const Scenario& s, Duration worker_grace, Duration 
 std::string settings_snippet(const Tune& t) {
   const TuneSetting* r = t.recommended();
   if (r == nullptr) return {};
-  return settings_snippet(t.base, r->grace, r->platform_grace, t.searches[*t.best].pre_stop);
+  PreStop p = t.searches[*t.best].pre_stop;
+  if (t.knob == TuneKnob::kPreStopTimeout) p.timeout = r->pre_stop_timeout;
+  return settings_snippet(t.base, r->grace, r->platform_grace, p);
 }
 
 }  // namespace drainsim

@@ -6,6 +6,7 @@
 #include <map>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "analysis/sweep.h"
 #include "analysis/text_table.h"
@@ -46,6 +47,29 @@ double mean_or(const TuneSetting& s, const Metric& m, double fallback) {
   return it == s.metrics.end() || it->second.n == 0 ? fallback : it->second.mean;
 }
 
+// The upper end of the metric's 95 % interval over the seeds.
+double upper_or(const TuneSetting& s, const Metric& m, double fallback) {
+  const auto it = s.metrics.find(std::string(m.name));
+  return it == s.metrics.end() || it->second.n == 0 ? fallback : it->second.high;
+}
+
+// "a > b" with enough significant digits (3 at least) that the two never read alike.
+std::string exceeds(double a, double b, double scale, std::string_view unit) {
+  for (int digits = 3; digits <= 17; ++digits) {
+    std::string x = fmt::format("{:.{}g}{}", a * scale, digits, unit);
+    std::string y = fmt::format("{:.{}g}{}", b * scale, digits, unit);
+    if (x != y) return x + " > " + y;
+  }
+  return fmt::format("{}{} > {}{}", a * scale, unit, b * scale, unit);
+}
+
+// What a miss reads like: the upper end against the target, the mean beside it.
+std::string miss(const char* what, double upper, double mean, double target, double scale,
+                 std::string_view unit) {
+  return fmt::format("{} {} (mean {:.3g}{})", what, exceeds(upper, target, scale, unit),
+                     mean * scale, unit);
+}
+
 class Searcher {
  public:
   Searcher(const TuneSpec& spec, const Scenario& base) : spec_(spec), base_(base) {}
@@ -57,12 +81,12 @@ class Searcher {
     const auto at = [&](std::size_t i) -> const TuneSetting& {
       auto it = done.find(i);
       if (it == done.end()) {
-        if (spec_.progress) spec_.progress(pre_stop_time(pre_stop), spec_.grid[i], done.size());
-        it = done.emplace(i, evaluate(pre_stop, override_pre_stop, spec_.grid[i])).first;
+        if (spec_.progress) spec_.progress(pre_stop_time(pre_stop), (*grid)[i], done.size());
+        it = done.emplace(i, evaluate(pre_stop, override_pre_stop, (*grid)[i])).first;
       }
       return it->second;
     };
-    const std::size_t n = spec_.grid.size();
+    const std::size_t n = grid->size();
     const std::size_t stride =
         std::max<std::size_t>(1, (n - 1 + kFirstPassSettings - 1) / kFirstPassSettings);
     std::vector<std::size_t> first_pass;
@@ -103,10 +127,19 @@ class Searcher {
     return evaluate(base_.platform.pre_stop, false, base_.worker.grace_period, true);
   }
 
+  TuneKnob knob = TuneKnob::kWorkerGrace;
+  const std::vector<Duration>* grid = nullptr;  // the knob's
+
  private:
-  // `value` is the grid's: a worker grace, or a platform grace when that is searched.
-  TuneSetting evaluate(const PreStop& pre_stop, bool override_pre_stop, Duration value,
+  // `value` is the grid's: a worker grace, a platform grace or a preStop timeout (knob).
+  TuneSetting evaluate(const PreStop& asked, bool override_pre_stop, Duration value,
                        bool own = false) {
+    const TuneKnob k = own ? TuneKnob::kWorkerGrace : knob;
+    PreStop pre_stop = asked;
+    if (k == TuneKnob::kPreStopTimeout) {
+      pre_stop.timeout = value;
+      override_pre_stop = true;
+    }
     SweepSpec sweep;
     sweep.scenario = spec_.scenario;
     sweep.overrides = spec_.overrides;
@@ -118,9 +151,12 @@ class Searcher {
     sweep.threads = spec_.threads;
     const PlatformGrace mode = own ? PlatformGrace::kScenario : spec_.platform_grace;
     TuneSetting s;
-    s.grace = mode == PlatformGrace::kSearched ? base_.worker.grace_period : value;
+    s.grace = k == TuneKnob::kWorkerGrace ? value : base_.worker.grace_period;
+    s.pre_stop_timeout = k == TuneKnob::kPreStopTimeout ? value : 0;
+    // A grace of "forever" pairs as none: quiet_then_wait SIGKILLs at its timeout anyway.
+    const Duration paired_grace = s.grace == kNever ? 0 : s.grace;
     s.platform_grace = mode == PlatformGrace::kPaired
-                           ? pre_stop_time(pre_stop) + value + spec_.margin
+                           ? pre_stop_time(pre_stop) + paired_grace + spec_.margin
                        : mode == PlatformGrace::kSearched ? value
                                                           : base_.platform.grace_period();
     sweep.axes.push_back(single("worker.grace_period", format_grace(s.grace)));
@@ -129,21 +165,24 @@ class Searcher {
     SweepPoint& point = result.points.front();
     s.metrics = std::move(point.metrics);
     s.runs = std::move(point.runs);
+    // Judged by the upper end of each 95 % interval: a setting meets a target only when
+    // the noise over the seeds cannot hide a miss.
     const TuneTargets& t = spec_.targets;
-    const double loss = mean_or(s, metric("job_loss"), 0);
-    const double interrupted = mean_or(s, metric("interrupted_fraction"), 0);
-    if (t.max_job_loss && loss > *t.max_job_loss) {
-      s.misses.push_back(fmt::format("job_loss {:.3g} > {:g}", loss, *t.max_job_loss));
+    const Metric& loss = metric("job_loss");
+    const Metric& interrupted = metric("interrupted_fraction");
+    const Metric& deploy = metric("deploy_duration_s.max");
+    if (t.max_job_loss && upper_or(s, loss, 0) > *t.max_job_loss) {
+      s.misses.push_back(
+          miss("job_loss", upper_or(s, loss, 0), mean_or(s, loss, 0), *t.max_job_loss, 1, ""));
     }
-    if (t.max_interrupted && interrupted > *t.max_interrupted) {
-      s.misses.push_back(fmt::format("interrupted {} > {}", percent_text(interrupted),
-                                     percent_text(*t.max_interrupted)));
+    if (t.max_interrupted && upper_or(s, interrupted, 0) > *t.max_interrupted) {
+      s.misses.push_back(miss("interrupted", upper_or(s, interrupted, 0),
+                              mean_or(s, interrupted, 0), *t.max_interrupted, 100, "%"));
     }
     s.meets_quality = s.misses.empty();
-    const double deploy = mean_or(s, metric("deploy_duration_s.max"), 0);
-    if (t.max_deploy_duration && deploy > seconds_of(*t.max_deploy_duration)) {
-      s.misses.push_back(
-          fmt::format("deploy {:.1f}s > {}", deploy, format_duration(*t.max_deploy_duration)));
+    if (t.max_deploy_duration && upper_or(s, deploy, 0) > seconds_of(*t.max_deploy_duration)) {
+      s.misses.push_back(miss("deploy", upper_or(s, deploy, 0), mean_or(s, deploy, 0),
+                              seconds_of(*t.max_deploy_duration), 1, "s"));
     }
     return s;
   }
@@ -155,6 +194,58 @@ class Searcher {
 // A quantile worked out in floating point, in whole seconds (rounded up).
 Duration whole_seconds_up(double seconds) {
   return static_cast<Duration>(std::ceil(seconds - 1e-9)) * kSecond;
+}
+
+}  // namespace
+
+namespace {
+
+Warning note(std::string code, std::string message) {
+  return {std::move(code), std::move(message), {}};
+}
+
+// Why no setting met the targets, from the search that got closest, in one line; "" when
+// the quality targets were met and only the deploy target was not (the table says so).
+std::string why_none(const Tune& t) {
+  for (const TuneSearch& s : t.searches) {
+    if (s.least_quality) return "";
+  }
+  const TuneSearch& s = t.searches.front();
+  const TuneSetting& low = s.evaluated.front();
+  const TuneSetting& high = s.evaluated.back();
+  const auto same = [&](const char* m) {
+    return mean_or(low, metric(m), 0) == mean_or(high, metric(m), 0);
+  };
+  const double killed = mean_or(high, metric("attempts.killed"), 0);
+  const double oom = mean_or(high, metric("exits.oom_killed"), 0);
+  const char* what = t.knob == TuneKnob::kPreStopTimeout  ? "preStop timeout"
+                     : t.knob == TuneKnob::kPlatformGrace ? "platform grace"
+                                                          : "worker grace";
+  const Duration top = t.knob == TuneKnob::kPreStopTimeout  ? high.pre_stop_timeout
+                       : t.knob == TuneKnob::kPlatformGrace ? high.platform_grace
+                                                            : high.grace;
+  if (s.pre_stop.kind == PreStop::Kind::kQuietThenWait && t.knob != TuneKnob::kPreStopTimeout &&
+      killed > 0 && mean_or(high, metric("exits.killed_by_signal"), 0) > 0) {
+    return fmt::format(
+        "{:.3g} jobs per run are SIGKILLed by the preStop's {} timeout; no {} changes that "
+        "(without --platform-grace search, tune searches that timeout)",
+        killed, format_duration(s.pre_stop.timeout), what);
+  }
+  if (same("job_loss") && same("interrupted_fraction") && s.evaluated.size() > 1) {
+    if (oom > 0) {
+      return fmt::format(
+          "{:.3g} workers per run are OOM-killed by the scenario's events, taking their jobs; "
+          "no {} changes that",
+          oom, what);
+    }
+    return fmt::format(
+        "every {} on the grid gives the same job loss ({:.3g}) and interrupted ({}): what "
+        "interrupts the jobs is not the {}",
+        what, mean_or(high, metric("job_loss"), 0),
+        percent_text(mean_or(high, metric("interrupted_fraction"), 0)), what);
+  }
+  return fmt::format("the largest {} on the grid ({}) still misses ({}): widen the range", what,
+                     format_grace(top), fmt::join(high.misses, "; "));
 }
 
 }  // namespace
@@ -277,6 +368,16 @@ Tune run_tune(const TuneSpec& spec) {
   }
 
   Searcher searcher(spec, t.base);
+  // quiet_then_wait ends at idle or SIGKILLs the worker at its timeout, before any TERM
+  // could start a drain: the timeout decides, not the worker's grace.
+  if (spec.pre_stops.empty() && own.kind == PreStop::Kind::kQuietThenWait && kubernetes(t.base) &&
+      spec.platform_grace != PlatformGrace::kSearched) {
+    t.knob = TuneKnob::kPreStopTimeout;
+  } else if (spec.platform_grace == PlatformGrace::kSearched) {
+    t.knob = TuneKnob::kPlatformGrace;
+  }
+  searcher.knob = t.knob;
+  searcher.grid = t.knob == TuneKnob::kPreStopTimeout ? &spec.timeout_grid : &spec.grid;
   t.current = searcher.current();
   for (const PreStop& p : pre_stops) {
     t.searches.push_back(searcher.search(p, !spec.pre_stops.empty()));
@@ -284,9 +385,8 @@ Tune run_tune(const TuneSpec& spec) {
     if (!s.recommended) continue;
     const auto cost = [&](std::size_t i) {
       const TuneSetting& r = t.searches[i].evaluated[*t.searches[i].recommended];
-      return spec.platform_grace == PlatformGrace::kSearched
-                 ? r.platform_grace
-                 : pre_stop_time(t.searches[i].pre_stop) + r.grace;
+      return t.knob == TuneKnob::kWorkerGrace ? pre_stop_time(t.searches[i].pre_stop) + r.grace
+                                              : r.platform_grace;
     };
     if (!t.best || cost(t.searches.size() - 1) < cost(*t.best)) t.best = t.searches.size() - 1;
   }
@@ -294,34 +394,52 @@ Tune run_tune(const TuneSpec& spec) {
   // The scenario's own settings against spec §6.3.
   const Duration own_grace = t.base.worker.grace_period;
   const Duration own_platform = t.base.platform.grace_period();
-  if (own_grace != kNever && own_platform <= pre_stop_time(own) + own_grace) {
-    t.warnings.push_back(fmt::format(
-        "the scenario's {} ({}) is at or below its worker grace_period ({}){}: the platform "
-        "SIGKILLs the worker before its grace period ends (spec §6.3: the worker's grace must "
-        "be less than the platform's)",
-        kubernetes(t.base) ? "terminationGracePeriodSeconds" : "stop_grace_period",
-        format_duration(own_platform), format_duration(own_grace),
-        pre_stop_time(own) ? fmt::format(" plus preStop ({})", format_duration(pre_stop_time(own)))
-                           : ""));
+  if (own.kind == PreStop::Kind::kQuietThenWait && kubernetes(t.base) &&
+      own_platform <= own.timeout) {
+    t.warnings.push_back(
+        note("platform_grace_short",
+             fmt::format("the scenario's terminationGracePeriodSeconds ({}) is at or below its "
+                         "quiet_then_wait preStop's timeout ({}): the kubelet SIGKILLs the worker "
+                         "while the hook still waits",
+                         format_duration(own_platform), format_duration(own.timeout))));
+  } else if (own.kind != PreStop::Kind::kQuietThenWait && own_grace != kNever &&
+             own_platform <= pre_stop_time(own) + own_grace) {
+    t.warnings.push_back(note(
+        "platform_grace_short",
+        fmt::format(
+            "the scenario's {} ({}) is at or below its worker grace_period ({}){}: the platform "
+            "SIGKILLs the worker before its grace period ends (spec §6.3: the worker's grace must "
+            "be less than the platform's)",
+            kubernetes(t.base) ? "terminationGracePeriodSeconds" : "stop_grace_period",
+            format_duration(own_platform), format_duration(own_grace),
+            pre_stop_time(own)
+                ? fmt::format(" plus preStop ({})", format_duration(pre_stop_time(own)))
+                : "")));
   }
   if (const TuneSetting* r = t.recommended();
       r && t.platform_grace != PlatformGrace::kPaired && r->grace != kNever &&
       r->platform_grace <= pre_stop_time(t.searches[*t.best].pre_stop) + r->grace) {
-    t.warnings.push_back(fmt::format(
-        "with platform grace {} the platform, not the worker's grace ({}), ends the drain "
-        "(spec §6.3)",
-        format_duration(r->platform_grace), format_duration(r->grace)));
+    t.warnings.push_back(note(
+        "platform_ends_drain",
+        fmt::format("with platform grace {} the platform, not the worker's grace ({}), ends the "
+                    "drain (spec §6.3)",
+                    format_duration(r->platform_grace), format_duration(r->grace))));
   }
   if (spec.targets.max_deploy_duration) {
     for (const TuneSearch& s : t.searches) {
       if (!s.evaluated.empty() &&
           mean_or(s.evaluated.front(), metric("deploy_duration_s.max"), -1) < 0) {
         t.warnings.push_back(
-            "the scenario has no rollout, so --max-deploy-duration constrains nothing");
+            note("no_rollout",
+                 "the scenario has no rollout, so --max-deploy-duration constrains nothing"));
         break;
       }
     }
   }
+  std::vector<SeedRun> runs;
+  for (const TuneSetting* e : t.settings()) runs.insert(runs.end(), e->runs.begin(), e->runs.end());
+  t.run_warnings = tally_warnings(runs);
+  if (!t.best) t.why_none = why_none(t);
   return t;
 }
 

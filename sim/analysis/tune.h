@@ -3,14 +3,16 @@
 // setting run over several seeds on the virtual engine (through run_sweep), and pairs each
 // grace with the platform grace `preStop + grace + margin` (spec §6.3) unless told to keep
 // the scenario's; or, for workers whose grace is not theirs to set (or is "forever"), it
-// searches the platform grace with the worker's grace kept. A setting meets a target when the mean
-// over its seeds does. Job loss and interrupted jobs can only fall as the grace rises and deploys
-// can only lengthen, so the search looks for the smallest grace from which on every evaluated grace
-// meets the job-loss and interrupted targets: first every ~1/16 of the grid, then by bisection
-// between the last miss and the first hit; that grace is recommended when its deploys
-// also meet the deploy target. Among preStops, the least preStop + grace wins (the least
-// platform grace when that is what is searched).
-// run_tune uses threads of its own (run_sweep's); the formatters are pure.
+// searches the platform grace with the worker's grace kept; or, when the scenario's preStop
+// is quiet_then_wait (which SIGKILLs the worker at its own timeout, so no worker grace
+// matters), it searches that timeout with the worker's grace kept. A setting meets a target
+// when the upper end of its 95 % interval over the seeds does (conservative about noise). Job loss
+// and interrupted jobs can only fall as the grace rises and deploys can only lengthen, so the
+// search looks for the smallest grace from which on every evaluated grace meets the job-loss and
+// interrupted targets: first every ~1/16 of the grid, then by bisection between the last miss and
+// the first hit; that grace is recommended when its deploys also meet the deploy target. Among
+// preStops, the least preStop + grace wins (the least platform grace when that is what is
+// searched). run_tune uses threads of its own (run_sweep's); the formatters are pure.
 #pragma once
 
 #include <array>
@@ -26,6 +28,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/compare.h"
+#include "analysis/warning_tally.h"
 #include "base/duration.h"
 #include "base/names.h"
 #include "base/stats.h"
@@ -51,6 +54,13 @@ enum class PlatformGrace {
   kScenario,  // the scenario's, kept
   kSearched,  // searched on the grid, the scenario's worker grace kept
 };
+
+// What the grid's values set.
+enum class TuneKnob {
+  kWorkerGrace,     // worker.grace_period
+  kPlatformGrace,   // the platform grace (PlatformGrace::kSearched)
+  kPreStopTimeout,  // a quiet_then_wait preStop's timeout
+};
 constexpr std::array<std::string_view, 3> names(PlatformGrace) {
   return {"paired", "scenario", "search"};
 }
@@ -62,6 +72,9 @@ struct TuneSpec {
   // REQUIRES: ascending, not empty: the worker graces searched, or the platform graces
   // when platform_grace is kSearched.
   std::vector<Duration> grid;
+  // REQUIRES: ascending, not empty: the preStop timeouts searched when the scenario's
+  // preStop is quiet_then_wait (and no pre_stops are asked).
+  std::vector<Duration> timeout_grid;
   // The preStop durations to try (0: none; others keep the scenario's sleep kind or use
   // quiet_then_sleep, the spec's `kill -TSTP 1 && sleep N`); empty: the scenario's own.
   std::vector<Duration> pre_stops;
@@ -79,10 +92,13 @@ struct TuneSpec {
 struct TuneSetting {
   Duration grace = 0;
   Duration platform_grace = 0;
+  Duration pre_stop_timeout = 0;            // the quiet_then_wait hook's, when searched
   std::map<std::string, Interval> metrics;  // every summary metric, as in a sweep point
   std::vector<SeedRun> runs;                // one per seed
-  std::vector<std::string> misses;          // the targets it misses, e.g. "job_loss 2.0 > 0"
-  bool meets_quality = false;               // the job-loss and interrupted targets
+  // The targets it misses, by the upper end of the 95 % interval, e.g.
+  // "job_loss 2.3 > 0 (mean 2)".
+  std::vector<std::string> misses;
+  bool meets_quality = false;  // the job-loss and interrupted targets
   bool meets() const { return misses.empty(); }
 };
 
@@ -112,12 +128,16 @@ struct Tune {
   TuneTargets targets;
   Scenario base;  // the scenario as loaded with the overrides
   PlatformGrace platform_grace = PlatformGrace::kPaired;
+  TuneKnob knob = TuneKnob::kWorkerGrace;
   Duration margin = 0;
   SpecRule rule;
   TuneSetting current;               // the scenario's own grace, platform grace, preStop
   std::vector<TuneSearch> searches;  // one per preStop, in the order asked
   std::optional<std::size_t> best;   // into searches
-  std::vector<std::string> warnings;
+  // When nothing is recommended: why, in one line ("" when the trade-off table says it).
+  std::string why_none;
+  std::vector<Warning> warnings;           // tune's own, about the settings
+  std::vector<WarningTally> run_warnings;  // its runs', over every setting evaluated
 
   const TuneSetting* recommended() const;
   std::vector<const TuneSetting*> settings() const;  // current, then every search's

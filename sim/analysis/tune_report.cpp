@@ -1,4 +1,5 @@
 // tune's report: the text, the JSON and the settings snippet (analysis/tune.h).
+#include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -6,6 +7,7 @@
 
 #include "analysis/text_table.h"
 #include "analysis/tune.h"
+#include "io/results.h"
 #include "io/scenario_writer.h"
 #include "io/stats_json.h"
 #include "model/metrics.h"
@@ -71,15 +73,21 @@ Interval scaled(Interval v, double f) {
   return v;
 }
 
-std::vector<std::string> header_row() {
+std::vector<std::string> header_row(const Tune& t) {
   std::vector<std::string> row{"grace", "platform"};
+  if (t.knob == TuneKnob::kPreStopTimeout) row.insert(row.begin(), "preStop timeout");
   for (const Column& c : kColumns) row.emplace_back(c.header);
   row.emplace_back("meets targets");
   return row;
 }
 
-std::vector<std::string> setting_row(const TuneSetting& e, std::size_t runs) {
+std::vector<std::string> setting_row(const Tune& t, const TuneSetting& e, std::size_t runs,
+                                     bool own = false) {
   std::vector<std::string> row{format_grace(e.grace), format_duration(e.platform_grace)};
+  if (t.knob == TuneKnob::kPreStopTimeout) {
+    row.insert(row.begin(), own ? format_duration(t.base.platform.pre_stop.timeout)
+                                : format_duration(e.pre_stop_timeout));
+  }
   for (const Column& c : kColumns) {
     const auto it = e.metrics.find(std::string(c.metric.name));
     row.push_back(it == e.metrics.end()
@@ -95,20 +103,32 @@ std::vector<std::string> setting_row(const TuneSetting& e, std::size_t runs) {
 std::string tune_text(const Tune& t) {
   const TuneSetting* r = t.recommended();
   std::string out;
+  const bool timeout = t.knob == TuneKnob::kPreStopTimeout;
   if (r == nullptr) {
-    out += "recommended grace_period: none\n";
+    out += timeout ? "recommended preStop timeout: none\n" : "recommended grace_period: none\n";
+    if (!t.why_none.empty()) out += fmt::format("why: {}\n", t.why_none);
   } else {
     const TuneSearch& s = t.searches[*t.best];
-    out += fmt::format("recommended grace_period: {}\n", format_grace(r->grace));
+    if (timeout) {
+      out += fmt::format("recommended preStop timeout: {}\n", format_duration(r->pre_stop_timeout));
+      out += fmt::format(
+          "worker grace_period: {} (the scenario's, kept: the hook SIGKILLs the "
+          "worker at its timeout, before any TERM, so no grace changes that)\n",
+          format_grace(r->grace));
+    } else {
+      out += fmt::format("recommended grace_period: {}\n", format_grace(r->grace));
+    }
+    PreStop p = s.pre_stop;
+    if (timeout) p.timeout = r->pre_stop_timeout;
     out += fmt::format("{} {}: {}",
                        t.platform_grace == PlatformGrace::kSearched ? "recommended" : "paired",
                        kubernetes(t.base) ? "terminationGracePeriodSeconds" : "stop_grace_period",
                        format_duration(r->platform_grace));
     switch (t.platform_grace) {
       case PlatformGrace::kPaired:
-        out += fmt::format(" (preStop {} + grace {} + margin {})",
-                           format_duration(pre_stop_time(s.pre_stop)), format_duration(r->grace),
-                           format_duration(t.margin));
+        out += fmt::format(
+            " (preStop {} + grace {} + margin {})", format_duration(pre_stop_time(p)),
+            format_duration(r->grace == kNever ? 0 : r->grace), format_duration(t.margin));
         break;
       case PlatformGrace::kScenario:
         out += " (the scenario's, kept)";
@@ -118,29 +138,43 @@ std::string tune_text(const Tune& t) {
         break;
     }
     out += '\n';
-    if (kubernetes(t.base)) out += fmt::format("preStop: {}\n", pre_stop_text(s.pre_stop));
+    if (kubernetes(t.base)) out += fmt::format("preStop: {}\n", pre_stop_text(p));
   }
-  out += fmt::format("targets: {}, each setting's mean over {} seeds ({}..{}) of scenario {}\n",
-                     targets_text(t.targets), t.seeds.size(), t.seeds.front(), t.seeds.back(),
-                     t.scenario);
+  // The runs' own warnings first: an overloaded fleet skews every figure below.
+  for (const WarningTally& w : t.run_warnings) {
+    out += fmt::format("warning: {}\n", tally_text(w));
+  }
+  if (std::any_of(t.run_warnings.begin(), t.run_warnings.end(), [](const WarningTally& w) {
+        return w.first.code == "overload" || w.first.code == "queue_growth";
+      })) {
+    out +=
+        "  so this answer is for a fleet that cannot keep up: size the fleet first, then "
+        "tune\n";
+  }
+  out += fmt::format(
+      "targets: {}, met when the upper end of the 95 % interval over {} seeds ({}..{}) is, "
+      "scenario {}\n",
+      targets_text(t.targets), t.seeds.size(), t.seeds.front(), t.seeds.back(), t.scenario);
   for (const std::string& o : t.overrides) out += fmt::format("  --set {}\n", o);
   out += fmt::format("\nthe scenario's own settings (preStop {}):\n",
                      pre_stop_text(t.base.platform.pre_stop));
-  out += aligned_table({header_row(), setting_row(t.current, t.seeds.size())});
+  out += aligned_table({header_row(t), setting_row(t, t.current, t.seeds.size(), true)});
 
   for (std::size_t i = 0; i < t.searches.size(); ++i) {
     const TuneSearch& s = t.searches[i];
     if (t.searches.size() > 1 || r == nullptr) {
-      std::string verdict = "no grace on the grid meets the targets";
+      std::string verdict = timeout ? "no preStop timeout on the grid meets the targets"
+                                    : "no grace on the grid meets the targets";
       if (s.recommended) {
         const TuneSetting& e = s.evaluated[*s.recommended];
         verdict = fmt::format("grace {}, platform grace {}", format_grace(e.grace),
                               format_duration(e.platform_grace));
       } else if (s.least_quality) {
-        verdict = fmt::format(
-            "grace {} meets the job-loss and interrupted targets, not the "
-            "deploy target",
-            format_duration(s.evaluated[*s.least_quality].grace));
+        const TuneSetting& e = s.evaluated[*s.least_quality];
+        verdict =
+            fmt::format("{} {} meets the job-loss and interrupted targets, not the deploy target",
+                        timeout ? "preStop timeout" : "grace",
+                        format_duration(timeout ? e.pre_stop_timeout : e.grace));
       }
       out += fmt::format("\npreStop {}: {}\n", pre_stop_text(s.pre_stop), verdict);
     }
@@ -151,9 +185,9 @@ std::string tune_text(const Tune& t) {
                                                  : s.evaluated.size() - 1;
     const std::size_t from = centre >= 5 ? centre - 5 : 0;
     const std::size_t to = std::min(s.evaluated.size(), centre + 6);
-    std::vector<std::vector<std::string>> rows{header_row()};
+    std::vector<std::vector<std::string>> rows{header_row(t)};
     for (std::size_t k = from; k < to; ++k) {
-      rows.push_back(setting_row(s.evaluated[k], t.seeds.size()));
+      rows.push_back(setting_row(t, s.evaluated[k], t.seeds.size()));
       if (s.recommended && k == *s.recommended) rows.back().back() += "  <- recommended";
     }
     out += fmt::format(
@@ -169,8 +203,9 @@ std::string tune_text(const Tune& t) {
       "safety_margin {} = {}",
       format_duration(rule.max_job_duration), rule.basis, format_duration(rule.heartbeat_interval),
       format_duration(rule.safety_margin), format_duration(rule.grace()));
-  if (r != nullptr && r->grace != kNever) {
-    const Duration diff = rule.grace() - r->grace;
+  if (r != nullptr && (timeout || r->grace != kNever)) {
+    // quiet_then_wait: the hook's timeout is what stands for the grace.
+    const Duration diff = rule.grace() - (timeout ? r->pre_stop_timeout : r->grace);
     if (diff > 0) {
       out += fmt::format("; drainsim's answer is {} shorter", format_duration(diff));
     } else if (diff < 0) {
@@ -180,7 +215,7 @@ std::string tune_text(const Tune& t) {
     }
   }
   out += '\n';
-  for (const std::string& w : t.warnings) out += fmt::format("warning: {}\n", w);
+  for (const Warning& w : t.warnings) out += fmt::format("warning: {}\n", w.message);
   if (const std::string snippet = settings_snippet(t); !snippet.empty()) {
     out += "\n" + snippet;
   }
@@ -194,6 +229,9 @@ json tune_json(const Tune& t) {
     return json{{"grace_period", format_duration(s.grace)},
                 {"grace_period_s", grace_seconds(s.grace)},
                 {"termination_grace_period_s", seconds_of(s.platform_grace)},
+                {"pre_stop_timeout_s", t.knob == TuneKnob::kPreStopTimeout
+                                           ? json(seconds_of(s.pre_stop_timeout))
+                                           : json(nullptr)},
                 {"meets_targets", s.meets()},
                 {"misses", s.misses},
                 {"metrics", metrics},
@@ -218,7 +256,8 @@ json tune_json(const Tune& t) {
   }
   json recommended = nullptr;
   if (const TuneSetting* r = t.recommended()) {
-    const PreStop& p = t.searches[*t.best].pre_stop;
+    PreStop p = t.searches[*t.best].pre_stop;
+    if (t.knob == TuneKnob::kPreStopTimeout) p.timeout = r->pre_stop_timeout;
     json metrics = setting_json(*r)["metrics"];
     recommended = {{"grace_period", format_grace(r->grace)},
                    {"grace_period_s", grace_seconds(r->grace)},
@@ -248,7 +287,17 @@ json tune_json(const Tune& t) {
             {"heartbeat_interval_s", seconds_of(t.rule.heartbeat_interval)},
             {"safety_margin_s", seconds_of(t.rule.safety_margin)},
             {"grace_period_s", seconds_of(t.rule.grace())}}},
-          {"warnings", t.warnings},
+          {"searched", t.knob == TuneKnob::kPreStopTimeout  ? "pre_stop.timeout"
+                       : t.knob == TuneKnob::kPlatformGrace ? "platform_grace"
+                                                            : "grace_period"},
+          {"why_none", t.why_none.empty() ? json(nullptr) : json(t.why_none)},
+          {"warnings",
+           [&] {
+             json all = json::array();
+             for (const Warning& w : t.warnings) all.push_back(warning_json(w));
+             for (const WarningTally& w : t.run_warnings) all.push_back(tally_json(w));
+             return all;
+           }()},
           {"current",
            [&] {
              json j = setting_json(t.current);

@@ -21,7 +21,8 @@ using nlohmann::json;
 struct TuneArgs {
   std::string scenario;
   std::string max_job_loss, max_interrupted, max_deploy_duration;
-  std::string grace_range = "0s..10m/1s", platform_range = "1s..10m/1s";
+  std::string grace_range = "0s..10m/1s", platform_range = "1s..10m/1s",
+              timeout_range = "10s..1h/10s";
   std::vector<std::string> pre_stops;
   PlatformGrace platform_grace = PlatformGrace::kPaired;
   std::string margin = "10s", safety_margin = "10s";
@@ -83,6 +84,21 @@ int tune(const TuneArgs& args) {
                            range.axis ? "" : " (" + range.error + ")"));
   }
   for (const json& v : range.axis->values) spec.grid.push_back(*duration(v.get<std::string>()));
+  const AxisParse timeouts = parse_axis("platform.pre_stop.timeout=" + args.timeout_range);
+  if (!timeouts.axis || args.timeout_range.find("..") == std::string::npos ||
+      !timeouts.axis->values.front().is_string()) {
+    return bad(
+        fmt::format("--timeout-range {}: expected durations START..END/STEP, e.g. "
+                    "10s..1h/10s{}",
+                    args.timeout_range, timeouts.axis ? "" : " (" + timeouts.error + ")"));
+  }
+  for (const json& v : timeouts.axis->values) {
+    spec.timeout_grid.push_back(*duration(v.get<std::string>()));
+  }
+  if (spec.timeout_grid.front() <= 0) {
+    return bad(
+        fmt::format("--timeout-range {}: a preStop timeout must be above 0", args.timeout_range));
+  }
   for (const std::string& p : args.pre_stops) {
     const auto d = duration(p);
     if (!d) return bad(fmt::format("--pre-stop {}: expected a duration such as 5s", p));
@@ -117,7 +133,11 @@ int tune(const TuneArgs& args) {
   for (const TuneSetting* e : result.settings()) {
     for (const SeedRun& r : e->runs) {
       if (!r.audit_ok) {
-        report_audit_failure(fmt::format("worker.grace_period={}", format_duration(e->grace)), r);
+        report_audit_failure(
+            result.knob == TuneKnob::kPreStopTimeout
+                ? fmt::format("platform.pre_stop.timeout={}", format_duration(e->pre_stop_timeout))
+                : fmt::format("worker.grace_period={}", format_duration(e->grace)),
+            r);
       }
     }
   }
@@ -145,6 +165,9 @@ void declare_tune(CLI::App* cmd, TuneArgs& args) {
   cmd->add_option("--platform-range", args.platform_range,
                   "With --platform-grace search: the platform graces searched, "
                   "START..END/STEP (default 1s..10m/1s)");
+  cmd->add_option("--timeout-range", args.timeout_range,
+                  "When the scenario's preStop is quiet_then_wait: the hook timeouts searched, "
+                  "START..END/STEP, above 0 (default 10s..1h/10s)");
   cmd->add_option("--margin", args.margin,
                   "Platform grace beyond preStop + worker grace (default 10s, spec §6.3)");
   cmd->add_option("--safety-margin", args.safety_margin,
