@@ -255,6 +255,23 @@ TEST_F(Cli, FidelityComparesResultsFilesWithKnownVerdicts) {
   EXPECT_EQ(drainsim("fidelity --from nameless --from 'b=" + b + "'").code, 2);
 }
 
+TEST_F(Cli, ARunOnAnotherEngineNeverOverwritesTheVirtualRunsResults) {
+  const std::string file = write("ok.json", kValid);
+  ASSERT_EQ(drainsim("run '" + file + "'").code, 0);
+  const drainsim::test::CliResult r =
+      drainsim("run '" + file + "' --engine process --time-scale 200");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("written to results/ok-1.process.json"), std::string::npos) << r.out;
+  const auto virtual_run = nlohmann::json::parse(slurp(dir_ / "results" / "ok-1.json"));
+  const auto process_run = nlohmann::json::parse(slurp(dir_ / "results" / "ok-1.process.json"));
+  EXPECT_EQ(virtual_run["engine"], "virtual");
+  EXPECT_FALSE(virtual_run["run"].contains("worker_command"));
+  EXPECT_EQ(process_run["engine"], "process");
+  EXPECT_EQ(process_run["run"]["worker_command"], "drainsim-worker");
+  // Not a terminal here: no progress line on stderr.
+  EXPECT_EQ(r.err.find("simulated"), std::string::npos) << r.err;
+}
+
 TEST_F(Cli, WorkerCmdPutsAnotherProgramInEveryPod) {
   // Case a) of the core issue through the Python example worker: four 20 s jobs complete,
   // the old pod drains and exits 0.
@@ -269,6 +286,8 @@ TEST_F(Cli, WorkerCmdPutsAnotherProgramInEveryPod) {
   EXPECT_NE(r.out.find("engine process"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("enqueued 4  completed 4"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("exits: clean 1"), std::string::npos) << r.out;
+  // The results say which program ran in the pods.
+  EXPECT_EQ(nlohmann::json::parse(slurp(out))["run"]["worker_command"], worker);
 
   const drainsim::test::CliResult virtual_engine =
       drainsim("run '" + file + "' --worker-cmd '" + worker + "'");

@@ -1,6 +1,8 @@
 // `drainsim run` (one scenario, a summary, the results file), `drainsim real` (the scenario
 // on a real job system, over repeats) and `drainsim fidelity` (the scenario on several
 // engines and results files, metrics side by side as statistics).
+#include <unistd.h>
+
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -12,6 +14,7 @@
 
 #include "analysis/fidelity.h"
 #include "cli/common.h"
+#include "cli/progress.h"
 #include "io/atomic_file.h"
 #include "io/json_reader.h"
 #include "io/results.h"
@@ -135,6 +138,13 @@ void print_summary(const Scenario& scenario, Engine engine, const RunOutput& out
   fmt::print("result hash {}  written to {}  ({} wall)\n", out.hash, path, format_seconds(wall_s));
 }
 
+// results/NAME-SEED.json, or results/NAME-SEED.ENGINE.json for an engine other than the
+// virtual one, so a realtime or process run never overwrites the virtual run's file.
+std::string default_results_path(const Scenario& s, Engine engine) {
+  if (engine == Engine::kVirtual) return fmt::format("results/{}-{}.json", s.name, s.seed);
+  return fmt::format("results/{}-{}.{}.json", s.name, s.seed, to_string(engine));
+}
+
 // Loads the scenario and options of `run` and `fidelity`; false (the error printed) on bad
 // input.
 bool prepare(const RunArgs& args, Scenario& s, RunOptions& options) {
@@ -232,16 +242,34 @@ int run(const RunArgs& args) {
     return kBadInput;
   }
   if (!parse_fault(args.fault, options.faults)) return kBadInput;
+  // A run on the wall clock says how far it got, on a terminal (a CI log gets no bar).
+  const ProgressReport progress("run", isatty(STDERR_FILENO));
+  if (options.engine == Engine::kRealtime || options.engine == Engine::kProcess) {
+    options.on_time = [&progress](Time now, Time end) {
+      fmt::print(
+          stderr, "{}",
+          progress.status(fmt::format("simulated {} / {} at most", format_seconds(to_seconds(now)),
+                                      format_duration(end))));
+    };
+  }
   const auto t0 = std::chrono::steady_clock::now();
   RunOutput out;
   int status = 0;
-  if (!run_or_explain(s, options, out, status)) return status;
+  const bool ran = run_or_explain(s, options, out, status);
+  if (options.on_time) fmt::print(stderr, "{}", progress.clear());
+  if (!ran) return status;
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
   std::string path = args.out;
   if (path.empty()) {
-    std::filesystem::create_directories("results");
-    path = fmt::format("results/{}-{}.json", s.name, s.seed);
+    std::error_code ec;
+    std::filesystem::create_directories("results", ec);
+    if (ec) {
+      fmt::print(stderr, "error: results: cannot create the folder ({}); give --out FILE\n",
+                 ec.message());
+      return kBadInput;
+    }
+    path = default_results_path(s, options.engine);
   }
   return report(s, options, out, path, wall);
 }

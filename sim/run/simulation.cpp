@@ -32,6 +32,9 @@ struct Run {
   Run(Runtime& runtime, const Scenario& s, const RunOptions& o, const MakeProcesses& processes = {})
       : rt(runtime),
         scenario(s),
+        worker_command(o.engine != Engine::kProcess ? ""
+                       : o.worker_cmd.empty()       ? "drainsim-worker"
+                                                    : o.worker_cmd),
         stream_timeline(o.stream_timeline),
         recorder(o.timeline),
         backend(rt, s.backend, s.backend.mechanisms, recorder, o.faults),
@@ -59,10 +62,12 @@ struct Run {
   }
   RunOutput finish(Time ended_at, bool early, std::uint64_t events, Engine engine) {
     RunOutput out;
-    out.summary = summarize(scenario, recorder, platform, recorder.finish(backend), ended_at, early);
+    out.summary =
+        summarize(scenario, recorder, platform, recorder.finish(backend), ended_at, early);
     out.events = events;
     out.ended_at = ended_at;
     out.results = build_results(scenario, out.summary, platform, to_string(engine));
+    if (!worker_command.empty()) out.results["run"]["worker_command"] = worker_command;
     if (recorder.timeline()) {
       auto timeline = std::make_shared<const Timeline>(recorder.take_timeline());
       if (stream_timeline) {
@@ -77,6 +82,7 @@ struct Run {
 
   Runtime& rt;
   const Scenario& scenario;
+  const std::string worker_command;  // process: what ran each worker ("" otherwise)
   const bool stream_timeline;
   Recorder recorder;
   Backend backend;
@@ -100,7 +106,8 @@ RunOutput run_virtual(const Scenario& s, const RunOptions& o) {
 // models' side; the driver waits for it with wait().
 class RealEnd final : public TimerTarget {
  public:
-  RealEnd(StrandRuntime& rt, const Run& run, Time end) : rt_(rt), run_(run), end_(end) {}
+  RealEnd(StrandRuntime& rt, const Run& run, Time end, std::function<void(Time, Time)> on_time = {})
+      : rt_(rt), run_(run), end_(end), on_time_(std::move(on_time)) {}
 
   // Starts the run on the models' strand (`start` may throw: the run then ends at once).
   void start(const std::function<void()>& start) {
@@ -118,6 +125,10 @@ class RealEnd final : public TimerTarget {
     });
   }
   void check() {
+    if (on_time_ && rt_.now() >= next_report_) {
+      on_time_(rt_.now(), end_);
+      next_report_ = rt_.now() + std::max<Duration>(end_ / 200, 1);
+    }
     if (run_.quiet()) {
       finish(rt_.now(), true);
     } else if (rt_.now() >= end_) {
@@ -141,6 +152,8 @@ class RealEnd final : public TimerTarget {
   StrandRuntime& rt_;
   const Run& run_;
   Time end_;
+  std::function<void(Time, Time)> on_time_;
+  Time next_report_ = 0;
   std::promise<std::pair<Time, bool>> done_;
   bool finished_ = false;
 };
@@ -182,7 +195,7 @@ RunOutput run_realtime(const Scenario& s, const RunOptions& o) {
                                                 s.platform.pid1(), std::move(hops));
     };
   });
-  RealEnd ending(*rt, run, s.duration + s.settle);
+  RealEnd ending(*rt, run, s.duration + s.settle, o.on_time);
   check = [&ending] { ending.check(); };
   asio.start();
   ending.start([&run] { run.start(); });
@@ -244,12 +257,11 @@ RunOutput run_process(const Scenario& s, const RunOptions& o) {
     return fleet->factory();
   });
   if (s.workload.checkpointing) {
-    run.recorder.warning(
-        "no_checkpoints",
-        "the process engine's workers save no checkpoints: every attempt "
-        "starts from scratch");
+    run.recorder.warning("no_checkpoints",
+                         "the process engine's workers save no checkpoints: every attempt "
+                         "starts from scratch");
   }
-  RealEnd ending(*rt, run, s.duration + s.settle);
+  RealEnd ending(*rt, run, s.duration + s.settle, o.on_time);
   bool interrupted = false;
   fleet->set_after_request([&] {
     if (fleet->fatal().empty()) {

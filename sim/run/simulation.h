@@ -58,6 +58,9 @@ struct RunOptions {
   std::string keep;           // real: copy the events file and the programs' logs here
   // real: told what is being started (the broker and its folder), for the user
   std::function<void(const std::string&)> progress;
+  // realtime, process: told the simulated time as the run goes (on the models' side, at
+  // most once per 1/200 of duration + settle), with the time the run ends at the latest.
+  std::function<void(Time now, Time end)> on_time;
 };
 
 // Thrown when a run cannot go on (a worker program that cannot be started); the message

@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -489,6 +491,32 @@ TEST(Warnings, SettleReachedSaysWhatIsLeft) {
   EXPECT_EQ(w["figures"]["jobs_pending"], 3.0);
   EXPECT_EQ(w["figures"]["attempts_running"], 1.0);
   EXPECT_EQ(w["figures"]["ended_at_s"], 21.0);
+}
+
+TEST(Progress, ARealtimeRunReportsItsSimulatedTimeAsItGoes) {
+  // Four 20 s jobs, duration 10 s + settle 1m: reports at most every 70 s / 200 = 350 ms of
+  // simulated time, each with the end at the latest (1m10s).
+  RunOptions options;
+  options.engine = Engine::kRealtime;
+  options.time_scale = 1000;
+  std::vector<std::pair<Time, Time>> reports;
+  options.on_time = [&](Time now, Time end) { reports.emplace_back(now, end); };
+  const RunOutput r = run_scenario(parse_scenario(R"({"name": "p", "duration": "10s",
+    "settle": "1m", "workload": {"arrival": {"kind": "burst", "count": 4, "at": "0s"},
+                                 "job_duration": {"kind": "constant", "value": "20s"}},
+    "worker": {"concurrency": 4}, "platform": {"replicas": 1}})",
+                                                  "p"),
+                                   options);
+  ASSERT_TRUE(r.summary.audit.ok);
+  ASSERT_GE(reports.size(), 2u);
+  for (std::size_t i = 0; i < reports.size(); ++i) {
+    EXPECT_EQ(reports[i].second, 70 * kSecond);
+    if (i > 0) {
+      EXPECT_GE(reports[i].first - reports[i - 1].first, 350 * kMillisecond);
+    }
+  }
+  EXPECT_LE(reports.back().first, r.ended_at);
+  EXPECT_GE(reports.back().first, 15 * kSecond);  // the jobs ran until about 20 s
 }
 
 }  // namespace
