@@ -61,9 +61,9 @@ void Recorder::job_completed(std::uint32_t ledger, Time now) {
   set_state(e, JobState::kCompleted, now);
   if (e.completed_attempts == 0) {
     audit_error(
-        fmt::format("job {}: the backend marked it completed at {}s without a completed "
+        fmt::format("job {}: the backend marked it completed at {} without a completed "
                     "attempt",
-                    e.id, to_seconds(now)));
+                    e.id, format_seconds(to_seconds(now))));
   }
   maybe_finalize(ledger);
 }
@@ -86,7 +86,7 @@ void Recorder::job_recovered(std::uint32_t ledger, Time /*now*/) {
 void Recorder::job_lost(std::uint32_t ledger, Time now, std::string why) {
   Entry& e = entry(ledger);
   e.lost = true;
-  lost_reasons_[ledger] = fmt::format("{} at {}s", why, to_seconds(now));
+  lost_reasons_[ledger] = fmt::format("{} at {}", why, format_seconds(to_seconds(now)));
   maybe_finalize(ledger);
 }
 

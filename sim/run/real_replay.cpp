@@ -195,9 +195,9 @@ void replay(Recorder& recorder, const std::vector<Pushed>& pushed,
     if (j.completed) {
       if (state == "available" || state == "scheduled" || state == "active") {
         recorder.audit_error(
-            fmt::format("job {}: completed at {}s but the broker still holds it "
+            fmt::format("job {}: completed at {} but the broker still holds it "
                         "({})",
-                        id, to_seconds(j.last_end), state));
+                        id, format_seconds(to_seconds(j.last_end)), state));
       } else if (j.state != JobState::kCompleted) {
         // A run started after the completion (a duplicate) had the last word above; the
         // broker holds the job no more, so it took a completion.
