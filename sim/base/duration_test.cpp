@@ -100,5 +100,16 @@ TEST(Duration, ParseThenFormatGivesCanonicalText) {
   EXPECT_EQ(format_duration(*parse_duration("120m")), "2h");
 }
 
+TEST(FormatSeconds, AMeasuredDurationReadsLikeTheScenarioSyntax) {
+  EXPECT_EQ(format_seconds(32), "32s");
+  EXPECT_EQ(format_seconds(200), "3m20s");
+  EXPECT_EQ(format_seconds(189.455), "189.455s");  // a fraction: seconds, to the millisecond
+  EXPECT_EQ(format_seconds(189.4551), "189.455s");
+  EXPECT_EQ(format_seconds(0.0004), "0s");
+  EXPECT_EQ(format_seconds(0.25), "250ms");
+  EXPECT_EQ(format_seconds(3600 + 60 + 5), "1h1m5s");
+  EXPECT_EQ(format_seconds(1.0 / 0.0), "inf");
+}
+
 }  // namespace
 }  // namespace drainsim
