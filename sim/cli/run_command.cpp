@@ -408,8 +408,8 @@ void add_system_options(CLI::App* cmd, RunArgs& args) {
   cmd->add_option("--system", args.system,
                   "real: the system (an adapter's name: sidekiq, bullmq, celery-redis, ...)");
   cmd->add_option("--adapters", args.adapters,
-                  "real: the adapters' folder (default $DRAINSIM_ADAPTERS, else the source "
-                  "tree's adapters/)");
+                  "real: the adapters' folder (default $DRAINSIM_ADAPTERS, else the installed "
+                  "share/drainsim/adapters, else the source tree's adapters/)");
 }
 
 void declare_run(CLI::App* cmd, RunArgs& args) {
