@@ -301,6 +301,12 @@ TEST_F(Cli, AnUnknownCommandIsExit2NamingTheNearestOne) {
       EXPECT_EQ(r.out, "") << prefix << typed;
     }
   }
+  // An option before the command is the error, not its value.
+  const drainsim::test::CliResult option = drainsim("--seed 5 run x.json");
+  EXPECT_EQ(option.code, 2);
+  EXPECT_EQ(option.err,
+            "error: unknown option \"--seed\": a command's options go after it (drainsim help "
+            "COMMAND lists them)\n");
   // Nothing near: no guess, the list.
   const drainsim::test::CliResult far = drainsim("deploy");
   EXPECT_EQ(far.code, 2);

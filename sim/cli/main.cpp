@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
 #include "cli/common.h"
@@ -32,10 +33,18 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    // The top level takes only flags, so its first other word names the command.
+    // The top level takes only --help and --version, so its first other word names the
+    // command, or is an option given before it.
     for (int i = 1; i < argc; ++i) {
       const std::string word = argv[i];
-      if (word.empty() || word[0] == '-') continue;
+      if (word == "-h" || word == "--help" || word == "--version") continue;
+      if (!word.empty() && word[0] == '-') {
+        fmt::print(stderr,
+                   "error: unknown option \"{}\": a command's options go after it (drainsim "
+                   "help COMMAND lists them)\n",
+                   word);
+        return kBadInput;
+      }
       if (!find_command(app, word)) return unknown_command(app, word);
       break;
     }
