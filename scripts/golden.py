@@ -68,7 +68,7 @@ class Cases:
         out = p.stdout.replace(self.drainsim.encode(), b"drainsim")
         err = p.stderr.replace(self.drainsim.encode(), b"drainsim")
         if mask_wall:
-            out = re.sub(rb"\(\d+\.\d+s wall\)", b"(WALL)", out)
+            out = re.sub(rb"\([0-9.hms]+ wall\)", b"(WALL)", out)
         # A progress report's elapsed time and ETA (sweep) depend on the machine.
         err = re.sub(rb"\d+:\d\d elapsed", b"M:SS elapsed", err)
         err = re.sub(rb"ETA \d+:\d\d", b"ETA M:SS", err)
@@ -172,12 +172,17 @@ def cases(c, source):
                              "worker.grace_period=5s,20s", "--grid",
                              "platform.termination_grace_period=10s,40s", "--seeds", "2",
                              "--threads", "1"])
+    c.run("sweep/two-axes-table", ["sweep", "scenarios/rolling-restart.json", "--grid",
+                                   "worker.grace_period=5s,20s", "--grid",
+                                   "platform.termination_grace_period=10s,40s", "--seeds", "2",
+                                   "--threads", "1", "--format", "table"])
     for i in (0, 1):
         c.run(f"sweep/shard-{i}", ["sweep", "scenarios/oom-kill.json"] + grid +
               ["--threads", "1", "--shard", f"{i}/2", "--out", f"part-{i}.json"],
               files=[f"part-{i}.json"])
     c.run("merge/oom-kill", ["merge", "part-1.json", "part-0.json", "--out", "merged.json",
                              "--csv", "merged.csv"], files=["merged.json", "merged.csv"])
+    c.run("merge/oom-kill-md", ["merge", "part-0.json", "part-1.json", "--format", "md"])
 
     tune = ["tune", "scenarios/long-jobs-short-grace.json", "--grace-range", "0s..60s/10s",
             "--seeds", "2", "--threads", "1"]

@@ -7,6 +7,7 @@
 #include <boost/algorithm/string/trim.hpp>
 
 #include "analysis/text_table.h"
+#include "analysis/warning_tally.h"
 #include "io/scenario_reader.h"
 #include "io/stats_json.h"
 #include "model/metrics.h"
@@ -21,6 +22,7 @@ using nlohmann::json;
 
 const std::vector<const Metric*> kMetrics = {
     &metric("job_loss"),
+    &metric("interrupted_fraction"),
     &metric("duplicate_executions"),
     &metric("shutdown_retries"),
     &metric("wasted_work_s"),
@@ -38,10 +40,61 @@ std::vector<std::vector<std::string>> text_rows(const Comparison& c) {
   for (const ProfileComparison& p : c.profiles) {
     rows.emplace_back(1, p.profile);
     for (std::size_t i = 0; i < std::size(kMetrics); ++i) {
-      rows.back().push_back(interval_cell(p.metrics[i], kMetrics[i]->decimals(), c.seeds.size()));
+      rows.back().push_back(metric_cell(*kMetrics[i], p.metrics[i], c.seeds.size()));
     }
   }
   return rows;
+}
+
+// What the table alone would misread: a profile that loses nothing while jobs are stuck at
+// the end, and the runs' warnings (a code every profile gave in every run said once).
+std::vector<std::string> notes(const Comparison& c) {
+  std::vector<std::string> out;
+  const auto at = [](const ProfileComparison& p, std::string_view name) -> const Interval& {
+    for (std::size_t i = 0; i < std::size(kMetrics); ++i) {
+      if (kMetrics[i]->name == name) return p.metrics[i];
+    }
+    throw std::logic_error("compare: no metric " + std::string(name));
+  };
+  for (const ProfileComparison& p : c.profiles) {
+    const Interval& loss = at(p, "job_loss");
+    const Interval& stuck = at(p, "stuck_at_end");
+    if (loss.n > 0 && loss.mean == 0 && stuck.n > 0 && stuck.mean > 0) {
+      out.push_back(fmt::format(
+          "note: {} has job_loss 0, but {:.1f} jobs per run are stuck at the end, held by a "
+          "dead worker that nothing recovered before the run ended: neither lost nor done",
+          p.profile, stuck.mean));
+    }
+  }
+  std::vector<std::vector<WarningTally>> tallies;
+  for (const ProfileComparison& p : c.profiles) tallies.push_back(tally_warnings(p.runs));
+  const auto everywhere = [&](const std::string& code) {
+    for (const auto& ts : tallies) {
+      const auto it = std::find_if(ts.begin(), ts.end(),
+                                   [&](const WarningTally& t) { return t.first.code == code; });
+      if (it == ts.end() || it->runs != it->of) return false;
+    }
+    return c.profiles.size() > 1;
+  };
+  std::vector<std::string> said;
+  for (std::size_t i = 0; i < c.profiles.size(); ++i) {
+    for (const WarningTally& t : tallies[i]) {
+      if (!everywhere(t.first.code)) {
+        out.push_back(fmt::format("warning: {}: {}", c.profiles[i].profile, tally_text(t)));
+      } else if (std::find(said.begin(), said.end(), t.first.code) == said.end()) {
+        said.push_back(t.first.code);
+        out.push_back(fmt::format("warning: every profile, every run: {} ({} seed {}: {})",
+                                  t.first.code, c.profiles[i].profile, t.seed, t.first.message));
+      }
+    }
+  }
+  return out;
+}
+
+std::string notes_text(const Comparison& c) {
+  std::string out;
+  for (const std::string& n : notes(c)) out += n + '\n';
+  return out.empty() ? out : '\n' + out;
 }
 
 std::string seeds_text(const Comparison& c) {
@@ -62,7 +115,7 @@ std::string table(const Comparison& c) {
       "mean ±half-width of the Student-t 95 % interval over the seeds; (n=k): only k runs had "
       "the metric; {}: none did\n\n",
       kNoValue);
-  return out + aligned_table(text_rows(c));
+  return out + aligned_table(text_rows(c)) + notes_text(c);
 }
 
 std::string markdown(const Comparison& c) {
@@ -81,7 +134,7 @@ std::string markdown(const Comparison& c) {
       out += '\n';
     }
   }
-  return out;
+  return out + notes_text(c);
 }
 
 std::string csv_number(double v) { return fmt::format("{}", v); }
@@ -201,7 +254,8 @@ json compare_json(const Comparison& c) {
     profiles.push_back({{"profile", p.profile},
                         {"metrics", metrics},
                         {"result_hashes", hashes},
-                        {"audit_failures", failures}});
+                        {"audit_failures", failures},
+                        {"warnings", tallies_json(tally_warnings(p.runs))}});
   }
   json metric_keys = json::array();
   for (const Metric* m : kMetrics) metric_keys.push_back(std::string(m->name));
@@ -211,7 +265,8 @@ json compare_json(const Comparison& c) {
           {"overrides", c.overrides},
           {"seeds", c.seeds},
           {"metrics", metric_keys},
-          {"profiles", profiles}};
+          {"profiles", profiles},
+          {"notes", notes(c)}};
 }
 
 std::string format_comparison(const Comparison& c, CompareFormat format) {

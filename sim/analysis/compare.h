@@ -24,7 +24,8 @@
 
 namespace drainsim {
 
-// The compared summary metrics (model/metrics.h): job_loss, duplicate_executions,
+// The compared summary metrics (model/metrics.h): job_loss, interrupted_fraction,
+// duplicate_executions,
 // shutdown_retries, wasted_work_s, drain_latency_s.p99, orphan_recovery_delay_s.p99,
 // stuck_at_end, deploy_duration_s.mean — in that order. The text formats show a metric
 // with its decimals().
@@ -81,7 +82,8 @@ constexpr std::array<std::string_view, 4> names(CompareFormat) {
 }
 
 // `table`: aligned text, a row per profile, each metric as "mean ±half" ("(n=k)" added
-// when only k runs had it, "–" when none did). `md`: the same as a GitHub Markdown table.
+// when only k runs had it, "–" when none did), then the notes (compare_json's "notes").
+// `md`: the same as a GitHub Markdown table.
 // `json`: compare_json(c) indented by 2. `csv`: a header row
 // "profile,metric,n,mean,half_width,low,high" and a row per profile and metric, numbers
 // in shortest round-trip form, empty where null. Every format ends with a newline.
@@ -90,7 +92,8 @@ std::string format_comparison(const Comparison& c, CompareFormat format);
 // {"drainsim_version", "engine": "virtual", "scenario", "overrides", "seeds", "metrics",
 //  "profiles": [{"profile", "metrics": {KEY: {"mean", "half_width", "low", "high", "n"}},
 //                "result_hashes": [one per seed], "audit_failures": [{"seed", "error_count",
-//                "errors"}]}]}
+//                "errors"}], "warnings": [tally_json, ...]}],
+//  "notes": [a profile with job_loss 0 but jobs stuck at the end; the runs' warnings]}
 // A metric null in every run has n 0 and null mean, half_width, low and high.
 nlohmann::json compare_json(const Comparison& c);
 

@@ -221,7 +221,8 @@ Comparison hand_made() {
   for (const char* name : {"first", "second"}) {
     ProfileComparison p;
     p.profile = name;
-    for (std::uint64_t seed : c.seeds) p.runs.push_back({seed, "00000000000000ab", true, 0, {}});
+    for (std::uint64_t seed : c.seeds)
+      p.runs.push_back({seed, "00000000000000ab", true, 0, {}, {}});
     p.metrics.assign(compare_metrics().size(), Interval{});
     p.metrics[metric_index("shutdown_retries")] = {3, 0, 3, 3, 4};
     p.metrics[metric_index("wasted_work_s")] = {51.5, 0.25, 51.25, 51.75, 4};
@@ -269,11 +270,59 @@ TEST(Format, MarkdownIsAGithubTable) {
   const auto lines = lines_of(format_comparison(hand_made(), CompareFormat::kMarkdown));
   ASSERT_EQ(lines.size(), 6u);  // caption, blank, header, rule, two profiles
   EXPECT_EQ(lines[2],
-            "| profile | job_loss | duplicate_executions | shutdown_retries | wasted_work_s | "
-            "drain_latency_s.p99 | orphan_recovery_delay_s.p99 | stuck_at_end | "
-            "deploy_duration_s.mean |");
-  EXPECT_EQ(lines[3], "|---|---:|---:|---:|---:|---:|---:|---:|---:|");
-  EXPECT_EQ(lines[4], "| first | – | – | 3.0 ±0.0 | 51.50 ±0.25 | 2.00 ±1.00 (n=2) | – | – | – |");
+            "| profile | job_loss | interrupted_fraction | duplicate_executions | "
+            "shutdown_retries | wasted_work_s | drain_latency_s.p99 | orphan_recovery_delay_s.p99 "
+            "| stuck_at_end | deploy_duration_s.mean |");
+  EXPECT_EQ(lines[3], "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+  EXPECT_EQ(lines[4],
+            "| first | – | – | – | 3.0 ±0.0 | 51.50 ±0.25 | 2.00 ±1.00 (n=2) | – | – | – |");
+}
+
+TEST(Format, AProfileThatLosesNothingWhileJobsAreStuckCarriesANote) {
+  Comparison c = hand_made();
+  c.profiles[1].metrics[metric_index("job_loss")] = {0, 0, 0, 0, 4};
+  c.profiles[1].metrics[metric_index("stuck_at_end")] = {33, 0, 33, 33, 4};
+  c.profiles[0].metrics[metric_index("job_loss")] = {0, 0, 0, 0, 4};  // nothing stuck: no note
+  const std::string note =
+      "note: second has job_loss 0, but 33.0 jobs per run are stuck at the end, held by a dead "
+      "worker that nothing recovered before the run ended: neither lost nor done\n";
+  for (CompareFormat f : {CompareFormat::kTable, CompareFormat::kMarkdown}) {
+    const std::string text = format_comparison(c, f);
+    EXPECT_NE(text.find(note), std::string::npos) << text;
+    EXPECT_EQ(text.find("note: first"), std::string::npos) << text;
+  }
+  const json j = compare_json(c);
+  ASSERT_EQ(j["notes"].size(), 1u);
+  EXPECT_EQ(j["notes"][0].get<std::string>() + "\n", note);
+}
+
+TEST(Format, WarningsAreTalliedPerProfileAndSaidOnceWhenEveryRunGaveThem) {
+  Comparison c = hand_made();
+  const Warning overload{"overload", "offered load high", {{"slots", 4}}};
+  const Warning settle{"settle_reached", "cut off", {}};
+  for (ProfileComparison& p : c.profiles) {
+    for (SeedRun& r : p.runs) r.warnings = {overload};
+  }
+  c.profiles[1].runs[2].warnings.push_back(settle);
+  const std::string text = format_comparison(c, CompareFormat::kTable);
+  EXPECT_NE(text.find("warning: every profile, every run: overload (first seed 3: offered load "
+                      "high)\n"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("warning: first: overload"), std::string::npos) << text;
+  EXPECT_NE(text.find("warning: second: settle_reached in 1 of 4 runs (seed 5: cut off)\n"),
+            std::string::npos)
+      << text;
+  const json j = compare_json(c);
+  const json& w = j["profiles"][1]["warnings"];
+  ASSERT_EQ(w.size(), 2u);
+  EXPECT_EQ(w[0]["code"], "overload");
+  EXPECT_EQ(w[0]["runs"], 4);
+  EXPECT_EQ(w[0]["of"], 4);
+  EXPECT_EQ(w[0]["figures"]["slots"], 4.0);
+  EXPECT_EQ(w[1]["code"], "settle_reached");
+  EXPECT_EQ(w[1]["runs"], 1);
+  EXPECT_EQ(w[1]["seed"], 5);
 }
 
 TEST(Format, CsvHasARowPerProfileAndMetric) {
@@ -281,10 +330,11 @@ TEST(Format, CsvHasARowPerProfileAndMetric) {
   ASSERT_EQ(lines.size(), 1 + 2 * compare_metrics().size());
   EXPECT_EQ(lines[0], "profile,metric,n,mean,half_width,low,high");
   EXPECT_EQ(lines[1], "first,job_loss,0,,,,");
-  EXPECT_EQ(lines[3], "first,shutdown_retries,4,3,0,3,3");
-  EXPECT_EQ(lines[4], "first,wasted_work_s,4,51.5,0.25,51.25,51.75");
-  EXPECT_EQ(lines[5], "first,drain_latency_s.p99,2,2,1,1,3");
-  EXPECT_EQ(lines[9], "second,job_loss,0,,,,");
+  EXPECT_EQ(lines[2], "first,interrupted_fraction,0,,,,");
+  EXPECT_EQ(lines[4], "first,shutdown_retries,4,3,0,3,3");
+  EXPECT_EQ(lines[5], "first,wasted_work_s,4,51.5,0.25,51.25,51.75");
+  EXPECT_EQ(lines[6], "first,drain_latency_s.p99,2,2,1,1,3");
+  EXPECT_EQ(lines[10], "second,job_loss,0,,,,");
 }
 
 TEST(Format, JsonHasEveryProfileMetricAndRunHash) {
@@ -343,8 +393,9 @@ TEST_F(Compare, CliFormats) {
 
   r = drainsim(base + " --format md");
   ASSERT_EQ(r.code, 0) << r.err;
-  EXPECT_NE(r.out.find("| ojs | 0.0 ±0.0 | 0.0 ±0.0 | 3.0 ±0.0 | 51.00 ±0.00 | 2.00 ±0.00 | "
-                       "1.00 ±0.00 | 0.0 ±0.0 | 7.00 ±0.00 |"),
+  // All three jobs are cut at 17 s (TERM at 15 s, grace 2 s): interrupted 3 of 3.
+  EXPECT_NE(r.out.find("| ojs | 0.0 ±0.0 | 100.000% ±0.000% | 0.0 ±0.0 | 3.0 ±0.0 | 51.00 ±0.00 "
+                       "| 2.00 ±0.00 | 1.00 ±0.00 | 0.0 ±0.0 | 7.00 ±0.00 |"),
             std::string::npos)
       << r.out;
 

@@ -4,7 +4,7 @@ namespace drainsim {
 
 SeedRun seed_run(std::uint64_t seed, const RunOutput& out) {
   const AuditResult& a = out.summary.audit;
-  return {seed, out.hash, a.ok, a.error_count, a.errors};
+  return {seed, out.hash, a.ok, a.error_count, a.errors, out.summary.warnings};
 }
 
 nlohmann::json audit_failure_json(const SeedRun& r) {

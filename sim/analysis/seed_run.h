@@ -1,5 +1,5 @@
-// The record compare, sweep and tune keep of one seed's run: its result hash and its
-// audit verdict (the metrics go into their own aggregates).
+// The record compare, sweep and tune keep of one seed's run: its result hash, its audit
+// verdict and its warnings (the metrics go into their own aggregates).
 #pragma once
 
 #include <cstdint>
@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "model/warning.h"
 #include "run/simulation.h"
 
 namespace drainsim {
@@ -19,6 +20,7 @@ struct SeedRun {
   std::int64_t audit_error_count = 0;
   // The first few audit errors, each naming its job.
   std::vector<std::string> audit_errors;
+  std::vector<Warning> warnings;  // the run's (RunSummary::warnings)
 };
 
 SeedRun seed_run(std::uint64_t seed, const RunOutput& out);

@@ -22,7 +22,6 @@
 #include "base/parse.h"
 #include "io/results.h"
 #include "io/scenario_reader.h"
-#include "io/stats_json.h"
 #include "model/metrics.h"
 #include "run/simulation.h"
 
@@ -106,14 +105,6 @@ std::string parse_range(std::string_view range, SweepAxis& axis) {
     return "START, END and STEP must be all durations (5s..120s/5s) or all numbers (1..10/1)";
   }
   return {};
-}
-
-std::string csv_field(const json& v) {
-  const std::string s = v.is_string() ? v.get<std::string>() : v.dump();
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string q = "\"";
-  for (const char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return q + '"';
 }
 
 // Point p's value index on each axis: the digits of p in the mixed radix of the axes'
@@ -388,55 +379,5 @@ Sweep sweep_of(const SweepPart& part) {
 }
 
 Sweep run_sweep(const SweepSpec& spec) { return sweep_of(run_sweep_part(spec)); }
-
-json sweep_json(const Sweep& s) {
-  json axes = json::array();
-  for (const SweepAxis& a : s.axes) axes.push_back({{"path", a.path}, {"values", a.values}});
-  json points = json::array();
-  for (const SweepPoint& p : s.points) {
-    json values = json::object();
-    for (std::size_t a = 0; a < s.axes.size(); ++a) values[s.axes[a].path] = p.values[a];
-    json metrics = json::object();
-    for (const auto& [key, v] : p.metrics) metrics[key] = interval_json(v);
-    json hashes = json::array(), failures = json::array();
-    for (const SeedRun& r : p.runs) {
-      hashes.push_back(r.result_hash);
-      if (!r.audit_ok) failures.push_back(audit_failure_json(r));
-    }
-    points.push_back({{"values", values},
-                      {"metrics", metrics},
-                      {"result_hashes", hashes},
-                      {"audit_failures", failures}});
-  }
-  return {{"drainsim_version", DRAINSIM_VERSION},
-          {"engine", "virtual"},
-          {"scenario", s.scenario},
-          {"overrides", s.overrides},
-          {"axes", axes},
-          {"seeds", s.seeds},
-          {"complete", s.complete},
-          {"points_total", s.points_total},
-          {"points_done", s.points.size()},
-          {"points", points}};
-}
-
-std::string sweep_csv(const Sweep& s) {
-  std::string out;
-  for (const SweepAxis& a : s.axes) out += csv_field(a.path) + ',';
-  out += "metric,n,mean,half_width,low,high\n";
-  for (const SweepPoint& p : s.points) {
-    std::string values;
-    for (const json& v : p.values) values += csv_field(v) + ',';
-    for (const auto& [key, v] : p.metrics) {
-      out += fmt::format("{}{},{}", values, key, v.n);
-      if (v.n == 0) {
-        out += ",,,,\n";
-      } else {
-        out += fmt::format(",{},{},{},{}\n", v.mean, v.half_width, v.low, v.high);
-      }
-    }
-  }
-  return out;
-}
 
 }  // namespace drainsim

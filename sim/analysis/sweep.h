@@ -4,11 +4,13 @@
 // Student-t 95 % interval (docs/design.md, Metrics). The runs are spread over a pool of
 // threads, but results are stored by index: the output does not depend on the thread
 // count. A sweep can be cut into shards (run_sweep_part) whose raw runs are later joined
-// (sweep_part.h) and aggregated by the same code as an unsharded sweep (sweep_of).
+// (sweep_part.h) and aggregated by the same code as an unsharded sweep (sweep_of). A sweep
+// is written as a text or Markdown table, JSON or a wide CSV (sweep_report.cpp).
 // parse_axis and parse_shard are pure; run_sweep and run_sweep_part are thread-safe to
 // call but use threads of their own.
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cstddef>
@@ -24,6 +26,7 @@
 
 #include "analysis/compare.h"
 #include "base/stats.h"
+#include "model/metrics.h"
 
 namespace drainsim {
 
@@ -154,15 +157,37 @@ SweepPart run_sweep_part(const SweepSpec& spec, SweepShard shard = {});
 // aggregation of sweep results, for run_sweep and merge alike.
 Sweep sweep_of(const SweepPart& part);
 
+// The formats a sweep is written in (sweep and merge --format).
+enum class SweepFormat { kTable, kMarkdown, kJson, kCsv };
+constexpr std::array<std::string_view, 4> names(SweepFormat) {
+  return {"table", "md", "json", "csv"};
+}
+
+// The metrics the text formats show, in order: job_loss, interrupted_fraction,
+// duplicate_executions, shutdown_retries, stuck_at_end, wasted_work_s, drain_latency_s.p99,
+// orphan_recovery_delay_s.p99, deploy_duration_s.max.
+const std::vector<const Metric*>& sweep_table_metrics();
+
+// `table`: a heading (scenario, overrides, points and seeds; "interrupted" and failed
+// audits when there are any) and aligned text, a row per point: its axis values, then each
+// of sweep_table_metrics() as "mean ±half" (a fraction as a percentage; "(n=k)" added when
+// only k runs had it, "–" when none did). `md`: the same as a GitHub Markdown table.
+// `json`: sweep_json(s) indented by 2. `csv`: sweep_csv(s). Every format ends with a
+// newline.
+std::string format_sweep(const Sweep& s, SweepFormat format);
+
 // {"drainsim_version", "engine": "virtual", "scenario", "overrides",
 //  "axes": [{"path", "values"}], "seeds", "complete", "points_total", "points_done",
 //  "points": [{"values": {PATH: VALUE}, "metrics": {KEY: {"mean", "half_width", "low",
 //              "high", "n"}}, "result_hashes", "audit_failures": [{"seed", "error_count",
-//              "errors"}]}]}
+//              "errors"}], "warnings": [tally_json, ...]}]}
 nlohmann::json sweep_json(const Sweep& s);
 
-// A header row (the axes' paths, then metric,n,mean,half_width,low,high) and a row per
-// point and metric; numbers in shortest round-trip form, empty where null.
+// The wide CSV: a header row (the axes' paths, then KEY.mean,KEY.low,KEY.high,KEY.n for
+// every summary metric KEY of metrics(), in that order) and one row per point: its axis
+// values, then each metric's mean and 95 % interval over the runs that had it and their
+// number; mean, low and high are empty when no run had it (n 0). Numbers in shortest
+// round-trip form.
 std::string sweep_csv(const Sweep& s);
 
 }  // namespace drainsim

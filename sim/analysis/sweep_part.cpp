@@ -1,5 +1,7 @@
 #include "analysis/sweep_part.h"
 
+#include "io/results.h"
+
 #include <map>
 #include <stdexcept>
 
@@ -69,6 +71,25 @@ std::vector<std::string> strings_at(const json& o, const char* key, const std::s
   for (std::size_t i = 0; i < a.size(); ++i) {
     if (!a[i].is_string()) expected(fmt::format("{}[{}]", join(where, key), i), "a string", a[i]);
     out.push_back(a[i].get<std::string>());
+  }
+  return out;
+}
+
+// A run's "warnings" (io/results.h warning_json), absent in parts written before them.
+std::vector<Warning> warnings_at(const json& o, const std::string& where) {
+  std::vector<Warning> out;
+  const json& a = array_at(o, "warnings", where);
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    const std::string at = fmt::format("{}[{}]", join(where, "warnings"), i);
+    if (!a[i].is_object()) expected(at, "an object", a[i]);
+    Warning w{string_at(a[i], "code", at), string_at(a[i], "message", at), {}};
+    const json& figures = field(a[i], "figures", at);
+    if (!figures.is_object()) expected(at + ".figures", "an object", figures);
+    for (const auto& [name, v] : figures.items()) {
+      if (!v.is_number()) expected(fmt::format("{}.figures.{}", at, name), "a number", v);
+      w.figures.emplace_back(name, v.get<double>());
+    }
+    out.push_back(std::move(w));
   }
   return out;
 }
@@ -159,6 +180,7 @@ SweepPart read_part(const json& root) {
     run.run.audit_error_count =
         static_cast<std::int64_t>(count_at(audit, "error_count", audit_where));
     run.run.audit_errors = strings_at(audit, "errors", audit_where);
+    if (r.contains("warnings")) run.run.warnings = warnings_at(r, where);
     const json& metrics = field(r, "metrics", where);
     if (!metrics.is_object()) expected(where + ".metrics", "an object", metrics);
     for (const auto& [key, v] : metrics.items()) {
@@ -199,6 +221,7 @@ json sweep_part_json(const SweepPart& part) {
                      {{"ok", r.run.audit_ok},
                       {"error_count", r.run.audit_error_count},
                       {"errors", r.run.audit_errors}}},
+                    {"warnings", warnings_json(r.run.warnings)},
                     {"metrics", metrics}});
   }
   return {{"format", kSweepPartFormat},

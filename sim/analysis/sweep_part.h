@@ -23,7 +23,8 @@ inline constexpr const char* kSweepPartFormat = "drainsim-sweep-part/1";
 //  "scenario_file", "scenario_hash", "overrides", "axes": [{"path", "values"}], "seeds",
 //  "shard": {"index", "count"}, "complete", "runs_total" (of the shard),
 //  "runs": [{"task", "seed", "result_hash", "audit": {"ok", "error_count", "errors"},
-//            "metrics": {KEY: number or null}}]}
+//            "warnings": [io/results.h warning_json, ...] (absent in older parts:
+//            none), "metrics": {KEY: number or null}}]}
 nlohmann::json sweep_part_json(const SweepPart& part);
 
 // Reads a part file's text; `source` (the file name) starts every message. Checks the

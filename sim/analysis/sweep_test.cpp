@@ -1,11 +1,15 @@
 // drainsim sweep: axis parsing, a grid whose interrupted jobs are worked out by hand, the
 // same bytes whatever the thread count, bad axes refused before anything runs, shards and
 // their merge byte-identical to the unsharded sweep, a stopped sweep keeping exactly its
-// finished points, Ctrl+C, and the audit-failure exit.
+// finished points, Ctrl+C, the audit-failure exit, and the output formats (the wide CSV,
+// the tables, where each goes).
 #include "analysis/sweep.h"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <poll.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -168,10 +172,133 @@ TEST_F(SweepRun, InterruptedJobsPerGraceWorkedByHand) {
   EXPECT_EQ(j["points"][0]["metrics"]["interrupted_jobs"],
             json::parse(R"({"mean": 3.0, "half_width": 0.0, "low": 3.0, "high": 3.0, "n": 3})"));
   EXPECT_EQ(j["points"][0]["result_hashes"].size(), 3u);
-  const std::string csv = sweep_csv(s);
-  EXPECT_EQ(csv.substr(0, csv.find('\n')), "worker.grace_period,metric,n,mean,half_width,low,high");
-  EXPECT_NE(csv.find("\n10s,interrupted_jobs,3,3,0,3,3\n"), std::string::npos);
-  EXPECT_NE(csv.find("\n50s,interrupted_jobs,3,0,0,0,0\n"), std::string::npos);
+}
+
+// A CSV line's fields (no quoted fields here).
+std::vector<std::string> csv_fields(std::string_view line) {
+  std::vector<std::string> out;
+  for (std::size_t at = 0;;) {
+    const std::size_t comma = line.find(',', at);
+    out.emplace_back(line.substr(at, comma - at));
+    if (comma == std::string_view::npos) return out;
+    at = comma + 1;
+  }
+}
+
+std::vector<std::string> lines(const std::string& text) {
+  std::vector<std::string> out;
+  for (std::size_t at = 0; at < text.size();) {
+    const std::size_t nl = text.find('\n', at);
+    out.push_back(text.substr(at, nl - at));
+    at = nl == std::string::npos ? text.size() : nl + 1;
+  }
+  return out;
+}
+
+TEST_F(SweepRun, TheWideCsvHasARowPerPointAndTheJsonsNumbersPerMetric) {
+  const Sweep s = run_sweep(spec(2));
+  const std::vector<std::string> rows = lines(sweep_csv(s));
+  ASSERT_EQ(rows.size(), 4u);  // the header and the 3 points
+  const std::vector<std::string> header = csv_fields(rows[0]);
+  ASSERT_EQ(header.size(), 1 + 4 * metrics().size());
+  EXPECT_EQ(header[0], "worker.grace_period");
+  EXPECT_EQ(std::vector<std::string>(header.begin() + 1, header.begin() + 5),
+            (std::vector<std::string>{"attempts.abandoned.mean", "attempts.abandoned.low",
+                                      "attempts.abandoned.high", "attempts.abandoned.n"}));
+  const auto column = [&](const std::string& name) {
+    const auto it = std::find(header.begin(), header.end(), name);
+    EXPECT_NE(it, header.end()) << name;
+    return static_cast<std::size_t>(it - header.begin());
+  };
+  // The hand-worked numbers: 3, 0, 0 interrupted jobs; drain latency 10 s, 25 s, 25 s;
+  // with grace 10 s the three jobs killed at the deadline are orphans taken back 1 s later;
+  // with a longer grace none is orphaned, so no run has the metric (n 0, empty numbers).
+  const char* expected[][5] = {{"10s", "3,3,3,3", "10,10,10,3", "1,1,1,3", "3,3,3,3"},
+                               {"30s", "0,0,0,3", "25,25,25,3", ",,,0", ",,,0"},
+                               {"50s", "0,0,0,3", "25,25,25,3", ",,,0", ",,,0"}};
+  const std::size_t interrupted = column("interrupted_jobs.mean"),
+                    drain = column("drain_latency_s.max.mean"),
+                    orphan = column("orphan_recovery_delay_s.p99.mean"),
+                    orphans = column("orphan_recovery_delay_s.count.mean");
+  const json j = sweep_json(s);
+  for (std::size_t p = 0; p < 3; ++p) {
+    const std::vector<std::string> row = csv_fields(rows[p + 1]);
+    ASSERT_EQ(row.size(), header.size());
+    const auto four = [&](std::size_t at) {
+      return fmt::format("{},{},{},{}", row[at], row[at + 1], row[at + 2], row[at + 3]);
+    };
+    EXPECT_EQ(row[0], expected[p][0]);
+    EXPECT_EQ(four(interrupted), expected[p][1]) << p;
+    EXPECT_EQ(four(drain), expected[p][2]) << p;
+    EXPECT_EQ(four(orphan), expected[p][3]) << p;
+    EXPECT_EQ(four(orphans), expected[p][4]) << p;
+    // Every column is the JSON's number, where the JSON has the metric.
+    for (std::size_t c = 1; c < header.size(); c += 4) {
+      const std::string key = header[c].substr(0, header[c].size() - std::size("mean"));
+      const json& m = j["points"][p]["metrics"];
+      if (!m.contains(key)) {
+        EXPECT_EQ(four(c), ",,,0") << key;
+        continue;
+      }
+      EXPECT_EQ(row[c + 3], m[key]["n"].dump()) << key;
+      if (m[key]["n"] == 0) continue;
+      EXPECT_EQ(std::stod(row[c]), m[key]["mean"].get<double>()) << key;
+      EXPECT_EQ(std::stod(row[c + 1]), m[key]["low"].get<double>()) << key;
+      EXPECT_EQ(std::stod(row[c + 2]), m[key]["high"].get<double>()) << key;
+    }
+  }
+}
+
+TEST_F(SweepRun, TheTablesShowARowPerPointWithTheKeyMetrics) {
+  const Sweep s = run_sweep(spec(2));
+  // Grace 10 s: the three jobs are interrupted (100 %) after 25 s each (75 s wasted) and
+  // retried; pod-0 exits at the 25 s deadline, 10 s after TERM, 15 s into the restart.
+  // Longer: they finish at 40 s, 25 s after TERM and 30 s into the restart.
+  const std::vector<std::string> md = lines(format_sweep(s, SweepFormat::kMarkdown));
+  EXPECT_EQ(md, (std::vector<std::string>{
+                    "Scenario `three-long-jobs`, 3 points, 3 seeds (7..9), virtual engine: mean "
+                    "±half-width of the Student-t 95 % interval over the seeds.",
+                    "",
+                    "| worker.grace_period | job_loss | interrupted_fraction | "
+                    "duplicate_executions | shutdown_retries | stuck_at_end | wasted_work_s | "
+                    "drain_latency_s.p99 | orphan_recovery_delay_s.p99 | deploy_duration_s.max |",
+                    "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+                    "| 10s | 0.0 ±0.0 | 100.000% ±0.000% | 0.0 ±0.0 | 3.0 ±0.0 | 0.0 ±0.0 | "
+                    "75.00 ±0.00 | 10.00 ±0.00 | 1.00 ±0.00 | 15.00 ±0.00 |",
+                    "| 30s | 0.0 ±0.0 | 0.000% ±0.000% | 0.0 ±0.0 | 0.0 ±0.0 | 0.0 ±0.0 | "
+                    "0.00 ±0.00 | 25.00 ±0.00 | – | 30.00 ±0.00 |",
+                    "| 50s | 0.0 ±0.0 | 0.000% ±0.000% | 0.0 ±0.0 | 0.0 ±0.0 | 0.0 ±0.0 | "
+                    "0.00 ±0.00 | 25.00 ±0.00 | – | 30.00 ±0.00 |"}));
+
+  const std::vector<std::string> table = lines(format_sweep(s, SweepFormat::kTable));
+  ASSERT_EQ(table.size(), 7u);  // heading, legend, blank, header, 3 points
+  EXPECT_EQ(table[0], "sweep: scenario three-long-jobs, 3 points, 3 seeds (7..9), virtual engine");
+  EXPECT_TRUE(table[3].starts_with("worker.grace_period  job_loss  interrupted_fraction  "))
+      << table[3];
+  for (std::size_t p = 0; p < 3; ++p) {
+    EXPECT_TRUE(table[4 + p].starts_with(s.axes[0].values[p].get<std::string>() + " "))
+        << table[4 + p];
+  }
+  EXPECT_NE(table[4].find("100.000% ±0.000%"), std::string::npos) << table[4];
+  EXPECT_TRUE(table[5].ends_with("  –            30.00 ±0.00")) << table[5];
+  EXPECT_EQ(format_sweep(s, SweepFormat::kJson), sweep_json(s).dump(2) + '\n');
+  EXPECT_EQ(format_sweep(s, SweepFormat::kCsv), sweep_csv(s));
+}
+
+TEST_F(SweepRun, TheTablesSayWhenTheSweepWasInterruptedOrAnAuditFailed) {
+  SweepSpec spec_ = spec(1);
+  spec_.faults.drop_acked_job = 1;
+  SweepPart part = run_sweep_part(spec_);
+  part.runs.pop_back();  // the last point lacks a seed: left out
+  const Sweep s = sweep_of(part);
+  ASSERT_EQ(s.points.size(), 2u);
+  const std::string table = format_sweep(s, SweepFormat::kTable);
+  EXPECT_NE(table.find("\ninterrupted: 2 of 3 points, those whose every seed ran\n"
+                       "audit failed in 6 of 6 runs (stderr names the points, seeds and jobs)\n"),
+            std::string::npos)
+      << table;
+  EXPECT_NE(format_sweep(s, SweepFormat::kMarkdown).find("\ninterrupted: 2 of 3 points"),
+            std::string::npos);
 }
 
 TEST_F(SweepRun, TheAxesWinOverTheUsersOverrides) {
@@ -338,6 +465,47 @@ class SweepCli : public drainsim::test::CliTest {
     EXPECT_EQ(waitpid(pid, &status, 0), pid);
     return status;
   }
+
+  // `drainsim ARGS` with its stdout on a terminal (a pseudo-terminal), as a user at one
+  // runs it, stderr to err.txt; returns what it wrote there, "\r\n" read back as "\n".
+  std::string on_terminal(const std::string& args) {
+    const int master = posix_openpt(O_RDWR | O_NOCTTY);
+    EXPECT_GE(master, 0);
+    EXPECT_EQ(grantpt(master), 0);
+    EXPECT_EQ(unlockpt(master), 0);
+    const std::string terminal = ptsname(master);
+    // Held open here too, so that the master sees no hang-up before the child has it.
+    const int slave = open(terminal.c_str(), O_RDWR | O_NOCTTY);
+    EXPECT_GE(slave, 0);
+    const std::string cmd = "cd '" + dir_.string() + "' && exec '" + DRAINSIM_BINARY + "' " + args +
+                            " > '" + terminal + "' 2> err.txt";
+    const pid_t pid = fork();
+    if (pid == 0) {
+      execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
+      _exit(127);
+    }
+    std::string out;
+    const auto drain = [&](int timeout_ms) {
+      pollfd p = {master, POLLIN, 0};
+      char buf[4096];
+      while (poll(&p, 1, timeout_ms) > 0 && (p.revents & POLLIN) != 0) {
+        const ssize_t n = read(master, buf, sizeof buf);
+        if (n <= 0) break;
+        out.append(buf, static_cast<std::size_t>(n));
+      }
+    };
+    int status = 0;
+    while (waitpid(pid, &status, WNOHANG) == 0) drain(50);
+    drain(0);
+    close(slave);
+    close(master);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << slurp(dir_ / "err.txt");
+    std::string text;
+    for (std::size_t i = 0; i < out.size(); ++i) {
+      if (!(out[i] == '\r' && i + 1 < out.size() && out[i + 1] == '\n')) text += out[i];
+    }
+    return text;
+  }
 };
 
 TEST_F(SweepCli, SameBytesWithOneThreadOrTwo) {
@@ -358,8 +526,67 @@ TEST_F(SweepCli, SameBytesWithOneThreadOrTwo) {
   const json j = json::parse(slurp(dir_ / "one.json"));
   EXPECT_EQ(j["points"][0]["metrics"]["interrupted_jobs"]["mean"], 3.0);
   EXPECT_EQ(j["points"][1]["metrics"]["interrupted_jobs"]["mean"], 0.0);
-  const auto out = drainsim(args + "2");  // stdout by default
+  const auto out = drainsim(args + "2");  // stdout by default; not a terminal: the JSON
   EXPECT_EQ(out.out, slurp(dir_ / "one.json"));
+}
+
+// The sweep goes to --out or stdout in --format, by default a table on a terminal and JSON
+// anywhere else; --csv also writes the wide CSV, whatever the format.
+TEST_F(SweepCli, OutputGoesWhereAskedInTheFormatAsked) {
+  write("three.json", kThreeLongJobs);
+  const std::string args = "sweep three.json --grid worker.grace_period=10s,30s,50s --seeds 2 ";
+  const auto files = drainsim(args + "--out s.json --csv s.csv");
+  ASSERT_EQ(files.code, 0) << files.err;
+  EXPECT_EQ(files.out, "");
+  const json j = json::parse(slurp(dir_ / "s.json"));
+  EXPECT_EQ(j["points"].size(), 3u);
+  const std::string csv = slurp(dir_ / "s.csv");
+  EXPECT_EQ(lines(csv).size(), 4u);  // a header and a row per point
+  EXPECT_TRUE(csv.starts_with("worker.grace_period,attempts.abandoned.mean,")) << csv;
+
+  // On a terminal, --csv alone prints the table (not the JSON), a row per point.
+  const std::string table = on_terminal(args + "--csv t.csv");
+  EXPECT_EQ(slurp(dir_ / "t.csv"), csv);
+  EXPECT_TRUE(table.starts_with("sweep: scenario three-long-jobs, 3 points, 2 seeds (1..2), "))
+      << table;
+  const std::vector<std::string> rows = lines(table);
+  ASSERT_EQ(rows.size(), 7u) << table;
+  EXPECT_TRUE(rows[4].starts_with("10s ") && rows[5].starts_with("30s ") &&
+              rows[6].starts_with("50s "))
+      << table;
+  EXPECT_EQ(on_terminal(args), table);
+  EXPECT_EQ(on_terminal(args + "--format json"), slurp(dir_ / "s.json"));
+
+  // Not a terminal (a pipe, a file): the JSON, as scripts read it.
+  const auto piped = drainsim(args + "--csv p.csv");
+  EXPECT_EQ(piped.out, slurp(dir_ / "s.json"));
+  EXPECT_EQ(slurp(dir_ / "p.csv"), csv);
+  EXPECT_EQ(drainsim(args + "--format table").out, table);
+  const auto md = drainsim(args + "--format md");
+  EXPECT_TRUE(md.out.starts_with("Scenario `three-long-jobs`, 3 points, 2 seeds (1..2), "))
+      << md.out;
+  EXPECT_NE(md.out.find("\n| worker.grace_period | job_loss | "), std::string::npos) << md.out;
+  EXPECT_NE(md.out.find("\n| 50s | 0.0 ±0.0 | 0.000% ±0.000% | "), std::string::npos) << md.out;
+  EXPECT_EQ(drainsim(args + "--format csv").out, csv);
+
+  // --out takes the format asked for.
+  const auto to_file = drainsim(args + "--format csv --out c.csv");
+  EXPECT_EQ(to_file.out, "");
+  EXPECT_EQ(slurp(dir_ / "c.csv"), csv);
+  EXPECT_EQ(drainsim(args + "--format md --out t.md").code, 0);
+  EXPECT_EQ(slurp(dir_ / "t.md"), md.out);
+
+  // merge alike.
+  for (int i = 0; i < 2; ++i) {
+    ASSERT_EQ(drainsim(args + fmt::format("--shard {}/2 --out part{}.json", i, i)).code, 0);
+  }
+  EXPECT_EQ(on_terminal("merge part0.json part1.json --csv m.csv"), table);
+  EXPECT_EQ(slurp(dir_ / "m.csv"), csv);
+  EXPECT_EQ(drainsim("merge part0.json part1.json").out, slurp(dir_ / "s.json"));
+  EXPECT_EQ(drainsim("merge part0.json part1.json --format md").out, md.out);
+  const auto bad = drainsim("merge part0.json part1.json --format xml");
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.err.find("--format"), std::string::npos) << bad.err;
 }
 
 TEST_F(SweepCli, BadAxesExit2BeforeRunningWithTheMessage) {
@@ -496,6 +723,12 @@ TEST_F(SweepCli, ShardSyntaxErrorsExit2) {
       "sweep three.json --grid worker.grace_period=10s --shard 0/2 --out part.json --csv p.csv");
   EXPECT_EQ(csv.code, 2);
   EXPECT_EQ(csv.err, "error: --csv: a shard writes a part file; `drainsim merge` writes the CSV\n");
+  const auto format = drainsim(
+      "sweep three.json --grid worker.grace_period=10s --shard 0/2 --out part.json --format md");
+  EXPECT_EQ(format.code, 2);
+  EXPECT_EQ(format.err,
+            "error: --format: a shard writes a part file; `drainsim merge` formats the sweep\n");
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "part.json"));
 }
 
 TEST_F(SweepCli, AFailedAuditExits3NamingThePointSeedAndJobAlsoAfterAMerge) {

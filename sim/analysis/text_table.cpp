@@ -39,4 +39,11 @@ std::string interval_cell(const Interval& v, int decimals, std::size_t runs) {
 
 std::string percent_text(double fraction) { return fmt::format("{:.3g}%", 100 * fraction); }
 
+std::string metric_cell(const Metric& m, const Interval& v, std::size_t runs) {
+  if (m.unit != Unit::kFraction || v.n == 0) return interval_cell(v, m.decimals(), runs);
+  std::string s = fmt::format("{:.3f}% ±{:.3f}%", 100 * v.mean, 100 * v.half_width);
+  if (v.n < runs) s += fmt::format(" (n={})", v.n);
+  return s;
+}
+
 }  // namespace drainsim

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "base/stats.h"
+#include "model/metrics.h"
 
 namespace drainsim {
 
@@ -27,5 +28,9 @@ std::string percent_text(double fraction);
 // "mean ±half" with `decimals` decimals, "(n=k)" added when only k of `runs` runs had the
 // metric, kNoValue when none did.
 std::string interval_cell(const Interval& v, int decimals, std::size_t runs);
+
+// A metric's cell: interval_cell with the metric's decimals, a fraction as a percentage
+// with 3 decimals ("0.104% ±0.021%").
+std::string metric_cell(const Metric& m, const Interval& v, std::size_t runs);
 
 }  // namespace drainsim

@@ -141,10 +141,8 @@ std::string tune_text(const Tune& t);
 //                "settings": [...]}], "snippet"}
 nlohmann::json tune_json(const Tune& t);
 
-// The recommendation as a ready-to-paste manifest fragment: a Kubernetes pod template
-// (terminationGracePeriodSeconds, the OJS_SHUTDOWN_GRACE_PERIOD variable, the preStop
-// hook) or a Docker Compose service (stop_grace_period). Empty when nothing is
-// recommended.
+// The recommendation as the settings to paste, in the job system's own terms
+// (analysis/settings_snippet.h). Empty when nothing is recommended.
 std::string settings_snippet(const Tune& t);
 
 }  // namespace drainsim

@@ -71,9 +71,6 @@ Interval scaled(Interval v, double f) {
   return v;
 }
 
-// Seconds for Kubernetes, which takes whole seconds: rounded up.
-std::int64_t whole_seconds(Duration d) { return (d + kSecond - 1) / kSecond; }
-
 std::vector<std::string> header_row() {
   std::vector<std::string> row{"grace", "platform"};
   for (const Column& c : kColumns) row.emplace_back(c.header);
@@ -260,58 +257,6 @@ json tune_json(const Tune& t) {
            }()},
           {"searches", searches},
           {"snippet", settings_snippet(t)}};
-}
-
-std::string settings_snippet(const Tune& t) {
-  const TuneSetting* r = t.recommended();
-  if (r == nullptr) return {};
-  const PreStop& p = t.searches[*t.best].pre_stop;
-  const std::string grace = format_grace(r->grace);
-  std::string out;
-  const bool ojs = t.base.worker.profile.starts_with("ojs");
-  if (!kubernetes(t.base)) {
-    out += "# docker-compose.yml, service of the worker\n";
-    out += "services:\n  worker:\n";
-    out += fmt::format("    stop_grace_period: {}\n", format_duration(r->platform_grace));
-    out += fmt::format("    environment:\n      OJS_SHUTDOWN_GRACE_PERIOD: \"{}\"\n", grace);
-  } else {
-    out += "# Kubernetes: the worker's pod template (Deployment .spec.template)\n";
-    out += "spec:\n";
-    out += fmt::format("  terminationGracePeriodSeconds: {}\n", whole_seconds(r->platform_grace));
-    out += "  containers:\n    - name: worker\n";
-    out += fmt::format(
-        "      env:\n        - name: OJS_SHUTDOWN_GRACE_PERIOD\n          value: \"{}\"\n", grace);
-    const std::int64_t wait = whole_seconds(p.duration);
-    switch (p.kind) {
-      case PreStop::Kind::kNone:
-        break;
-      case PreStop::Kind::kSleep:
-        out += fmt::format(
-            "      lifecycle:\n        preStop:\n          exec:\n            command: [\"sleep\", "
-            "\"{}\"]\n",
-            wait);
-        break;
-      case PreStop::Kind::kQuietThenSleep:
-        out += fmt::format(
-            "      lifecycle:\n        preStop:\n          exec:\n            command: [\"sh\", "
-            "\"-c\", \"kill -TSTP 1 && sleep {}\"]\n",
-            wait);
-        break;
-      case PreStop::Kind::kQuietThenWait:
-        out += fmt::format(
-            "      # keep your quiet-then-wait preStop script (TSTP, then poll until idle; "
-            "timeout {})\n",
-            format_duration(p.timeout));
-        break;
-    }
-  }
-  if (!ojs) {
-    out += fmt::format(
-        "# worker.profile is {}: give its own shutdown timeout the value {} "
-        "(OJS_SHUTDOWN_GRACE_PERIOD is the OJS SDKs' name)\n",
-        t.base.worker.profile, grace);
-  }
-  return out;
 }
 
 }  // namespace drainsim

@@ -95,4 +95,9 @@ std::string format_duration(Duration d) {
   return out;
 }
 
+std::string format_seconds(double seconds) {
+  if (!std::isfinite(seconds) || std::abs(seconds) > 1e12) return seconds < 0 ? "-inf" : "inf";
+  return format_duration(static_cast<Duration>(std::llround(seconds * 1000)) * kMillisecond);
+}
+
 }  // namespace drainsim

@@ -35,6 +35,10 @@ std::optional<Duration> parse_duration(std::string_view text);
 // The shortest exact rendering in the same syntax: 90s -> "1m30s", 250ms -> "250ms".
 std::string format_duration(Duration d);
 
+// A measured duration in seconds as a person reads it: rounded to the millisecond, then
+// written as format_duration does ("32s", "3m20s", "189.455s"); "inf" when not finite.
+std::string format_seconds(double seconds);
+
 // How a grace period of kNever is written, in scenarios and in every output.
 inline constexpr std::string_view kForever = "forever";
 

@@ -13,6 +13,7 @@
 #include "io/profile_json.h"
 #include "io/scenario_reader.h"
 #include "io/trace_export.h"
+#include "model/load.h"
 
 namespace drainsim::cli {
 namespace {
@@ -41,6 +42,7 @@ int validate(const ValidateArgs& args) {
     try {
       const Scenario s = load_scenario_file(f, args.sets);
       fmt::print("{}: ok ({}, {} events)\n", f, s.name, s.events.size());
+      if (const auto w = overload_warning(s)) fmt::print("{}: warning: {}\n", f, w->message);
     } catch (const ScenarioError& e) {
       fmt::print(stderr, "error: {}\n", e.what());
       status = kBadInput;

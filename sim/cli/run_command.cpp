@@ -70,12 +70,10 @@ void add_engine_options(CLI::App* cmd, RunArgs& args) {
                   "process: append the workers' output to this file (default: discarded)");
 }
 
-std::string fmt_seconds(double v) { return fmt::format("{:.3f}s", v); }
-
 std::string fmt_spread(const std::optional<Spread>& d) {
   if (!d) return "none";
-  return fmt::format("p50 {}  p99 {}  max {}  (n={})", fmt_seconds(d->p50), fmt_seconds(d->p99),
-                     fmt_seconds(d->max), d->count);
+  return fmt::format("p50 {}  p99 {}  max {}  (n={})", format_seconds(d->p50),
+                     format_seconds(d->p99), format_seconds(d->max), d->count);
 }
 
 void print_summary(const Scenario& scenario, Engine engine, const RunOutput& out,
@@ -84,8 +82,9 @@ void print_summary(const Scenario& scenario, Engine engine, const RunOutput& out
   const JobTotals& j = s.jobs;
   fmt::print("drainsim {} — scenario {} (seed {}), engine {}\n", DRAINSIM_VERSION, scenario.name,
              scenario.seed, to_string(engine));
-  fmt::print("  simulated {:.1f}s{}\n", to_seconds(s.ended_at),
-             s.ended_early ? " (ended once nothing was left to do)" : "");
+  fmt::print(
+      "  simulated {}{}\n", format_seconds(to_seconds(s.ended_at)),
+      s.ended_early ? " (ended once nothing was left to do)" : " (cut off at duration + settle)");
   fmt::print("jobs\n");
   fmt::print("  enqueued {}  completed {}  pending {}  discarded {}  lost {}\n", j.enqueued,
              j.completed, j.pending, j.discarded, j.lost);
@@ -104,10 +103,11 @@ void print_summary(const Scenario& scenario, Engine engine, const RunOutput& out
         "completions rejected {}\n",
         j.redeliveries, j.completions_rejected);
   }
-  fmt::print("  wasted work {:.1f}s  stuck at end {}\n", to_seconds(j.wasted_work), j.stuck_at_end);
+  fmt::print("  wasted work {}  stuck at end {}\n", format_seconds(to_seconds(j.wasted_work)),
+             j.stuck_at_end);
   fmt::print("  job latency {}\n",
-             s.job_latency ? fmt::format("p50 {}  p99 {}", fmt_seconds(s.job_latency->p50),
-                                         fmt_seconds(s.job_latency->p99))
+             s.job_latency ? fmt::format("p50 {}  p99 {}", format_seconds(s.job_latency->p50),
+                                         format_seconds(s.job_latency->p99))
                            : std::string("none"));
   fmt::print("shutdown\n");
   fmt::print("  drain latency          {}\n", fmt_spread(s.drain_latency));
@@ -121,16 +121,16 @@ void print_summary(const Scenario& scenario, Engine engine, const RunOutput& out
       s.exit_count(ExitKind::kRunning));
   const auto& d = s.deploy_duration;
   fmt::print("  deploys: {}\n", d ? fmt::format("{} finished, mean {}  max {}", d->count,
-                                                fmt_seconds(d->mean), fmt_seconds(d->max))
+                                                format_seconds(d->mean), format_seconds(d->max))
                                   : std::string("none"));
-  for (const std::string& w : s.warnings) fmt::print("warning: {}\n", w);
+  for (const Warning& w : s.warnings) fmt::print("warning: {}\n", w.message);
   if (s.audit.ok) {
     fmt::print("audit: ok ({})\n", s.balance);
   } else {
     fmt::print("audit: FAILED, {} errors ({})\n", s.audit.error_count, s.balance);
     for (const std::string& err : s.audit.errors) fmt::print("  {}\n", err);
   }
-  fmt::print("result hash {}  written to {}  ({:.3f}s wall)\n", out.hash, path, wall_s);
+  fmt::print("result hash {}  written to {}  ({} wall)\n", out.hash, path, format_seconds(wall_s));
 }
 
 // Loads the scenario and options of `run` and `fidelity`; false (the error printed) on bad
@@ -185,9 +185,9 @@ bool run_or_explain(const Scenario& s, const RunOptions& options, RunOutput& out
     return false;
   }
   if (out.interrupted) {
-    fmt::print(stderr, "interrupted at {:.1f}s ({}); {} worker process(es) killed and reaped\n",
-               to_seconds(out.ended_at), options.engine == Engine::kReal ? "real" : "simulated",
-               out.processes_left);
+    fmt::print(stderr, "interrupted at {} ({}); {} worker process(es) killed and reaped\n",
+               format_seconds(to_seconds(out.ended_at)),
+               options.engine == Engine::kReal ? "real" : "simulated", out.processes_left);
     status = kInterrupted;
     return false;
   }

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,7 @@ struct SweepArgs {
   std::optional<std::uint64_t> seed;
   unsigned threads = 0;
   std::vector<std::string> sets;
+  std::optional<SweepFormat> format;
   std::string out, csv;
   std::string shard;
   std::string fault;
@@ -39,6 +41,7 @@ struct SweepArgs {
 
 struct MergeArgs {
   std::vector<std::string> files;
+  std::optional<SweepFormat> format;
   std::string out, csv;
 };
 
@@ -87,9 +90,15 @@ void report_sweep_audits(const Sweep& sweep) {
   }
 }
 
-// A sweep's JSON (--out or stdout) and CSV (--csv); false (said) when one cannot be written.
-bool emit_sweep(const Sweep& sweep, const std::string& out, const std::string& csv) {
-  if (!emit(sweep_json(sweep).dump(2) + '\n', out)) return false;
+// A sweep in `format` to `out` (stdout when empty) and its wide CSV to `csv` if given;
+// false (said) when one cannot be written. Without a format: a table when the output is a
+// terminal, JSON otherwise (a file, a pipe).
+bool emit_sweep(const Sweep& sweep, std::optional<SweepFormat> format, const std::string& out,
+                const std::string& csv) {
+  if (!format) {
+    format = out.empty() && isatty(STDOUT_FILENO) == 1 ? SweepFormat::kTable : SweepFormat::kJson;
+  }
+  if (!emit(format_sweep(sweep, *format), out)) return false;
   return csv.empty() || emit(sweep_csv(sweep), csv);
 }
 
@@ -119,6 +128,12 @@ int sweep(const SweepArgs& args) {
     if (!args.csv.empty()) {
       fmt::print(stderr,
                  "error: --csv: a shard writes a part file; `drainsim merge` writes the CSV\n");
+      return kBadInput;
+    }
+    if (args.format) {
+      fmt::print(stderr,
+                 "error: --format: a shard writes a part file; `drainsim merge` formats the "
+                 "sweep\n");
       return kBadInput;
     }
     shard = parsed.shard;
@@ -163,7 +178,7 @@ int sweep(const SweepArgs& args) {
   }
 
   const Sweep result = sweep_of(part);
-  if (!emit_sweep(result, args.out, args.csv)) return kBadInput;
+  if (!emit_sweep(result, args.format, args.out, args.csv)) return kBadInput;
   report_sweep_audits(result);
   if (!result.complete) {
     fmt::print(stderr,
@@ -197,9 +212,22 @@ int merge(const MergeArgs& args) {
     return kBadInput;
   }
   const Sweep result = sweep_of(*merged.whole);
-  if (!emit_sweep(result, args.out, args.csv)) return kBadInput;
+  if (!emit_sweep(result, args.format, args.out, args.csv)) return kBadInput;
   report_sweep_audits(result);
   return result.audits_ok() ? 0 : kAuditFailed;
+}
+
+// --format, --out and --csv, alike for sweep and merge.
+void add_output_options(CLI::App* cmd, std::optional<SweepFormat>& format, std::string& out,
+                        std::string& csv) {
+  cmd->add_option_function<std::string>(
+         "--format", [&format](const std::string& text) { format = from_name<SweepFormat>(text); },
+         "table, md, json or csv (default: table when the output is a terminal, json otherwise)")
+      ->check(CLI::IsMember(all_names<SweepFormat>()));
+  cmd->add_option("--out", out, "Write the sweep here (default stdout)");
+  cmd->add_option("--csv", csv,
+                  "Also write the wide CSV here: a row per point, the axes then each metric's "
+                  "mean, low, high and n");
 }
 
 void declare_sweep(CLI::App* cmd, SweepArgs& args) {
@@ -212,8 +240,7 @@ void declare_sweep(CLI::App* cmd, SweepArgs& args) {
   add_seed_option(cmd, args.seed, "First seed (default: the scenario's); then +1, +2, ...");
   add_threads_option(cmd, args.threads);
   add_set_option(cmd, args.sets);
-  cmd->add_option("--out", args.out, "Write the JSON here (default stdout)");
-  cmd->add_option("--csv", args.csv, "Also write a row per point and metric here");
+  add_output_options(cmd, args.format, args.out, args.csv);
   cmd->add_option("--shard", args.shard,
                   "Run only slice I of N (I from 0, e.g. $JOB_COMPLETION_INDEX/16) and "
                   "write it as a part file for `drainsim merge`");
@@ -222,8 +249,7 @@ void declare_sweep(CLI::App* cmd, SweepArgs& args) {
 
 void declare_merge(CLI::App* cmd, MergeArgs& args) {
   cmd->add_option("parts", args.files, "Part files, one per shard, in any order")->required();
-  cmd->add_option("--out", args.out, "Write the JSON here (default stdout)");
-  cmd->add_option("--csv", args.csv, "Also write a row per point and metric here");
+  add_output_options(cmd, args.format, args.out, args.csv);
 }
 
 }  // namespace

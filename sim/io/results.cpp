@@ -160,6 +160,18 @@ class Fnv1a64 {
 
 }  // namespace
 
+json warning_json(const Warning& w) {
+  json figures = json::object();
+  for (const auto& [name, value] : w.figures) figures[name] = value;
+  return {{"code", w.code}, {"message", w.message}, {"figures", std::move(figures)}};
+}
+
+json warnings_json(const std::vector<Warning>& ws) {
+  json out = json::array();
+  for (const Warning& w : ws) out.push_back(warning_json(w));
+  return out;
+}
+
 json build_results(const Scenario& scenario, const RunSummary& summary, const Platform& platform,
                    const char* engine) {
   json out = {
@@ -178,7 +190,7 @@ json build_results(const Scenario& scenario, const RunSummary& summary, const Pl
         {"attempts_in_flight_at_end", summary.attempts_in_flight_at_end}}},
       {"summary", summary_json(summary)},
       {"pods", pods_json(platform)},
-      {"warnings", summary.warnings},
+      {"warnings", warnings_json(summary.warnings)},
   };
   return out;
 }
@@ -229,9 +241,10 @@ MetricValues summary_values(const json& results, const std::string& where) {
   if (version == nullptr || !version->is_string() ||
       std::sscanf(version->get_ref<const std::string&>().c_str(), "%d.%d%c", &major, &minor,
                   &rest) != 2 ||
-      major < 1 || major > 2) {
+      major < 1 || major > 3) {
     throw InputError(
-        fmt::format("{}: schema_version: expected \"1.x\" or \"2.x\" (this drainsim writes {})",
+        fmt::format("{}: schema_version: expected \"1.x\", \"2.x\" or \"3.x\" (this drainsim "
+                    "writes {})",
                     where, kResultsSchemaVersion));
   }
   const json* found = find(results, "summary");

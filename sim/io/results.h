@@ -18,7 +18,11 @@
 
 namespace drainsim {
 
-inline constexpr const char* kResultsSchemaVersion = "2.1";
+inline constexpr const char* kResultsSchemaVersion = "3.0";
+
+// {"code", "message", "figures": {name: number}}: a warning in every output that has them.
+nlohmann::json warning_json(const Warning& w);
+nlohmann::json warnings_json(const std::vector<Warning>& ws);
 
 // The document without the timeline (see timeline_json and write_results).
 nlohmann::json build_results(const Scenario& scenario, const RunSummary& summary,
@@ -32,7 +36,7 @@ nlohmann::json timeline_json(const Timeline& timeline);
 
 // The metrics (model/metrics.h) of a results document's "summary"; `where` names the
 // document in messages. Throws InputError naming the JSON path when the schema_version is
-// not 1.x or 2.x, or a metric is missing or is not a number (null only where its group
+// not 1.x, 2.x or 3.x, or a metric is missing or is not a number (null only where its group
 // is). From 1.x documents: completions_rejected is read from rejected_acks, and
 // redeliveries (counted among shutdown_retries then) is unknown. Before 2.1,
 // pushes_refused is 0 (no push could be refused).

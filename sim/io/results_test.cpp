@@ -77,12 +77,12 @@ TEST(SummaryValues, ReadsPushesRefusedAsZeroBefore21) {
 }
 
 TEST(SummaryValues, RefusesAnUnknownSchemaVersion) {
-  for (const json& version : {json("3.0"), json("0.9"), json(""), json(2), json(nullptr)}) {
+  for (const json& version : {json("4.0"), json("0.9"), json(""), json(2), json(nullptr)}) {
     try {
       summary_values({{"schema_version", version}, {"summary", full_summary()}}, "x.json");
       ADD_FAILURE() << "accepted " << version.dump();
     } catch (const InputError& e) {
-      EXPECT_NE(std::string(e.what()).find("x.json: schema_version: expected \"1.x\" or \"2.x\""),
+      EXPECT_NE(std::string(e.what()).find("x.json: schema_version: expected \"1.x\", \"2.x\" or \"3.x\""),
                 std::string::npos)
           << e.what();
     }

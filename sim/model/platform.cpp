@@ -58,8 +58,9 @@ int Platform::create_pod(bool ready_now) {
   rec.created = rt_.now();
   records_.push_back(rec);
   if (rec.node < 0) {
-    recorder_.warning(fmt::format("at {}s: every node is cordoned; pod-{} stays Pending",
-                                  to_seconds(rt_.now()), id));
+    recorder_.warning("pod_unschedulable",
+                      fmt::format("at {}: every node is cordoned; pod-{} stays Pending",
+                                  format_seconds(to_seconds(rt_.now())), id));
   }
   if (!ready_now) refresh(id);
   if (ready_now) {
@@ -314,8 +315,9 @@ bool Platform::pod_exists(int pod, std::size_t event_index, const char* what) {
   if (pod >= 0 && pod < static_cast<int>(pods_.size()) && pods_[pod].phase == Phase::kRunning) {
     return true;
   }
-  recorder_.warning(fmt::format("events[{}] ({}) at {}s: pod-{} has no running process; skipped",
-                                event_index, what, to_seconds(rt_.now()), pod));
+  recorder_.warning("event_skipped",
+                    fmt::format("events[{}] ({}) at {}: pod-{} has no running process; skipped",
+                                event_index, what, format_seconds(to_seconds(rt_.now())), pod));
   return false;
 }
 
@@ -354,8 +356,10 @@ void Platform::apply(const ScenarioEvent& e, std::size_t index) {
           ready.erase(ready.begin() + static_cast<std::ptrdiff_t>(pick));
         }
         if (static_cast<int>(targets.size()) < e.count) {
-          recorder_.warning(fmt::format("events[{}] (oom_kill) at {}s: {} pods asked, {} ready",
-                                        index, to_seconds(rt_.now()), e.count, targets.size()));
+          recorder_.warning(
+              "event_partial",
+              fmt::format("events[{}] (oom_kill) at {}: {} pods asked, {} ready", index,
+                          format_seconds(to_seconds(rt_.now())), e.count, targets.size()));
         }
       }
       for (int pod : targets) sigkill(pod, KillReason::kOom, "oom");
@@ -390,10 +394,10 @@ void Platform::apply(const ScenarioEvent& e, std::size_t index) {
     case K::kDirective:
       if (!pod_exists(e.pod, index, "directive")) break;
       if (pods_[e.pod].process->worker_id() == kNoWorker) {
-        recorder_.warning(
-            fmt::format("events[{}] (directive) at {}s: pod-{}'s worker has not "
-                        "registered yet; skipped",
-                        index, to_seconds(rt_.now()), e.pod));
+        recorder_.warning("event_skipped",
+                          fmt::format("events[{}] (directive) at {}: pod-{}'s worker has not "
+                                      "registered yet; skipped",
+                                      index, format_seconds(to_seconds(rt_.now())), e.pod));
         break;
       }
       backend_.set_directive(pods_[e.pod].process->worker_id(), e.state);
@@ -407,10 +411,10 @@ void Platform::apply(const ScenarioEvent& e, std::size_t index) {
     case K::kDeletePod:
       if (e.pod < 0 || e.pod >= static_cast<int>(pods_.size()) || pods_[e.pod].deleting ||
           pods_[e.pod].phase == Phase::kGone) {
-        recorder_.warning(
-            fmt::format("events[{}] (delete_pod) at {}s: pod-{} does not exist; "
-                        "skipped",
-                        index, to_seconds(rt_.now()), e.pod));
+        recorder_.warning("event_skipped",
+                          fmt::format("events[{}] (delete_pod) at {}: pod-{} does not exist; "
+                                      "skipped",
+                                      index, format_seconds(to_seconds(rt_.now())), e.pod));
         break;
       }
       delete_pod(e.pod);

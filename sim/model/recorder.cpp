@@ -33,6 +33,7 @@ void Recorder::set_state(Entry& e, JobState s, Time now) {
   adjust(e.state, -1);
   e.state = s;
   adjust(s, +1);
+  queue_.note(now, queued_);
   sample_series(now);
 }
 

@@ -17,8 +17,10 @@
 #include "base/names.h"
 #include "base/slab.h"
 #include "base/stats.h"
+#include "model/load.h"
 #include "model/pod_state.h"
 #include "model/scenario.h"
+#include "model/warning.h"
 
 namespace drainsim {
 
@@ -160,7 +162,11 @@ class Recorder {
   void pod_state(Time now, int pod, PodState state);
   void signal(Time now, int pod, Signal signal, bool delivered, const char* source);
   void remaining(Time now, int pod, WorkerId worker, int remaining);
-  void warning(std::string text) { warnings_.push_back(std::move(text)); }
+  // A warning with its stable code (model/warning.h) and no figures.
+  void warning(std::string code, std::string message) {
+    warnings_.push_back({std::move(code), std::move(message), {}});
+  }
+  void warning(Warning w) { warnings_.push_back(std::move(w)); }
   // An imbalance found outside the recorder (a real broker's word against the attempts):
   // fails the audit, naming its job.
   void audit_error(std::string text);
@@ -186,7 +192,10 @@ class Recorder {
   const std::vector<ReportRecord>& reports() const { return reports_; }
   // Moves the timeline's records out; the accessors above are empty afterwards.
   Timeline take_timeline();
-  const std::vector<std::string>& warnings() const { return warnings_; }
+  const std::vector<Warning>& warnings() const { return warnings_; }
+  // Watch the queue's depth over the arrival window [0, arrivals_end) (model/load.h).
+  void watch_queue(Time arrivals_end) { queue_ = QueueWatch(arrivals_end); }
+  const QueueWatch& queue() const { return queue_; }
   std::int64_t in_flight() const { return in_flight_; }
 
  private:
@@ -232,7 +241,8 @@ class Recorder {
   std::vector<SignalRecord> signals_;
   std::vector<RemainingRecord> remaining_;
   std::vector<SeriesPoint> series_;
-  std::vector<std::string> warnings_;
+  std::vector<Warning> warnings_;
+  QueueWatch queue_;
   AuditResult audit_;
   std::vector<HeartbeatRecord> heartbeats_;
   std::vector<ReportRecord> reports_;

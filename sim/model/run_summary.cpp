@@ -13,8 +13,26 @@ std::optional<Spread> spread(const Percentiles& p) {
 
 }  // namespace
 
-RunSummary summarize(const Recorder& recorder, const Platform& platform, const AuditResult& audit,
-                     Time ended_at, bool ended_early) {
+std::optional<Warning> settle_warning(const Scenario& scenario, const RunSummary& s) {
+  const std::int64_t running = s.attempts_in_flight_at_end;
+  if (s.ended_early || (s.jobs.pending == 0 && running == 0)) return std::nullopt;
+  Warning w;
+  w.code = "settle_reached";
+  w.message = fmt::format(
+      "the run was cut off at duration + settle ({} + {}) with {} jobs pending{} and {} "
+      "attempts running: their fate is unknown, so no figure counts them as lost",
+      format_duration(scenario.duration), format_duration(scenario.settle), s.jobs.pending,
+      s.jobs.stuck_at_end ? fmt::format(" ({} held by a dead worker)", s.jobs.stuck_at_end) : "",
+      running);
+  w.figures = {{"jobs_pending", static_cast<double>(s.jobs.pending)},
+               {"jobs_stuck", static_cast<double>(s.jobs.stuck_at_end)},
+               {"attempts_running", static_cast<double>(running)},
+               {"ended_at_s", to_seconds(s.ended_at)}};
+  return w;
+}
+
+RunSummary summarize(const Scenario& scenario, const Recorder& recorder, const Platform& platform,
+                     const AuditResult& audit, Time ended_at, bool ended_early) {
   RunSummary s;
   s.jobs = recorder.totals();
   const JobTotals& t = s.jobs;
@@ -57,6 +75,12 @@ RunSummary summarize(const Recorder& recorder, const Platform& platform, const A
   s.ended_early = ended_early;
   s.attempts_in_flight_at_end = recorder.in_flight();
   s.warnings = recorder.warnings();
+  if (auto w = overload_warning(scenario, recorder.queue().max())) {
+    s.warnings.push_back(std::move(*w));
+  } else if (auto g = queue_growth_warning(scenario, recorder.queue(), ended_at)) {
+    s.warnings.push_back(std::move(*g));
+  }
+  if (auto w = settle_warning(scenario, s)) s.warnings.push_back(std::move(*w));
   return s;
 }
 

@@ -11,6 +11,7 @@
 
 #include "model/platform.h"
 #include "model/recorder.h"
+#include "model/warning.h"
 
 namespace drainsim {
 
@@ -49,14 +50,19 @@ struct RunSummary {
   Time ended_at = 0;
   bool ended_early = false;  // nothing was left to happen before duration + settle
   std::int64_t attempts_in_flight_at_end = 0;
-  std::vector<std::string> warnings;
+  // The recorder's, then the run's own: overload or queue_growth, settle_reached.
+  std::vector<Warning> warnings;
 
   std::int64_t exit_count(ExitKind k) const { return exits[static_cast<std::size_t>(k)]; }
   std::int64_t job_loss() const { return jobs.lost + jobs.discarded_by_shutdown; }
 };
 
-// The summary of a finished run: `audit` is what Recorder::finish returned.
-RunSummary summarize(const Recorder& recorder, const Platform& platform, const AuditResult& audit,
-                     Time ended_at, bool ended_early);
+// The "settle_reached" warning: the run ended at duration + settle with jobs pending or
+// attempts running.
+std::optional<Warning> settle_warning(const Scenario& scenario, const RunSummary& s);
+
+// The summary of a finished run of `scenario`: `audit` is what Recorder::finish returned.
+RunSummary summarize(const Scenario& scenario, const Recorder& recorder, const Platform& platform,
+                     const AuditResult& audit, Time ended_at, bool ended_early);
 
 }  // namespace drainsim

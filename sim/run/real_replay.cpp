@@ -236,6 +236,7 @@ void replay(Recorder& recorder, const std::vector<Pushed>& pushed,
   }
   if (!held_unstarted.empty()) {
     recorder.warning(
+        "prefetched_unstarted",
         fmt::format("jobs {}: held by a worker at the end (the broker says active) though none "
                     "of their attempts was running: fetched ahead (prefetched), "
                     "not started",

@@ -83,7 +83,8 @@ TEST(RealReplay, HeldUnstartedJobsArePendingAndNamedAndVanishedOnesLost) {
   EXPECT_EQ(r.recorder.totals().lost, 2);
   EXPECT_EQ(r.recorder.totals().pending, 2);
   ASSERT_EQ(r.recorder.warnings().size(), 1u);
-  EXPECT_EQ(r.recorder.warnings()[0],
+  EXPECT_EQ(r.recorder.warnings()[0].code, "prefetched_unstarted");
+  EXPECT_EQ(r.recorder.warnings()[0].message,
             "jobs 2, 3: held by a worker at the end (the broker says active) though none of "
             "their attempts was running: fetched ahead (prefetched), not started");
 }

@@ -330,7 +330,7 @@ RunOutput run_real(const Scenario& s, const RunOptions& o) {
   std::ifstream in(events);
   const AdapterReport report = read_adapter_events(in, events, origin, endings);
   replay(recorder, pushed, fleet.enqueued(), report, ending.last, ended_at);
-  out.summary = summarize(recorder, platform, recorder.finish(InspectedBackend(ending.last)),
+  out.summary = summarize(s, recorder, platform, recorder.finish(InspectedBackend(ending.last)),
                           ended_at, early);
   out.ended_at = ended_at;
   out.events = rt->events_run();

@@ -42,7 +42,9 @@ struct Run {
                                  o.engine == Engine::kVirtual ? JobBody::kTimer : o.job_body,
                                  o.time_scale)),
         script(s, platform),
-        workload(rt, s.workload, s.duration, enqueue_into(backend, s.workload.queue)) {}
+        workload(rt, s.workload, s.duration, enqueue_into(backend, s.workload.queue)) {
+    recorder.watch_queue(s.duration);
+  }
 
   // Initial pods first, then scripted events, then arrivals: at t=0 events run first.
   void start() {
@@ -57,7 +59,7 @@ struct Run {
   }
   RunOutput finish(Time ended_at, bool early, std::uint64_t events, Engine engine) {
     RunOutput out;
-    out.summary = summarize(recorder, platform, recorder.finish(backend), ended_at, early);
+    out.summary = summarize(scenario, recorder, platform, recorder.finish(backend), ended_at, early);
     out.events = events;
     out.ended_at = ended_at;
     out.results = build_results(scenario, out.summary, platform, to_string(engine));
@@ -243,6 +245,7 @@ RunOutput run_process(const Scenario& s, const RunOptions& o) {
   });
   if (s.workload.checkpointing) {
     run.recorder.warning(
+        "no_checkpoints",
         "the process engine's workers save no checkpoints: every attempt "
         "starts from scratch");
   }

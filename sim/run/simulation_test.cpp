@@ -7,6 +7,8 @@
 
 #include <string>
 
+#include <fmt/format.h>
+
 #include "io/results.h"
 #include "io/scenario_reader.h"
 #include "testing/test_scenarios.h"
@@ -410,6 +412,83 @@ TEST(Audit, DroppedAckedJobFailsTheAuditNamingIt) {
   EXPECT_NE(r.summary.audit.errors.front().find("job 2:"), std::string::npos)
       << r.summary.audit.errors.front();
   EXPECT_EQ(r.results["summary"]["audit"]["ok"], false);
+}
+
+// Warnings (docs/semantics.md, "Warnings"): one pod of concurrency 1 unless stated.
+const json& warning(const RunOutput& r, const std::string& code) {
+  for (const json& w : r.results["warnings"]) {
+    if (w["code"] == code) return w;
+  }
+  static const json none;
+  return none;
+}
+
+TEST(Warnings, OverloadWhenArrivalsOfferMoreWorkThanTheSlots) {
+  // One 2 s job a second for 20 s on one slot: 2 busy slots offered to 1 (200 %). A job
+  // starts every 2 s, so by the 20th arrival 10 have started (one runs) and 10 wait.
+  const RunOutput r = run_json(R"({"name": "over", "duration": "20s", "settle": "1m",
+    "workload": {"arrival": {"kind": "constant", "rate_per_s": 1},
+                 "job_duration": {"kind": "constant", "value": "2s"}},
+    "worker": {"concurrency": 1}, "platform": {"replicas": 1}})",
+                               false);
+  const json& w = warning(r, "overload");
+  ASSERT_TRUE(w.is_object()) << r.results["warnings"].dump();
+  EXPECT_EQ(w["message"],
+            "offered load ≈ 2 busy slots > 1 slots (200 %): 1 jobs/s × 2s mean job, so the "
+            "queue grows without bound and every figure reflects the backlog (max queue 10)");
+  EXPECT_EQ(w["figures"]["offered_busy_slots"], 2.0);
+  EXPECT_EQ(w["figures"]["max_queue"], 10.0);
+  EXPECT_EQ(r.results["warnings"].size(), 1u);  // it ended once all 20 were done
+  EXPECT_EQ(summary(r)["jobs_completed"], 20);
+}
+
+TEST(Warnings, NoneWhenTheFleetKeepsUp) {
+  const RunOutput r = run_json(R"({"name": "fine", "duration": "20s", "settle": "1m",
+    "workload": {"arrival": {"kind": "constant", "rate_per_s": 1},
+                 "job_duration": {"kind": "constant", "value": "500ms"}},
+    "worker": {"concurrency": 1}, "platform": {"replicas": 1}})",
+                               false);
+  EXPECT_TRUE(r.results["warnings"].empty()) << r.results["warnings"].dump();
+}
+
+TEST(Warnings, QueueGrowthWhenListedArrivalsOutrunTheFleet) {
+  // Arrivals every 0.5 s from 0 to 19.5 s, 1 s jobs on one slot: just after t, 2t + 1 have
+  // arrived and t + 1 started, so t wait: at least 10 over [10 s, 15 s), at least 15 over
+  // [15 s, 20 s), 20 at 19.5 s. A list has no rate, so this is the queue watch's call.
+  std::string times;
+  for (int i = 0; i < 40; ++i) times += fmt::format("{}\"{}ms\"", i ? "," : "", i * 500);
+  const RunOutput r = run_json(R"({"name": "growth", "duration": "20s", "settle": "1m",
+    "workload": {"arrival": {"kind": "list", "at": [)" +
+                                   times + R"(]},
+                 "job_duration": {"kind": "constant", "value": "1s"}},
+    "worker": {"concurrency": 1}, "platform": {"replicas": 1}})",
+                               false);
+  const json& w = warning(r, "queue_growth");
+  ASSERT_TRUE(w.is_object()) << r.results["warnings"].dump();
+  EXPECT_EQ(w["figures"]["least_queue_quarter_before"], 10.0);
+  EXPECT_EQ(w["figures"]["least_queue_last_quarter"], 15.0);
+  EXPECT_EQ(w["figures"]["slots"], 1.0);
+  EXPECT_EQ(w["figures"]["max_queue"], 20.0);
+  EXPECT_FALSE(warning(r, "overload").is_object());
+}
+
+TEST(Warnings, SettleReachedSaysWhatIsLeft) {
+  // Five 10 s jobs at 0 on one slot, cut off at 1 s + 20 s: two done (0-10 s, 10-20 s), the
+  // third running since 20 s, two queued.
+  const RunOutput r = run_json(R"({"name": "settle", "duration": "1s", "settle": "20s",
+    "workload": {"arrival": {"kind": "burst", "count": 5, "at": "0s"},
+                 "job_duration": {"kind": "constant", "value": "10s"}},
+    "worker": {"concurrency": 1}, "platform": {"replicas": 1}})",
+                               false);
+  EXPECT_EQ(summary(r)["jobs_completed"], 2);
+  const json& w = warning(r, "settle_reached");
+  ASSERT_TRUE(w.is_object()) << r.results["warnings"].dump();
+  EXPECT_EQ(w["message"],
+            "the run was cut off at duration + settle (1s + 20s) with 3 jobs pending and 1 "
+            "attempts running: their fate is unknown, so no figure counts them as lost");
+  EXPECT_EQ(w["figures"]["jobs_pending"], 3.0);
+  EXPECT_EQ(w["figures"]["attempts_running"], 1.0);
+  EXPECT_EQ(w["figures"]["ended_at_s"], 21.0);
 }
 
 }  // namespace

@@ -121,7 +121,12 @@ Document parse_or_throw(std::string_view text, const std::string& path) {
   }
   if (doc.contains("warnings") && doc["warnings"].is_array()) {
     for (const json& w : doc["warnings"]) {
-      if (w.is_string()) run.warnings.push_back(w.get<std::string>());
+      // 3.x: {"code", "message", "figures"}; before, the message alone.
+      if (w.is_string()) {
+        run.warnings.push_back(w.get<std::string>());
+      } else if (w.is_object() && w.contains("message") && w["message"].is_string()) {
+        run.warnings.push_back(w["message"].get<std::string>());
+      }
     }
   }
 

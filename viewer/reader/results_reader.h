@@ -223,7 +223,7 @@ Document parse_document(std::string_view text, const std::string& path);
 // The results schema MAJORs this reader understands (1.x differs from 2.x only in summary
 // keys, which the summary view lists as they come).
 inline constexpr int kOldestSchemaMajor = 1;
-inline constexpr int kSchemaMajor = 2;
+inline constexpr int kSchemaMajor = 3;
 
 // Min/max downsampling of a step function for drawing: [t0, t1] split into `buckets`, at
 // most 4 points per bucket (its first, lowest, highest and last, in time order), after the

@@ -247,7 +247,9 @@ TEST(ViewerReader, CompareFileGivesOneRowPerProfile) {
   EXPECT_EQ(c.seeds, 3);
   ASSERT_EQ(c.profiles.size(), 3u);
   EXPECT_EQ(c.profiles[2].profile, "naive");
-  EXPECT_EQ(c.metrics.size(), 8u);
+  EXPECT_EQ(c.metrics.size(), 9u);
+  // The 100 s job, one of three, is cut by every profile: interrupted 1/3.
+  EXPECT_DOUBLE_EQ(c.profiles[0].metric("interrupted_fraction")->mean, 1.0 / 3);
   // naive has no TERM handler and is PID 1, so the TERM at 45 s is ignored: job 1 dies with
   // the worker at the kubelet's SIGKILL, 40 + 30 s.
   EXPECT_EQ(c.profiles[2].metric("wasted_work_s")->mean, 70);
@@ -318,21 +320,41 @@ TEST(ViewerReader, NonJsonFileSaysWhere) {
 
 TEST(ViewerReader, UnknownSchemaMajorIsRefused) {
   std::string text = slurp(kDir + "/one-pod-rollout.results.json");
-  const std::size_t at = text.find("\"schema_version\":\"2.1\"");
+  const std::size_t at = text.find("\"schema_version\":\"3.0\"");
   ASSERT_NE(at, std::string::npos);
-  text.replace(at, 22, "\"schema_version\":\"3.0\"");
+  text.replace(at, 22, "\"schema_version\":\"4.0\"");
   const Document doc = parse_document(text, "new.json");
   ASSERT_FALSE(doc.ok());
-  EXPECT_NE(doc.error.find("new.json: results of schema_version \"3.0\""), std::string::npos)
+  EXPECT_NE(doc.error.find("new.json: results of schema_version \"4.0\""), std::string::npos)
       << doc.error;
-  EXPECT_NE(doc.error.find("reads 1.x to 2.x"), std::string::npos) << doc.error;
-  // A newer MINOR only adds: read; so is the previous MAJOR.
-  text.replace(at, 22, "\"schema_version\":\"2.7\"");
+  EXPECT_NE(doc.error.find("reads 1.x to 3.x"), std::string::npos) << doc.error;
+  // A newer MINOR only adds: read; so are the previous MAJORs.
+  text.replace(at, 22, "\"schema_version\":\"3.7\"");
   EXPECT_TRUE(parse_document(text, "newer.json").ok());
+  text.replace(at, 22, "\"schema_version\":\"2.1\"");
+  EXPECT_TRUE(parse_document(text, "older.json").ok());
   text.replace(at, 22, "\"schema_version\":\"1.2\"");
   EXPECT_TRUE(parse_document(text, "older.json").ok());
   text.replace(at, 22, "\"schema_version\":\"0.9\"");
   EXPECT_FALSE(parse_document(text, "oldest.json").ok());
+}
+
+TEST(ViewerReader, WarningsAreReadAsObjectsAndAsTheOlderStrings) {
+  const std::string objects =
+      R"({"schema_version":"3.0","run":{"ended_at_s":60.0},"summary":{},"scenario":{},"pods":[],"warnings":[)"
+      R"({"code":"overload","message":"offered load high","figures":{"slots":4}}]})";
+  const Document now = parse_document(objects, "w3.json");
+  ASSERT_TRUE(now.ok()) << now.error;
+  ASSERT_TRUE(now.run);
+  ASSERT_EQ(now.run->warnings.size(), 1u);
+  EXPECT_EQ(now.run->warnings[0], "offered load high");
+  const std::string strings =
+      R"({"schema_version":"2.1","run":{"ended_at_s":60.0},"summary":{},"scenario":{},"pods":[],"warnings":["old"]})";
+  const Document before = parse_document(strings, "w2.json");
+  ASSERT_TRUE(before.ok()) << before.error;
+  ASSERT_TRUE(before.run);
+  ASSERT_EQ(before.run->warnings.size(), 1u);
+  EXPECT_EQ(before.run->warnings[0], "old");
 }
 
 TEST(ViewerReader, EmptyOrMissingTimelineLoadsTheSummaryAndSaysWhy) {
