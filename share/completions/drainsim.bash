@@ -22,8 +22,8 @@ _drainsim_options() {
     real) echo "--help --seed --set $system --repeats --timeline --out-dir --keep" ;;
     fidelity) echo "--help --seed --set $run_engine $system --from --seeds --repeats --engines" ;;
     compare) echo "--help --profiles --seeds --seed --format --set --out" ;;
-    sweep) echo "--help --grid --seeds --seed --threads --set --out --csv --shard" ;;
-    merge) echo "--help --out --csv" ;;
+    sweep) echo "--help --grid --seeds --seed --threads --set --format --out --csv --shard" ;;
+    merge) echo "--help --format --out --csv" ;;
     tune)
       echo "--help --max-job-loss --max-interrupted --max-deploy-duration --grace-range" \
         "--pre-stop --platform-grace --platform-range --margin --safety-margin --seeds --seed" \
@@ -109,7 +109,10 @@ _drainsim() {
     *:--profile) _drainsim_words "$_drainsim_profiles"; return ;;
     *:--profiles) _drainsim_list "all $_drainsim_profiles"; return ;;
     *:--platform-grace) _drainsim_words "paired scenario search"; return ;;
-    compare:--format) _drainsim_words "table md json csv"; return ;;
+    compare:--format | sweep:--format | merge:--format)
+      _drainsim_words "table md json csv"
+      return
+      ;;
     profiles:--format) _drainsim_words "table json"; return ;;
     conformance:--format | tune:--format) _drainsim_words "text json"; return ;;
     export:--format) _drainsim_words "chrome-trace"; return ;;
