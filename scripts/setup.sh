@@ -18,6 +18,9 @@ packages=(
   libgtest-dev libbenchmark-dev
   python3 python3-jsonschema
   qt6-base-dev qt6-charts-dev libqt6opengl6-dev fonts-dejavu-core
+  # The man pages (help2man, at build time), the Debian package (cpack -G DEB runs
+  # dpkg-shlibdeps), and zsh for the completion tests.
+  help2man dpkg-dev zsh
   # The real systems (drainsim real, adapters/) and their brokers: drainsim starts its own
   # throwaway instances, never the services these packages install.
   redis-server ruby-sidekiq postgresql python3-celery python3-redis rabbitmq-server

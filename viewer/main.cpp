@@ -3,12 +3,15 @@
 //   drainsim-viewer --render OUT.png --view timeline|series|summary|sweep|compare
 //                   [--size 1600x900] [--metric NAME] FILE...  a picture, headless
 // Exit codes: 0 ok, 2 bad input (a file that cannot be read, an unknown view, a view with
-// nothing to show), 1 the picture could not be written.
+// nothing to show, no display for a window), 1 the picture could not be written.
+// --help and --version need no display: the command line is read before any GUI exists.
 #include <cstdio>
-#include <cstring>
+#include <cstdlib>
+#include <string_view>
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QCoreApplication>
 #include <QRegularExpression>
 #include <QScreen>
 #include <QTimer>
@@ -27,18 +30,27 @@ int fail(const QString& message) {
   return kBadInput;
 }
 
+bool env_set(const char* name) {
+  const char* v = std::getenv(name);
+  return v != nullptr && *v != '\0';
+}
+
+// True when Qt can open a window: a display (X11 or Wayland), a platform chosen by
+// QT_QPA_PLATFORM or by Qt's own -platform argument.
+bool has_display(int argc, char** argv) {
+  if (env_set("DISPLAY") || env_set("WAYLAND_DISPLAY") || env_set("QT_QPA_PLATFORM")) return true;
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view a = argv[i];
+    if (a == "-platform" || a == "--platform") return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  // Rendering needs no display: use the offscreen platform unless told otherwise.
-  for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--render") == 0 && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) {
-      qputenv("QT_QPA_PLATFORM", "offscreen");
-    }
-  }
-  QApplication app(argc, argv);
-  QApplication::setApplicationName(QStringLiteral("drainsim-viewer"));
-  QApplication::setApplicationVersion(QStringLiteral(DRAINSIM_VERSION));
+  QCoreApplication::setApplicationName(QStringLiteral("drainsim-viewer"));
+  QCoreApplication::setApplicationVersion(QStringLiteral(DRAINSIM_VERSION));
 
   QCommandLineParser cli;
   cli.setApplicationDescription(
@@ -68,9 +80,31 @@ int main(int argc, char** argv) {
   cli.addPositionalArgument(QStringLiteral("files"),
                             QStringLiteral("Results, sweep or compare JSON files."),
                             QStringLiteral("FILE..."));
+
+  // A first reading, before any application object: Qt's own arguments (-platform, -style)
+  // are still in argv, so an error here is final only when no window can open anyway.
+  QStringList raw;
+  for (int i = 0; i < argc; ++i) raw << QString::fromLocal8Bit(argv[i]);
+  const bool parsed = cli.parse(raw);
+  if (cli.isSet(QStringLiteral("help")) || cli.isSet(QStringLiteral("help-all")) ||
+      cli.isSet(QStringLiteral("version"))) {
+    QCoreApplication core(argc, argv);  // no GUI: works without a display
+    if (cli.isSet(QStringLiteral("version"))) cli.showVersion();
+    if (parsed && cli.isSet(QStringLiteral("help-all"))) cli.process(core);  // Qt's options too
+    cli.showHelp(0);
+  }
+  const bool rendering = cli.isSet(render_opt);
+  if (!rendering && !has_display(argc, argv)) {
+    if (!parsed) return fail(cli.errorText());
+    std::fprintf(stderr, "drainsim-viewer: no display: use --render OUT.png\n");
+    return kBadInput;
+  }
+  // Rendering needs no display: use the offscreen platform unless told otherwise.
+  if (rendering && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) {
+    qputenv("QT_QPA_PLATFORM", "offscreen");
+  }
+  QApplication app(argc, argv);
   if (!cli.parse(QApplication::arguments())) return fail(cli.errorText());
-  if (cli.isSet(QStringLiteral("help"))) cli.showHelp(0);
-  if (cli.isSet(QStringLiteral("version"))) cli.showVersion();
 
   const std::optional<ViewKind> view = view_kind(cli.value(view_opt));
   if (!view) {

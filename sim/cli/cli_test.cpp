@@ -9,6 +9,7 @@
 #include <sstream>
 #include <string>
 #include <tuple>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
@@ -302,6 +303,159 @@ TEST_F(Cli, WorkerCmdPutsAnotherProgramInEveryPod) {
   EXPECT_EQ(missing.code, 2);
   EXPECT_NE(missing.err.find("/nonexistent/worker"), std::string::npos) << missing.err;
   EXPECT_NE(missing.err.find("exited with 127"), std::string::npos) << missing.err;
+}
+
+TEST_F(Cli, AnUnknownCommandIsExit2NamingTheNearestOne) {
+  const std::pair<const char*, const char*> typos[] = {
+      {"runn", "run"},        {"rnu", "run"},          {"tun", "tune"},
+      {"comapre", "compare"}, {"conf", "conformance"}, {"valdate", "validate"}};
+  for (const auto& [typed, meant] : typos) {
+    for (const std::string prefix : {"", "help "}) {
+      const drainsim::test::CliResult r =
+          drainsim(prefix + typed + (prefix.empty() ? " x.json --seed 1" : ""));
+      EXPECT_EQ(r.code, 2) << prefix << typed;
+      EXPECT_EQ(r.err, "error: unknown command \"" + std::string(typed) + "\" (did you mean \"" +
+                           meant + "\"?)\n")
+          << prefix << typed;
+      EXPECT_EQ(r.out, "") << prefix << typed;
+    }
+  }
+  // An option before the command is the error, not its value.
+  const drainsim::test::CliResult option = drainsim("--seed 5 run x.json");
+  EXPECT_EQ(option.code, 2);
+  EXPECT_EQ(option.err,
+            "error: unknown option \"--seed\": a command's options go after it (drainsim help "
+            "COMMAND lists them)\n");
+  // Nothing near: no guess, the list.
+  const drainsim::test::CliResult far = drainsim("deploy");
+  EXPECT_EQ(far.code, 2);
+  EXPECT_EQ(far.err,
+            "error: unknown command \"deploy\", expected one of run, real, fidelity, compare, "
+            "sweep, merge, tune, validate, profiles, conformance, export, help\n");
+}
+
+TEST_F(Cli, HelpShowsTheTopLevelHelpOrACommands) {
+  const drainsim::test::CliResult top = drainsim("--help");
+  ASSERT_EQ(top.code, 0) << top.err;
+  EXPECT_NE(top.out.find("  help "), std::string::npos) << top.out;  // listed as a command
+  const drainsim::test::CliResult help = drainsim("help");
+  EXPECT_EQ(help.code, 0) << help.err;
+  EXPECT_EQ(help.out, top.out);
+  for (const char* cmd : {"run", "tune", "merge", "help"}) {
+    const drainsim::test::CliResult own = drainsim(std::string(cmd) + " --help");
+    const drainsim::test::CliResult via_help = drainsim(std::string("help ") + cmd);
+    ASSERT_EQ(own.code, 0) << cmd;
+    EXPECT_EQ(via_help.code, 0) << cmd << via_help.err;
+    EXPECT_EQ(via_help.out, own.out) << cmd;
+    EXPECT_NE(via_help.out.find(std::string("drainsim ") + cmd + " [OPTIONS]"), std::string::npos)
+        << via_help.out;
+  }
+}
+
+// Runs a binary as on a machine with no display at all.
+std::string headless(const std::string& binary) {
+  return "env -u DISPLAY -u WAYLAND_DISPLAY -u QT_QPA_PLATFORM '" + binary + "'";
+}
+
+TEST_F(Cli, EveryBinarySaysItsVersion) {
+  const std::string version = DRAINSIM_VERSION_TEXT;
+  const drainsim::test::CliResult cli = drainsim("--version");
+  EXPECT_EQ(cli.code, 0);
+  EXPECT_EQ(cli.out, "drainsim " + version + "\n");
+  const drainsim::test::CliResult worker = shell(headless(DRAINSIM_WORKER_BINARY) + " --version");
+  EXPECT_EQ(worker.code, 0);
+  EXPECT_EQ(worker.out, "drainsim-worker " + version + "\n");
+  const drainsim::test::CliResult worker_help = shell(headless(DRAINSIM_WORKER_BINARY) + " --help");
+  EXPECT_EQ(worker_help.code, 0);
+  EXPECT_NE(worker_help.out.find("OJS_URL"), std::string::npos) << worker_help.out;
+  const drainsim::test::CliResult worker_bad = shell(headless(DRAINSIM_WORKER_BINARY) + " run");
+  EXPECT_EQ(worker_bad.code, 2);
+  EXPECT_NE(worker_bad.err.find("drainsim-worker: unexpected argument \"run\""), std::string::npos)
+      << worker_bad.err;
+#ifdef VIEWER_BINARY
+  const drainsim::test::CliResult viewer = shell(headless(VIEWER_BINARY) + " --version");
+  EXPECT_EQ(viewer.code, 0) << viewer.err;  // was 134: Qt aborted without a display
+  EXPECT_EQ(viewer.out, "drainsim-viewer " + version + "\n");
+#endif
+}
+
+#ifdef VIEWER_BINARY
+TEST_F(Cli, TheViewerNeedsADisplayOnlyForAWindow) {
+  const drainsim::test::CliResult help = shell(headless(VIEWER_BINARY) + " --help");
+  EXPECT_EQ(help.code, 0) << help.err;
+  EXPECT_NE(help.out.find("--render <OUT.png>"), std::string::npos) << help.out;
+  const drainsim::test::CliResult window = shell(headless(VIEWER_BINARY) + " results.json");
+  EXPECT_EQ(window.code, 2);
+  EXPECT_EQ(window.err, "drainsim-viewer: no display: use --render OUT.png\n");
+  const drainsim::test::CliResult bad = shell(headless(VIEWER_BINARY) + " --no-such-option");
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_EQ(bad.err, "error: Unknown option 'no-such-option'.\n");
+  // --render still works headless: it picks Qt's offscreen platform itself.
+  const std::string file = write("ok.json", kValid);
+  ASSERT_EQ(drainsim("run '" + file + "' --timeline --out run.json").code, 0);
+  const drainsim::test::CliResult render =
+      shell(headless(VIEWER_BINARY) + " --render run.png --size 320x200 run.json");
+  EXPECT_EQ(render.code, 0) << render.err;
+  EXPECT_TRUE(fs::exists(dir_ / "run.png"));
+}
+#endif
+
+TEST_F(Cli, ASeedIsAWholeNumberFrom0) {
+  // CLI11 alone would read -1 as 2^64-1.
+  const std::string file = write("ok.json", kValid);
+  for (const char* cmd : {"run", "compare", "sweep --grid worker.concurrency=4", "tune", "fidelity",
+                          "real --system sidekiq"}) {
+    for (const char* seed : {"-1", "1.5", "7x", "18446744073709551616", "''"}) {
+      const drainsim::test::CliResult r =
+          drainsim(std::string(cmd) + " '" + file + "' --seed " + seed);
+      EXPECT_EQ(r.code, 2) << cmd << " --seed " << seed;
+      const std::string shown = std::string(seed) == "''" ? "" : seed;
+      EXPECT_EQ(r.err, "--seed: expected a whole number from 0 to 18446744073709551615, got \"" +
+                           shown + "\"\nRun with --help for more information.\n")
+          << cmd << " --seed " << seed;
+    }
+  }
+  const drainsim::test::CliResult largest =
+      drainsim("run '" + file + "' --seed 18446744073709551615 --out res.json");
+  EXPECT_EQ(largest.code, 0) << largest.err;
+  EXPECT_EQ(nlohmann::json::parse(slurp(dir_ / "res.json"))["seed"].get<std::uint64_t>(),
+            18446744073709551615u);
+}
+
+TEST_F(Cli, TimeScaleIsPositiveAndOnlyForTheRealTimeEngines) {
+  const std::string file = write("ok.json", kValid);
+  for (const char* scale : {"0", "-5", "nan", "inf", "fast"}) {
+    for (const char* cmd : {"run", "fidelity"}) {
+      const drainsim::test::CliResult r =
+          drainsim(std::string(cmd) + " '" + file + "' --engine" + (cmd[0] == 'f' ? "s" : "") +
+                   " realtime --time-scale " + scale);
+      EXPECT_EQ(r.code, 2) << cmd << " " << scale;
+      EXPECT_EQ(r.err, std::string("--time-scale: expected a number > 0 (simulated seconds per "
+                                   "real second), got \"") +
+                           scale + "\"\nRun with --help for more information.\n")
+          << cmd << " " << scale;
+    }
+  }
+  const std::string run_message =
+      "error: --time-scale applies only to the realtime and process engines (use --engine "
+      "realtime or process; this run's engine is ";
+  const drainsim::test::CliResult virtual_engine = drainsim("run '" + file + "' --time-scale 10");
+  EXPECT_EQ(virtual_engine.code, 2);
+  EXPECT_EQ(virtual_engine.err, run_message + "virtual)\n");
+  const drainsim::test::CliResult real_engine =
+      drainsim("run '" + file + "' --engine real --time-scale 10");
+  EXPECT_EQ(real_engine.code, 2);
+  EXPECT_EQ(real_engine.err, run_message + "real)\n");
+  const drainsim::test::CliResult fidelity =
+      drainsim("fidelity '" + file + "' --engines virtual,virtual --time-scale 10");
+  EXPECT_EQ(fidelity.code, 2);
+  EXPECT_EQ(fidelity.err,
+            "error: --time-scale applies only to the realtime and process engines (--engines has "
+            "neither)\n");
+  // Where it applies, a fractional scale is fine: 10 simulated seconds take 0.2 s at 50.
+  const drainsim::test::CliResult realtime =
+      drainsim("run '" + file + "' --engine realtime --time-scale 50.5 --out res.json");
+  EXPECT_EQ(realtime.code, 0) << realtime.err;
 }
 
 TEST_F(Cli, ValidateAcceptsEveryShippedScenario) {

@@ -1,6 +1,7 @@
 #include "cli/common.h"
 
 #include <charconv>
+#include <limits>
 
 #include <fmt/format.h>
 
@@ -49,7 +50,41 @@ void add_set_option(CLI::App* cmd, std::vector<std::string>& sets, const std::st
 }
 
 void add_seed_option(CLI::App* cmd, std::optional<std::uint64_t>& seed, const std::string& help) {
-  cmd->add_option("--seed", seed, help);
+  // Checked on the text: CLI11 would wrap "-1" round to 2^64-1.
+  cmd->add_option("--seed", seed, help)
+      ->check(CLI::Validator(
+          [](std::string& text) -> std::string {
+            if (parse_number<std::uint64_t>(text)) return "";
+            return fmt::format("expected a whole number from 0 to {}, got \"{}\"",
+                               std::numeric_limits<std::uint64_t>::max(), text);
+          },
+          ""));
+}
+
+void add_time_scale_option(CLI::App* cmd, std::optional<double>& time_scale) {
+  cmd->add_option("--time-scale", time_scale,
+                  "realtime, process: simulated seconds per real second (default 100)")
+      ->check(CLI::Validator(
+          [](std::string& text) -> std::string {
+            const std::optional<double> v = parse_number<double>(text);
+            if (v && *v > 0) return "";
+            return fmt::format(
+                "expected a number > 0 (simulated seconds per real second), got "
+                "\"{}\"",
+                text);
+          },
+          "POSITIVE"));
+}
+
+bool time_scale_applies(const std::optional<double>& time_scale, const std::vector<Engine>& engines,
+                        const std::string& hint) {
+  if (!time_scale) return true;
+  for (Engine e : engines) {
+    if (e == Engine::kRealtime || e == Engine::kProcess) return true;
+  }
+  fmt::print(stderr, "error: --time-scale applies only to the realtime and process engines ({})\n",
+             hint);
+  return false;
 }
 
 void add_seeds_option(CLI::App* cmd, std::size_t& seeds, const std::string& help) {

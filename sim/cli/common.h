@@ -14,6 +14,7 @@
 
 #include "analysis/compare.h"
 #include "base/names.h"
+#include "run/simulation.h"
 
 namespace drainsim::cli {
 
@@ -47,6 +48,14 @@ void add_sweep_commands(CLI::App& app, std::vector<Command>& out);    // sweep, 
 void add_tune_commands(CLI::App& app, std::vector<Command>& out);     // tune
 // validate, profiles, conformance, export
 void add_catalog_commands(CLI::App& app, std::vector<Command>& out);
+// help [COMMAND]: added last, it shows the commands added before it.
+void add_help_command(CLI::App& app, std::vector<Command>& out);
+
+// The subcommand of `app` named `name`, or nullptr.
+const CLI::App* find_command(const CLI::App& app, const std::string& name);
+// Says that `typed` is no subcommand of `app`, suggesting the nearest one when it is near
+// enough (`unknown command "runn" (did you mean "run"?)`); returns kBadInput.
+int unknown_command(const CLI::App& app, const std::string& typed);
 
 // A command's output: to stdout, or to `path` (written whole) when one is given. False
 // (said) when the file cannot be written.
@@ -62,7 +71,15 @@ bool parse_fault(const std::string& fault, BackendFaults& faults);
 void add_scenario_argument(CLI::App* cmd, std::string& scenario);
 void add_set_option(CLI::App* cmd, std::vector<std::string>& sets,
                     const std::string& help = "Override a field: PATH=VALUE (repeatable)");
+// --seed N: a whole number from 0 to 2^64-1; anything else (-1, 1.5, 7x) is exit 2.
 void add_seed_option(CLI::App* cmd, std::optional<std::uint64_t>& seed, const std::string& help);
+// --time-scale N: a finite number > 0; unset when not given (the engines' default: 100).
+void add_time_scale_option(CLI::App* cmd, std::optional<double>& time_scale);
+// True when --time-scale was not given or one of `engines` is paced to the wall clock
+// (realtime, process); otherwise says that it does not apply, and `hint` (the caller
+// exits 2).
+bool time_scale_applies(const std::optional<double>& time_scale, const std::vector<Engine>& engines,
+                        const std::string& hint);
 void add_seeds_option(CLI::App* cmd, std::size_t& seeds, const std::string& help);
 void add_threads_option(CLI::App* cmd, unsigned& threads);
 void add_fault_option(CLI::App* cmd, std::string& fault);

@@ -1,12 +1,15 @@
 // drainsim: what will your workers' shutdown settings cost? The command line: each
 // subcommand lives in its own file under sim/cli/ (run and fidelity, compare, sweep and
-// merge, tune, and the catalog: validate, profiles, conformance, export); main() parses
-// and dispatches.
-// Exit codes: 0 ok, 2 bad input (file, JSON path and what was expected on stderr),
-// 3 audit failure (which jobs, and why), 130 interrupted (Ctrl+C); `conformance` and
-// `tune`: 1 when a required check fails or no setting meets the targets.
+// merge, tune, the catalog: validate, profiles, conformance, export; and help); main()
+// parses and dispatches.
+// Exit codes: 0 ok, 2 bad input (file, JSON path and what was expected on stderr; an
+// unknown command or option, an invalid value), 3 audit failure (which jobs, and why),
+// 130 interrupted (Ctrl+C); `conformance` and `tune`: 1 when a required check fails or no
+// setting meets the targets.
+#include <string>
 #include <vector>
 
+#include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
 #include "cli/common.h"
@@ -15,10 +18,10 @@ int main(int argc, char** argv) {
   using namespace drainsim::cli;
   CLI::App app{"drainsim: what will your workers' shutdown settings cost?"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", DRAINSIM_VERSION);
+  app.set_version_flag("--version", std::string("drainsim ") + DRAINSIM_VERSION);
   std::vector<Command> commands;
   for (auto add : {add_run_commands, add_compare_commands, add_sweep_commands, add_tune_commands,
-                   add_catalog_commands}) {
+                   add_catalog_commands, add_help_command}) {
     add(app, commands);
   }
   try {
@@ -30,6 +33,21 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
+    // The top level takes only --help and --version, so its first other word names the
+    // command, or is an option given before it.
+    for (int i = 1; i < argc; ++i) {
+      const std::string word = argv[i];
+      if (word == "-h" || word == "--help" || word == "--version") continue;
+      if (!word.empty() && word[0] == '-') {
+        fmt::print(stderr,
+                   "error: unknown option \"{}\": a command's options go after it (drainsim "
+                   "help COMMAND lists them)\n",
+                   word);
+        return kBadInput;
+      }
+      if (!find_command(app, word)) return unknown_command(app, word);
+      break;
+    }
     app.exit(e);
     return kBadInput;
   }

@@ -35,7 +35,7 @@ struct RunArgs {
   std::string out;
   std::string fault;
   Engine engine = Engine::kVirtual;
-  double time_scale = 100;
+  std::optional<double> time_scale;  // unset: the engines' default
   JobBody job_body = JobBody::kSleep;
   std::string worker_cmd;
   std::string worker_log;
@@ -60,9 +60,7 @@ void add_scenario_options(CLI::App* cmd, RunArgs& args) {
 
 // How the real-time and process engines run it.
 void add_engine_options(CLI::App* cmd, RunArgs& args) {
-  cmd->add_option("--time-scale", args.time_scale,
-                  "realtime, process: simulated seconds per real second (default 100)")
-      ->check(CLI::PositiveNumber);
+  add_time_scale_option(cmd, args.time_scale);
   add_enum_option(cmd, "--job-body", args.job_body,
                   "realtime: job bodies sleep (default) or spin on real threads, or are timers");
   add_enum_option(cmd, "--model-access", args.access,
@@ -161,7 +159,7 @@ bool prepare(const RunArgs& args, Scenario& s, RunOptions& options) {
   options.access = args.access;
   options.worker_cmd = args.worker_cmd;
   options.worker_log = args.worker_log;
-  options.time_scale = args.time_scale;
+  if (args.time_scale) options.time_scale = *args.time_scale;
   options.job_body = args.job_body;
   options.system = args.system;
   options.adapters = args.adapters;
@@ -233,6 +231,11 @@ int report(const Scenario& s, const RunOptions& options, const RunOutput& out,
 }
 
 int run(const RunArgs& args) {
+  if (!time_scale_applies(args.time_scale, {args.engine},
+                          fmt::format("use --engine realtime or process; this run's engine is {}",
+                                      to_string(args.engine)))) {
+    return kBadInput;
+  }
   Scenario s;
   RunOptions options;
   if (!prepare(args, s, options)) return kBadInput;
@@ -355,6 +358,12 @@ std::optional<FidelitySource> read_source(const std::string& spec) {
 // --repeats runs each; repeat r runs seed SEED + r, so every engine samples the same
 // workloads), then the --from sources.
 int fidelity(const RunArgs& args) {
+  // Without a scenario no engine runs: only --from files are compared.
+  if (!time_scale_applies(
+          args.time_scale, args.scenario.empty() ? std::vector<Engine>{} : args.engines,
+          args.scenario.empty() ? "without a scenario no engine runs" : "--engines has neither")) {
+    return kBadInput;
+  }
   std::vector<FidelitySource> sources;
   Scenario s;
   RunOptions options;
@@ -427,8 +436,8 @@ void add_system_options(CLI::App* cmd, RunArgs& args) {
   cmd->add_option("--system", args.system,
                   "real: the system (an adapter's name: sidekiq, bullmq, celery-redis, ...)");
   cmd->add_option("--adapters", args.adapters,
-                  "real: the adapters' folder (default $DRAINSIM_ADAPTERS, else the source "
-                  "tree's adapters/)");
+                  "real: the adapters' folder (default $DRAINSIM_ADAPTERS, else the installed "
+                  "share/drainsim/adapters, else the source tree's adapters/)");
 }
 
 void declare_run(CLI::App* cmd, RunArgs& args) {

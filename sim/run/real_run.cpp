@@ -140,6 +140,15 @@ class RunEnd final : public TimerTarget {
 std::string adapters_folder(const RunOptions& options) {
   if (!options.adapters.empty()) return options.adapters;
   if (const char* env = std::getenv("DRAINSIM_ADAPTERS"); env && *env) return env;
+  // Installed (cmake --install, the Debian package): PREFIX/bin/drainsim finds
+  // PREFIX/share/drainsim/adapters.
+  std::error_code ec;
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    const std::filesystem::path installed =
+        self.parent_path().parent_path() / "share" / "drainsim" / "adapters";
+    if (std::filesystem::is_directory(installed, ec)) return installed.lexically_normal().string();
+  }
   return DRAINSIM_ADAPTERS_DIR;
 }
 

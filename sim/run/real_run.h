@@ -14,7 +14,8 @@
 
 namespace drainsim {
 
-// The adapters' folder: `options.adapters`, else $DRAINSIM_ADAPTERS, else the source
+// The adapters' folder: `options.adapters`, else $DRAINSIM_ADAPTERS, else the installed
+// ones (../share/drainsim/adapters beside the running binary's folder), else the source
 // tree's adapters/.
 std::string adapters_folder(const RunOptions& options);
 

@@ -53,7 +53,7 @@ struct RunOptions {
   std::string worker_log;     // process: file for the workers' output (default: none)
   BackendFaults faults;       // test-only
   std::string system;         // real: the system (an adapter's system.json "system")
-  std::string adapters;       // real: the adapters' folder (default: the source tree's)
+  std::string adapters;       // real: the adapters' folder (default: adapters_folder())
   int repeat = 0;             // real: which repeat this is (recorded in the results)
   std::string keep;           // real: copy the events file and the programs' logs here
   // real: told what is being started (the broker and its folder), for the user

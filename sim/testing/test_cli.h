@@ -44,8 +44,11 @@ class CliTest : public ::testing::Test {
   }
   // `drainsim ARGS` (a shell word list) run from the scratch directory.
   CliResult drainsim(const std::string& args) {
-    const std::string cmd =
-        "cd '" + dir_.string() + "' && '" + DRAINSIM_BINARY + "' " + args + " > out.txt 2> err.txt";
+    return shell("'" + std::string(DRAINSIM_BINARY) + "' " + args);
+  }
+  // A shell command run from the scratch directory.
+  CliResult shell(const std::string& command) {
+    const std::string cmd = "cd '" + dir_.string() + "' && " + command + " > out.txt 2> err.txt";
     const int status = std::system(cmd.c_str());
     return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(dir_ / "out.txt"),
             slurp(dir_ / "err.txt")};

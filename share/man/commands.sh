@@ -1,0 +1,57 @@
+#!/bin/sh
+# Writes the COMMANDS section of drainsim(1) for help2man's --include: every command that
+# `drainsim --help` lists, with its usage, description, arguments and options, read from
+# `drainsim COMMAND --help`. Relies on CLI11's layout: a name column of 30 characters, the
+# description after it on the same line, or on the next line indented by 30 spaces when
+# the name is longer.
+#   share/man/commands.sh BUILD/sim/drainsim [OUT]     (default: stdout)
+set -eu
+drainsim=$1
+if [ $# -gt 1 ]; then exec > "$2"; fi
+
+echo "[COMMANDS]"
+"$drainsim" --help | awk '/^Subcommands:$/ { on = 1; next } on && /^  [a-z]/ { print $1 }' |
+while read -r command; do
+  "$drainsim" "$command" --help | awk '
+    # roff: a backslash is \e, a line may not begin with a control character.
+    function text(s) {
+      gsub(/\\/, "\\e", s)
+      if (s ~ /^[.'"'"']/) s = "\\&" s
+      return s
+    }
+    function item(name, description,    word, rest) {
+      if (name == "-h,--help") return
+      word = name
+      sub(/ .*/, "", word)
+      rest = substr(name, length(word) + 2)
+      gsub(/\\/, "\\e", word)
+      gsub(/-/, "\\-", word)
+      print ".TP"
+      print "\\fB" word "\\fR" (rest == "" ? "" : " " text(rest))
+      if (description != "") print text(description)
+    }
+    function flush() {
+      if (pending == "") return
+      # No description followed on its own line: it is on this one, after column 30.
+      item(trim(substr(pending, 1, 30)), substr(pending, 31))
+      pending = ""
+    }
+    function trim(s) { sub(/^ +/, "", s); sub(/ +$/, "", s); return s }
+    NR == 1 { description = $0; next }
+    /^Usage: / {
+      sub(/^Usage: [^ ]*/, "drainsim")
+      print ".SS \"" $0 "\""
+      print text(description)
+      next
+    }
+    BEGIN { indent = sprintf("%30s", "") }
+    substr($0, 1, 30) == indent && length($0) > 30 {  # the description of the line before
+      item(trim(pending), trim($0))
+      pending = ""
+      next
+    }
+    /^  [^ ]/ { flush(); pending = $0; next }
+    { flush() }
+    END { flush() }
+  '
+done
