@@ -26,7 +26,8 @@ _drainsim_options() {
     merge) echo "--help --format --out --csv" ;;
     tune)
       echo "--help --max-job-loss --max-interrupted --max-deploy-duration --grace-range" \
-        "--pre-stop --platform-grace --platform-range --margin --safety-margin --seeds --seed" \
+        "--pre-stop --platform-grace --platform-range --timeout-range --margin --safety-margin" \
+        "--seeds --seed" \
         "--threads --set --format --out"
       ;;
     validate) echo "--help --set" ;;
@@ -129,6 +130,7 @@ _drainsim() {
     *:--seed | *:--seeds | *:--set | *:--time-scale | *:--repeats | *:--threads | *:--grid | \
       *:--shard | *:--from | *:--max-job-loss | *:--max-interrupted | \
       *:--max-deploy-duration | *:--grace-range | *:--pre-stop | *:--platform-range | \
+      *:--timeout-range | \
       *:--margin | *:--safety-margin | *:--format)
       return
       ;;
