@@ -54,7 +54,8 @@ Where. Each block runs in a fresh temporary folder holding a copy of SOURCE_DIR 
 .git and build folders: any top-level folder with a CMakeCache.txt or named build*), so
 relative paths (scenarios/..., examples/..., results/...) resolve and nothing is ever
 written into the source tree. In it, build/sim is a link to DRAINSIM_BINARY's folder and
-build/viewer to VIEWER_BINARY's, so `build/sim/drainsim` works as written; both folders
+build/viewer to VIEWER_BINARY's (the only paths through which a command could write into
+the build), so `build/sim/drainsim` works as written; both folders
 are also first on PATH, so a bare `drainsim` works too. The commands of a block run in
 order in the same folder (a later one may read what an earlier one wrote), each with
 `bash -e -o pipefail -c`, stdin from /dev/null, QT_QPA_PLATFORM=offscreen, and a timeout.
@@ -471,6 +472,11 @@ def main(argv=None, out=sys.stdout):
           f"({time.monotonic() - total_start:.0f} s)", file=out)
     for line, first, what in failed:
         print(f"FAILED {name}:{line}: {first} ({what})", file=out)
+    if failed:
+        print("Fix the command in the Markdown (it fails for a reader too). A command that "
+              "exits non-zero on purpose says so in its comment, `# exit N: why`; a block "
+              "that cannot run here follows `<!-- not tested: REASON -->`. The rules: "
+              "scripts/readme_commands.py's header.", file=out)
     return 1 if failed else 0
 
 
