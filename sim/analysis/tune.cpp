@@ -53,8 +53,12 @@ double upper_or(const TuneSetting& s, const Metric& m, double fallback) {
   return it == s.metrics.end() || it->second.n == 0 ? fallback : it->second.high;
 }
 
-// "a > b" with enough significant digits (3 at least) that the two never read alike.
+// "a > b" with enough significant digits (3 at least) that the two never read alike;
+// seconds as durations ("10m12.5s" reads "612.5s", format_seconds) while they differ.
 std::string exceeds(double a, double b, double scale, std::string_view unit) {
+  if (unit == "s" && format_seconds(a * scale) != format_seconds(b * scale)) {
+    return format_seconds(a * scale) + " > " + format_seconds(b * scale);
+  }
   for (int digits = 3; digits <= 17; ++digits) {
     std::string x = fmt::format("{:.{}g}{}", a * scale, digits, unit);
     std::string y = fmt::format("{:.{}g}{}", b * scale, digits, unit);
@@ -66,8 +70,9 @@ std::string exceeds(double a, double b, double scale, std::string_view unit) {
 // What a miss reads like: the upper end against the target, the mean beside it.
 std::string miss(const char* what, double upper, double mean, double target, double scale,
                  std::string_view unit) {
-  return fmt::format("{} {} (mean {:.3g}{})", what, exceeds(upper, target, scale, unit),
-                     mean * scale, unit);
+  const std::string m =
+      unit == "s" ? format_seconds(mean * scale) : fmt::format("{:.3g}{}", mean * scale, unit);
+  return fmt::format("{} {} (mean {})", what, exceeds(upper, target, scale, unit), m);
 }
 
 class Searcher {
@@ -196,16 +201,13 @@ Duration whole_seconds_up(double seconds) {
   return static_cast<Duration>(std::ceil(seconds - 1e-9)) * kSecond;
 }
 
-}  // namespace
-
-namespace {
-
 Warning note(std::string code, std::string message) {
   return {std::move(code), std::move(message), {}};
 }
 
-// Why no setting met the targets, from the search that got closest, in one line; "" when
-// the quality targets were met and only the deploy target was not (the table says so).
+// Why no setting met the targets, in one line, from the first search (the scenario's own
+// preStop, or the first asked); "" when some search met the quality targets and only the
+// deploy target was missed (the table says so).
 std::string why_none(const Tune& t) {
   for (const TuneSearch& s : t.searches) {
     if (s.least_quality) return "";
