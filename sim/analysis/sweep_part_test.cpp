@@ -127,6 +127,26 @@ TEST_F(SweepPartTest, MalformedPartsNameTheFileAndTheField) {
   j["format"] = "drainsim-sweep-part/2";
   EXPECT_EQ(parse_error(j),
             "p.json: format: expected \"drainsim-sweep-part/1\", got \"drainsim-sweep-part/2\"");
+  j = good;
+  j["runs"][0]["warnings"] = json::parse(R"([{"code": "overload", "message": "m", "figures": 3}])");
+  EXPECT_EQ(parse_error(j), "p.json: runs[0].warnings[0].figures: expected an object, got 3");
+  j = good;
+  j["runs"][0]["warnings"] =
+      json::parse(R"([{"code": "overload", "message": "m", "figures": {"slots": "many"}}])");
+  EXPECT_EQ(parse_error(j),
+            "p.json: runs[0].warnings[0].figures.slots: expected a number, got \"many\"");
+  // A warning read back as written; a part written before warnings (none) reads as none.
+  j = good;
+  j["runs"][0]["warnings"] =
+      json::parse(R"([{"code": "overload", "message": "m", "figures": {"slots": 4}}])");
+  const PartParse with = parse_sweep_part(j.dump(), "p.json");
+  ASSERT_TRUE(with.part) << with.error;
+  EXPECT_EQ(with.part->runs[0].run.warnings,
+            (std::vector<Warning>{{"overload", "m", {{"slots", 4}}}}));
+  j["runs"][0].erase("warnings");
+  const PartParse without = parse_sweep_part(j.dump(), "p.json");
+  ASSERT_TRUE(without.part) << without.error;
+  EXPECT_TRUE(without.part->runs[0].run.warnings.empty());
   EXPECT_EQ(parse_error(json::array()),
             "p.json: not a sweep part file (no \"format\": \"drainsim-sweep-part/1\"); `drainsim "
             "sweep --shard I/N` writes them");

@@ -301,6 +301,28 @@ TEST_F(SweepRun, TheTablesSayWhenTheSweepWasInterruptedOrAnAuditFailed) {
             std::string::npos);
 }
 
+TEST_F(SweepRun, TheTablesSayTheRunsWarningsByCodeAndWhere) {
+  // The three 40 s jobs start at 0 s; pod-0 gets TERM at 15 s (grace 2 s). With settle
+  // 15s the run is cut off at 16 s, all three still running; with 10m it ends early.
+  SweepSpec spec_ = spec(1);
+  spec_.axes = {*parse_axis("settle=15s,10m").axis};
+  spec_.seeds = 2;
+  const Sweep s = run_sweep(spec_);
+  const std::string line =
+      "warning: settle_reached in 2 of 4 runs, at 1 of 2 points (first at settle=15s, seed 7: "
+      "the run was cut off at duration + settle (1s + 15s) with 3 jobs pending and 3 attempts "
+      "running: their fate is unknown, so no figure counts them as lost)\n";
+  EXPECT_NE(format_sweep(s, SweepFormat::kTable).find(line), std::string::npos)
+      << format_sweep(s, SweepFormat::kTable);
+  EXPECT_NE(format_sweep(s, SweepFormat::kMarkdown).find(line), std::string::npos);
+  const json j = sweep_json(s);
+  ASSERT_EQ(j["points"][0]["warnings"].size(), 1u);
+  EXPECT_EQ(j["points"][0]["warnings"][0]["code"], "settle_reached");
+  EXPECT_EQ(j["points"][0]["warnings"][0]["runs"], 2);
+  EXPECT_EQ(j["points"][0]["warnings"][0]["figures"]["attempts_running"], 3.0);
+  EXPECT_TRUE(j["points"][1]["warnings"].empty());
+}
+
 TEST_F(SweepRun, TheAxesWinOverTheUsersOverrides) {
   SweepSpec s = spec(1);
   s.overrides = {"worker.grace_period=50s"};
