@@ -73,15 +73,21 @@ _drainsim_dirs() {
   COMPREPLY+=($(compgen -d -- "$cur"))
 }
 
-_drainsim() {
-  COMPREPLY=()
-  local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]}
-  # --opt=value: bash splits at '=' (COMP_WORDBREAKS); complete the value.
+# Sets the caller's locals `cur` and `prev`. --opt=value: bash splits at '='
+# (COMP_WORDBREAKS), so the word after '=' is the value and the option is before it.
+_drainsim_cur_prev() {
+  cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]}
   if [[ $cur == "=" ]]; then
     cur=""
   elif [[ $prev == "=" && $COMP_CWORD -ge 2 ]]; then
     prev=${COMP_WORDS[COMP_CWORD - 2]}
   fi
+}
+
+_drainsim() {
+  COMPREPLY=()
+  local cur prev
+  _drainsim_cur_prev
 
   # The command: the first word that is no option (the top level has only flags).
   local command="" i
@@ -152,12 +158,8 @@ _drainsim() {
 
 _drainsim_viewer() {
   COMPREPLY=()
-  local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]}
-  if [[ $cur == "=" ]]; then
-    cur=""
-  elif [[ $prev == "=" && $COMP_CWORD -ge 2 ]]; then
-    prev=${COMP_WORDS[COMP_CWORD - 2]}
-  fi
+  local cur prev
+  _drainsim_cur_prev
   case $prev in
     --render) _drainsim_files "*.png"; return ;;
     --view) _drainsim_words "timeline series summary sweep compare"; return ;;

@@ -77,7 +77,12 @@ std::string miss(const char* what, double upper, double mean, double target, dou
 
 class Searcher {
  public:
-  Searcher(const TuneSpec& spec, const Scenario& base) : spec_(spec), base_(base) {}
+  // Searches `knob` on spec.timeout_grid (a preStop timeout) or spec.grid (the others).
+  Searcher(const TuneSpec& spec, const Scenario& base, TuneKnob knob)
+      : spec_(spec),
+        base_(base),
+        knob_(knob),
+        grid_(knob == TuneKnob::kPreStopTimeout ? spec.timeout_grid : spec.grid) {}
 
   TuneSearch search(const PreStop& pre_stop, bool override_pre_stop) {
     TuneSearch out;
@@ -86,12 +91,12 @@ class Searcher {
     const auto at = [&](std::size_t i) -> const TuneSetting& {
       auto it = done.find(i);
       if (it == done.end()) {
-        if (spec_.progress) spec_.progress(pre_stop_time(pre_stop), (*grid)[i], done.size());
-        it = done.emplace(i, evaluate(pre_stop, override_pre_stop, (*grid)[i])).first;
+        if (spec_.progress) spec_.progress(pre_stop_time(pre_stop), grid_[i], done.size());
+        it = done.emplace(i, evaluate(pre_stop, override_pre_stop, grid_[i])).first;
       }
       return it->second;
     };
-    const std::size_t n = grid->size();
+    const std::size_t n = grid_.size();
     const std::size_t stride =
         std::max<std::size_t>(1, (n - 1 + kFirstPassSettings - 1) / kFirstPassSettings);
     std::vector<std::size_t> first_pass;
@@ -132,14 +137,11 @@ class Searcher {
     return evaluate(base_.platform.pre_stop, false, base_.worker.grace_period, true);
   }
 
-  TuneKnob knob = TuneKnob::kWorkerGrace;
-  const std::vector<Duration>* grid = nullptr;  // the knob's
-
  private:
   // `value` is the grid's: a worker grace, a platform grace or a preStop timeout (knob).
   TuneSetting evaluate(const PreStop& asked, bool override_pre_stop, Duration value,
                        bool own = false) {
-    const TuneKnob k = own ? TuneKnob::kWorkerGrace : knob;
+    const TuneKnob k = own ? TuneKnob::kWorkerGrace : knob_;
     PreStop pre_stop = asked;
     if (k == TuneKnob::kPreStopTimeout) {
       pre_stop.timeout = value;
@@ -194,6 +196,8 @@ class Searcher {
 
   const TuneSpec& spec_;
   const Scenario& base_;
+  const TuneKnob knob_;
+  const std::vector<Duration>& grid_;
 };
 
 // A quantile worked out in floating point, in whole seconds (rounded up).
@@ -369,7 +373,6 @@ Tune run_tune(const TuneSpec& spec) {
     }
   }
 
-  Searcher searcher(spec, t.base);
   // quiet_then_wait ends at idle or SIGKILLs the worker at its timeout, before any TERM
   // could start a drain: the timeout decides, not the worker's grace.
   if (spec.pre_stops.empty() && own.kind == PreStop::Kind::kQuietThenWait && kubernetes(t.base) &&
@@ -378,8 +381,7 @@ Tune run_tune(const TuneSpec& spec) {
   } else if (spec.platform_grace == PlatformGrace::kSearched) {
     t.knob = TuneKnob::kPlatformGrace;
   }
-  searcher.knob = t.knob;
-  searcher.grid = t.knob == TuneKnob::kPreStopTimeout ? &spec.timeout_grid : &spec.grid;
+  Searcher searcher(spec, t.base, t.knob);
   t.current = searcher.current();
   for (const PreStop& p : pre_stops) {
     t.searches.push_back(searcher.search(p, !spec.pre_stops.empty()));
