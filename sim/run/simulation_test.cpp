@@ -498,7 +498,9 @@ TEST(Progress, ARealtimeRunReportsItsSimulatedTimeAsItGoes) {
   // simulated time, each with the end at the latest (1m10s).
   RunOptions options;
   options.engine = Engine::kRealtime;
-  options.time_scale = 1000;
+  // 200×, not more: at 1000× a loaded machine can hit the realtime engine's known
+  // conservation bug (issue 20, reliability-repro/realtime-audit-fails.json).
+  options.time_scale = 200;
   std::vector<std::pair<Time, Time>> reports;
   options.on_time = [&](Time now, Time end) { reports.emplace_back(now, end); };
   const RunOutput r = run_scenario(parse_scenario(R"({"name": "p", "duration": "10s",
@@ -507,7 +509,7 @@ TEST(Progress, ARealtimeRunReportsItsSimulatedTimeAsItGoes) {
     "worker": {"concurrency": 4}, "platform": {"replicas": 1}})",
                                                   "p"),
                                    options);
-  ASSERT_TRUE(r.summary.audit.ok);
+  ASSERT_TRUE(r.summary.audit.ok) << r.summary.balance;
   ASSERT_GE(reports.size(), 2u);
   for (std::size_t i = 0; i < reports.size(); ++i) {
     EXPECT_EQ(reports[i].second, 70 * kSecond);
