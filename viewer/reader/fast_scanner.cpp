@@ -191,6 +191,10 @@ class FastReader {
         }
       }
       if (!r_.commit_row(t, n)) return false;
+      if (r_.consumed && i_ - reported_ >= kReportEvery) {
+        r_.consumed(i_);
+        reported_ = i_;
+      }
       ws();
       if (eat(',')) continue;
       return eat(']');
@@ -250,8 +254,11 @@ class FastReader {
     return true;
   }
 
+  static constexpr std::size_t kReportEvery = 16 << 20;
+
   std::string_view s_;
   std::size_t i_ = 0;
+  std::size_t reported_ = 0;  // what r_.consumed last heard
   Reader& r_;
 };
 

@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -58,9 +59,6 @@ struct SignalRow {
   bool delivered;
   std::string source;
 };
-struct SeriesRow {
-  double t, queued, scheduled, in_flight;
-};
 
 // The timeline tables this reader uses, with the columns it expects (base/timeline_schema.h).
 namespace ts = drainsim::timeline_schema;
@@ -91,7 +89,10 @@ class Reader {
   std::vector<PodStateRow> pod_states;
   std::vector<SignalRow> signals;
   std::vector<Attempt> attempts;
-  std::vector<SeriesRow> series;
+  // timeline.series as three step functions, each keeping only the rows where its value
+  // changes (the queue of a busy fleet is 0 for millions of rows): the reference hour's
+  // 10 M rows take 0.2 GB here instead of 0.8 GB as rows and then steps.
+  Steps queued, scheduled, in_flight;
   std::string schema_version;
   std::string error;  // a problem in the timeline rows (parsing stops)
   std::size_t rows_seen[kTableCount] = {};
@@ -187,6 +188,10 @@ class Reader {
   std::size_t parse_error_position = 0;
   std::string parse_error_message;
 
+  // Called by the fast reader with the number of bytes of the text it has read and will not
+  // read again, every few MB (load_document drops those pages of its mapping). May be empty.
+  std::function<void(std::size_t)> consumed;
+
   // The fast reader's way in: it fills row_cells() and commits the row to table t.
   static constexpr std::size_t kMaxCells = 8;
   Cell* row_cells() { return cells_.data(); }
@@ -240,6 +245,11 @@ class Reader {
       dom_.push_back(&slot);
     }
     return true;
+  }
+  static void add_step(Steps& s, double t, double v) {
+    if (!s.values.empty() && s.values.back() == v) return;
+    s.t.push_back(t);
+    s.values.push_back(v);
   }
   bool nested() { return fail("a timeline cell holds an object or array"); }
   bool too_many_cells() { return fail("a timeline row has more cells than columns"); }
@@ -346,8 +356,10 @@ class Reader {
       case kSeries: {
         namespace tr = ts::series;
         if (!(ok = shape("nnnn"))) break;
-        series.push_back({cells_[tr::kTime].num(), cells_[tr::kQueued].num(),
-                          cells_[tr::kScheduled].num(), cells_[tr::kInFlight].num()});
+        const double t = cells_[tr::kTime].num();
+        add_step(queued, t, cells_[tr::kQueued].num());
+        add_step(scheduled, t, cells_[tr::kScheduled].num());
+        add_step(in_flight, t, cells_[tr::kInFlight].num());
         break;
       }
       default:

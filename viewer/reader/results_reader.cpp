@@ -31,9 +31,11 @@ std::string line_col(std::string_view text, std::size_t pos) {
   return fmt::format("line {}, column {}", line, col);
 }
 
-Document parse_or_throw(std::string_view text, const std::string& path) {
+Document parse_or_throw(std::string_view text, const std::string& path,
+                        const std::function<void(std::size_t)>& consumed) {
   if (text.empty()) return fail(path, "the file is empty");
   std::optional<Reader> fast(std::in_place);
+  fast->consumed = consumed;
   Reader* used = &*fast;
   std::optional<Reader> slow;
   bool parsed = fast_read(text, *fast);
@@ -132,7 +134,7 @@ Document parse_or_throw(std::string_view text, const std::string& path) {
 
   if (!doc.contains("timeline")) {
     run.timeline_missing = "this run has no timeline: run drainsim with --timeline to record one";
-  } else if (r.pod_states.empty() && r.attempts.empty() && r.series.empty()) {
+  } else if (r.pod_states.empty() && r.attempts.empty() && r.rows_seen[kSeries] == 0) {
     run.timeline_missing = "the timeline is empty: no pod state, attempt or series row";
   }
   if (run.timeline_missing.empty()) build_timeline(r, doc, run);
@@ -153,15 +155,25 @@ double Steps::at(double time) const {
   return values[static_cast<std::size_t>(it - t.begin()) - 1];
 }
 
-Document parse_document(std::string_view text, const std::string& path) {
+namespace {
+
+// parse_document, telling the fast reader's progress to `consumed` (may be empty).
+Document parse(std::string_view text, const std::string& path,
+               const std::function<void(std::size_t)>& consumed) {
   try {
-    return parse_or_throw(text, path);
+    return parse_or_throw(text, path, consumed);
   } catch (const nlohmann::json::exception& e) {
     // A field of an unexpected type (value() of the wrong type, get<>()).
     return fail(path, fmt::format("not a results, sweep or compare file of a shape this viewer "
                                   "reads: {}",
                                   e.what()));
   }
+}
+
+}  // namespace
+
+Document parse_document(std::string_view text, const std::string& path) {
+  return parse(text, path, {});
 }
 
 Document load_document(const std::string& path) {
@@ -178,10 +190,22 @@ Document load_document(const std::string& path) {
     ::close(fd);
     return parse_document({}, path);
   }
-  void* map = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+  void* map = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
   ::close(fd);
   if (map == MAP_FAILED) return fail(path, "cannot read the file");
-  Document d = parse_document(std::string_view(static_cast<const char*>(map), size), path);
+  // Read front to back once: the kernel reads ahead, and the pages already scanned are
+  // dropped as the reader goes, so a 731 MB timeline never has more than a few MB of it
+  // resident (they are read again from the file if the slow path needs them).
+  ::madvise(map, size, MADV_SEQUENTIAL);
+  const long page = ::sysconf(_SC_PAGESIZE);
+  std::size_t dropped = 0;
+  auto consumed = [&](std::size_t bytes) {
+    const std::size_t upto = bytes / page * page;
+    if (upto <= dropped) return;
+    ::madvise(static_cast<char*>(map) + dropped, upto - dropped, MADV_DONTNEED);
+    dropped = upto;
+  };
+  Document d = parse(std::string_view(static_cast<const char*>(map), size), path, consumed);
   ::munmap(map, size);
   return d;
 }

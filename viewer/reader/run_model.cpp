@@ -167,14 +167,9 @@ void build_timeline(Reader& r, const json& doc, Results& run) {
 
   // Series.
   Series& se = run.series;
-  for (const SeriesRow& s : r.series) {
-    se.queued.t.push_back(s.t);
-    se.queued.values.push_back(s.queued);
-    se.scheduled.t.push_back(s.t);
-    se.scheduled.values.push_back(s.scheduled);
-    se.in_flight.t.push_back(s.t);
-    se.in_flight.values.push_back(s.in_flight);
-  }
+  se.queued = std::move(r.queued);
+  se.scheduled = std::move(r.scheduled);
+  se.in_flight = std::move(r.in_flight);
   {
     std::vector<PodState> state(npods, PodState::kGone);
     std::vector<bool> known(npods, false);
