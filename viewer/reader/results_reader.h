@@ -138,6 +138,7 @@ struct Window {
 struct SummaryRow {
   std::string key;    // dotted path, e.g. "drain_latency_s.p99"
   std::string value;  // as shown: integers as is, seconds to 3 decimals, null as "–"
+  std::optional<double> number = std::nullopt;  // the value when it is a number
 };
 
 struct Results {

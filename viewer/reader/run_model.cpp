@@ -52,11 +52,11 @@ void flatten(const json& v, const std::string& prefix, std::vector<SummaryRow>& 
     } else if (x.is_null()) {
       out.push_back({key, "–"});
     } else if (x.is_number_integer() || x.is_number_unsigned()) {
-      out.push_back({key, x.dump()});
+      out.push_back({key, x.dump(), x.get<double>()});
     } else if (x.is_number_float()) {
       const bool seconds = key.find("_s") != std::string::npos;
-      out.push_back(
-          {key, seconds ? seconds_text(x.get<double>()) : fmt::format("{:.4g}", x.get<double>())});
+      const double d = x.get<double>();
+      out.push_back({key, seconds ? seconds_text(d) : fmt::format("{:.4g}", d), d});
     } else if (x.is_boolean()) {
       out.push_back({key, x.get<bool>() ? "true" : "false"});
     } else if (x.is_string()) {
