@@ -1,9 +1,11 @@
 // drainsim-viewer: looks at drainsim results (timelines), sweeps and comparisons.
 //   drainsim-viewer FILE...                                   a window
 //   drainsim-viewer --render OUT.png --view timeline|series|summary|sweep|compare
-//                   [--size 1600x900] [--metric NAME] FILE...  a picture, headless
+//                   [--size 1600x900] [--metric NAME] [--rows replica|pod]
+//                   [--from 2m] [--to 6m | --around deploy|chaos|T] FILE...  a picture, headless
 // Exit codes: 0 ok, 2 bad input (a file that cannot be read, an unknown view, a view with
-// nothing to show, no display for a window), 1 the picture could not be written.
+// nothing to show, a bad --rows or time window, no display for a window), 1 the picture
+// could not be written.
 // --help and --version need no display: the command line is read before any GUI exists.
 #include <cstdio>
 #include <cstdlib>
@@ -76,7 +78,27 @@ int main(int argc, char** argv) {
       QStringLiteral("Show the window, grab the screen into this PNG, quit."),
       QStringLiteral("OUT.png"));
   shot_opt.setFlags(QCommandLineOption::HiddenFromHelp);
-  cli.addOptions({render_opt, view_opt, size_opt, metric_opt, shot_opt});
+  const QCommandLineOption rows_opt(
+      QStringLiteral("rows"),
+      QStringLiteral("timeline: a row per replica (a replacement pod continues its "
+                     "predecessor's row) or per pod; default: replica above %1 pods.")
+          .arg(kReplicaRowsAbovePods),
+      QStringLiteral("replica|pod"));
+  const QCommandLineOption from_opt(
+      QStringLiteral("from"),
+      QStringLiteral("timeline, series: show from this time (a duration: 2m, 1m30s)."),
+      QStringLiteral("TIME"));
+  const QCommandLineOption to_opt(
+      QStringLiteral("to"),
+      QStringLiteral("timeline, series: show until this time (default: the run's end)."),
+      QStringLiteral("TIME"));
+  const QCommandLineOption around_opt(
+      QStringLiteral("around"),
+      QStringLiteral("timeline, series: frame the first rollout (deploy) or chaos event (chaos) "
+                     "with a margin of a quarter of its length, at least 15s, or TIME +- 30s."),
+      QStringLiteral("deploy|chaos|TIME"));
+  cli.addOptions({render_opt, view_opt, size_opt, metric_opt, rows_opt, from_opt, to_opt,
+                  around_opt, shot_opt});
   cli.addPositionalArgument(QStringLiteral("files"),
                             QStringLiteral("Results, sweep or compare JSON files."),
                             QStringLiteral("FILE..."));
@@ -120,6 +142,24 @@ int main(int argc, char** argv) {
                     .arg(cli.value(size_opt)));
   }
   const QSize wanted(size.captured(1).toInt(), size.captured(2).toInt());
+  ViewOptions options;
+  if (cli.isSet(rows_opt)) {
+    const QString rows = cli.value(rows_opt);
+    if (rows != QStringLiteral("replica") && rows != QStringLiteral("pod")) {
+      return fail(QStringLiteral("--rows: expected replica or pod, got \"%1\"").arg(rows));
+    }
+    options.rows = rows == QStringLiteral("replica") ? RowMode::kReplica : RowMode::kPod;
+  }
+  const WindowRequest window_request{cli.value(from_opt).toStdString(),
+                                     cli.value(to_opt).toStdString(),
+                                     cli.value(around_opt).toStdString()};
+  const bool timed_view = *view == ViewKind::kTimeline || *view == ViewKind::kSeries;
+  if (!window_request.empty() && !timed_view) {
+    return fail(QStringLiteral("--from, --to and --around are for --view timeline or series"));
+  }
+  if (options.rows && *view != ViewKind::kTimeline) {
+    return fail(QStringLiteral("--rows is for --view timeline"));
+  }
 
   if (cli.isSet(render_opt)) {
     if (cli.positionalArguments().isEmpty())
@@ -134,7 +174,10 @@ int main(int argc, char** argv) {
       return fail(QStringLiteral("--view %1: nothing to show: %2")
                       .arg(view_name(*view), QString::fromStdString(why)));
     }
-    auto widget = make_view(*view, loaded, wanted, cli.value(metric_opt));
+    const WindowChoice window = choose_window(window_request, loaded.runs);
+    if (!window.error.empty()) return fail(QString::fromStdString(window.error));
+    options.window = window.window;
+    auto widget = make_view(*view, loaded, wanted, cli.value(metric_opt), options);
     const QImage image = render(*widget);
     const QString out = cli.value(render_opt);
     if (!image.save(out, "PNG")) {
@@ -151,6 +194,10 @@ int main(int argc, char** argv) {
   const QStringList errors = window.open_files(cli.positionalArguments(), false);
   for (const QString& e : errors) std::fprintf(stderr, "error: %s\n", qPrintable(e));
   if (cli.isSet(view_opt)) window.show_view(*view);
+  const WindowChoice range = choose_window(window_request, window.loaded().runs);
+  if (!range.error.empty()) return fail(QString::fromStdString(range.error));
+  options.window = range.window;
+  window.set_view_options(options);
   window.show();
   if (cli.isSet(shot_opt)) {
     QTimer::singleShot(1500, &window, [&] {

@@ -164,10 +164,12 @@ _drainsim_viewer() {
     --render) _drainsim_files "*.png"; return ;;
     --view) _drainsim_words "timeline series summary sweep compare"; return ;;
     --metric) _drainsim_words "counts seconds"; return ;;
-    --size) return ;;
+    --rows) _drainsim_words "replica pod"; return ;;
+    --around) _drainsim_words "deploy chaos"; return ;;
+    --size | --from | --to) return ;;
   esac
   if [[ $cur == -* ]]; then
-    _drainsim_words "--help --help-all --version --render --view --size --metric"
+    _drainsim_words "--help --help-all --version --render --view --size --metric --rows --from --to --around"
     return
   fi
   _drainsim_files "*.json"

@@ -12,6 +12,7 @@
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QTimer>
+#include <QToolBar>
 
 #include "widgets/compare_view.h"
 #include "widgets/series_view.h"
@@ -29,7 +30,8 @@ MainWindow::MainWindow(QWidget* parent)
       summary_(new SummaryView()),
       sweep_(new SweepView()),
       compare_(new CompareView()),
-      watcher_(new QFileSystemWatcher(this)) {
+      watcher_(new QFileSystemWatcher(this)),
+      replica_rows_(new QAction(QStringLiteral("&Replica rows"), this)) {
   setWindowTitle(QStringLiteral("drainsim viewer"));
   setAcceptDrops(true);
   tabs_->addTab(timeline_, QStringLiteral("Timeline"));
@@ -62,6 +64,20 @@ MainWindow::MainWindow(QWidget* parent)
   QAction* quit = file->addAction(QStringLiteral("&Quit"));
   quit->setShortcut(QKeySequence::Quit);
   connect(quit, &QAction::triggered, this, &QWidget::close);
+
+  // The timeline's rows: per replica (replacement pods continue a row) or per pod.
+  timeline_->set_scrollable(true);
+  replica_rows_->setCheckable(true);
+  replica_rows_->setShortcut(QKeySequence(QStringLiteral("Ctrl+R")));
+  replica_rows_->setToolTip(
+      QStringLiteral("Timeline: a row per replica, a replacement pod continuing its "
+                     "predecessor's row (off: a row per pod)"));
+  connect(replica_rows_, &QAction::triggered, this,
+          [this](bool on) { timeline_->set_row_mode(on ? RowMode::kReplica : RowMode::kPod); });
+  menuBar()->addMenu(QStringLiteral("&View"))->addAction(replica_rows_);
+  QToolBar* bar = addToolBar(QStringLiteral("Timeline"));
+  bar->setObjectName(QStringLiteral("timeline_toolbar"));
+  bar->addAction(replica_rows_);
 
   // Writers truncate then write: wait a moment before reading a changed file again.
   connect(watcher_, &QFileSystemWatcher::fileChanged, this, [this](const QString& path) {
@@ -133,6 +149,7 @@ void MainWindow::refresh() {
   }
   loaded_ = loaded;
   timeline_->set_runs(loaded.runs);
+  replica_rows_->setChecked(timeline_->row_mode() == RowMode::kReplica);
   series_->set_runs(loaded.runs);
   summary_->set_runs(loaded.runs);
   sweep_->set_sweeps(loaded.sweeps);
@@ -151,6 +168,15 @@ void MainWindow::refresh() {
 }
 
 void MainWindow::show_view(ViewKind view) { tabs_->setCurrentIndex(static_cast<int>(view)); }
+
+void MainWindow::set_view_options(const ViewOptions& options) {
+  if (options.rows) timeline_->set_row_mode(options.rows);
+  replica_rows_->setChecked(timeline_->row_mode() == RowMode::kReplica);
+  if (options.window) {
+    timeline_->set_range(options.window->t0, options.window->t1);
+    series_->zoom_time(options.window->t0, options.window->t1);
+  }
+}
 
 void MainWindow::dragEnterEvent(QDragEnterEvent* e) {
   if (e->mimeData()->hasUrls()) e->acceptProposedAction();

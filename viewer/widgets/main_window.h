@@ -1,7 +1,9 @@
 // The viewer's window: a tab per view (timeline, series, summary, sweep, compare) over the
-// files it has open. Files come from the command line, File > Open (several at once) or
-// drag and drop; each is watched and read again when it changes on disk (a failed re-read
-// keeps what was shown and says why in the status bar). GUI thread only.
+// files it has open; View > Replica rows (also on the toolbar) switches the timeline between
+// a row per replica and a row per pod, and the timeline scrolls when its rows do not fit. Files
+// come from the command line, File > Open (several at once) or drag and drop; each is watched and
+// read again when it changes on disk (a failed re-read keeps what was shown and says why in the
+// status bar). GUI thread only.
 #pragma once
 
 #include <QMainWindow>
@@ -10,6 +12,7 @@
 #include "widgets/render.h"
 
 QT_BEGIN_NAMESPACE
+class QAction;
 class QFileSystemWatcher;
 class QTabWidget;
 QT_END_NAMESPACE
@@ -31,6 +34,9 @@ class MainWindow : public QMainWindow {
   // Returns the messages of the files that failed.
   QStringList open_files(const QStringList& paths, bool interactive = true);
   void show_view(ViewKind view);
+  // The timeline's rows and the timeline's and series' time range (the command line's).
+  void set_view_options(const ViewOptions& options);
+  TimelineView* timeline() const { return timeline_; }
   const QStringList& paths() const { return paths_; }
   const Loaded& loaded() const { return loaded_; }  // what the views show
 
@@ -52,6 +58,7 @@ class MainWindow : public QMainWindow {
   SweepView* sweep_;
   CompareView* compare_;
   QFileSystemWatcher* watcher_;
+  QAction* replica_rows_;
 };
 
 }  // namespace drainsim::viewer

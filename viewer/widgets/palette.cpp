@@ -25,21 +25,25 @@ QColor outcome_color(Outcome o) {
 QColor state_color(PodState s) {
   switch (s) {
     case PodState::kStarting:
-      return QColor(0xc6, 0xdb, 0xef);
+      return QColor(0xfe, 0xe0, 0x8b);  // light yellow
     case PodState::kReady:
-      return QColor(0xa1, 0xd9, 0x9b);
+      return QColor(0xa1, 0xd9, 0x9b);  // light green
     case PodState::kQuiet:
-      return QColor(0xfd, 0xd0, 0xa2);
+      return QColor(0x80, 0xcd, 0xc1);  // teal
     case PodState::kDraining:
-      return QColor(0xfd, 0xae, 0x6b);
+      return QColor(0xfd, 0x8d, 0x3c);  // orange
     case PodState::kTerminating:
-      return QColor(0xfc, 0x92, 0x72);
+      return QColor(0xb3, 0x5a, 0x3c);  // brick
     case PodState::kCrashed:
-      return QColor(0xef, 0x3b, 0x2c);
+      return QColor(0xb2, 0x18, 0x2b);  // crimson
     case PodState::kGone:
-      return QColor(0xe0, 0xe0, 0xe0);
+      return QColor(0xd9, 0xd9, 0xd9);  // grey
   }
   return Qt::black;
+}
+
+const char* state_label(PodState s) {
+  return s == PodState::kTerminating ? "preStop/terminating" : to_string(s);
 }
 
 QColor marker_color(MarkerKind k) {

@@ -68,18 +68,21 @@ std::string render_problem(ViewKind view, const Loaded& loaded) {
 }
 
 std::unique_ptr<QWidget> make_view(ViewKind view, const Loaded& loaded, QSize size,
-                                   const QString& metric) {
+                                   const QString& metric, const ViewOptions& options) {
   std::unique_ptr<QWidget> w;
   switch (view) {
     case ViewKind::kTimeline: {
       auto v = std::make_unique<TimelineView>();
+      if (options.rows) v->set_row_mode(options.rows);
       v->set_runs(loaded.runs);
+      if (options.window) v->set_range(options.window->t0, options.window->t1);
       w = std::move(v);
       break;
     }
     case ViewKind::kSeries: {
       auto v = std::make_unique<SeriesView>();
       v->set_runs(loaded.runs);
+      if (options.window) v->zoom_time(options.window->t0, options.window->t1);
       w = std::move(v);
       break;
     }

@@ -14,6 +14,8 @@
 #include <QWidget>
 
 #include "reader/results_reader.h"
+#include "widgets/replica_rows.h"
+#include "widgets/time_window.h"
 
 namespace drainsim::viewer {
 
@@ -33,10 +35,16 @@ struct Loaded {
 // has.
 std::string render_problem(ViewKind view, const Loaded& loaded);
 
+// What the timeline and series views show of a run (--rows, --from/--to/--around).
+struct ViewOptions {
+  std::optional<RowMode> rows;       // timeline; nullopt: by the fleet's size
+  std::optional<TimeWindow> window;  // timeline and series; nullopt: the whole run
+};
+
 // The view's widget showing `loaded`, laid out at `size` and not shown. `metric` picks the
 // sweep metric or compare metric group (empty: the default).
 std::unique_ptr<QWidget> make_view(ViewKind view, const Loaded& loaded, QSize size,
-                                   const QString& metric = {});
+                                   const QString& metric = {}, const ViewOptions& options = {});
 
 // The widget as it looks: its grab at its size.
 QImage render(QWidget& view);

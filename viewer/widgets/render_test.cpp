@@ -136,11 +136,11 @@ class RenderTest : public QObject {
     QCOMPARE(L.t0(), 16.6);
     QCOMPARE(L.t1(), 149.4);
     // Dragging 100 px to the right moves the content with the mouse: the range moves back
-    // by 100 px x 132.8 s / 1492 px (plot width 1600 - 96 - 12).
+    // by 100 px x 132.8 s / 1460 px (plot width 1600 - 128 - 12).
     QTest::mousePress(&view, Qt::LeftButton, {}, QPoint(800, 300));
     QTest::mouseMove(&view, QPoint(900, 300));
     QTest::mouseRelease(&view, Qt::LeftButton, {}, QPoint(900, 300));
-    const double dt = 100 * 132.8 / 1492;
+    const double dt = 100 * 132.8 / 1460;
     QVERIFY(std::abs(L.t0() - (16.6 - dt)) < 1e-9);
     QVERIFY(std::abs(L.t1() - (149.4 - dt)) < 1e-9);
     // Panning stops at the start of the run.
@@ -231,7 +231,7 @@ class RenderTest : public QObject {
 
   void pixelColumnsShowTheWorstOutcome() {
     // One pod, one slot: 300 attempts of 0.1 s back to back over 0..30 s, all completed but
-    // the one at 10.0..10.1 s, killed. At 1492 px for 30 s an attempt is ~5 px wide; zoomed
+    // the one at 10.0..10.1 s, killed. At 1460 px for 30 s an attempt is ~5 px wide; zoomed
     // out to 0..300 s (by a run end at 300 s) it is 0.5 px, so each pixel column holds two.
     std::string rows;
     for (int i = 0; i < 300; ++i) {
