@@ -1,0 +1,42 @@
+// A Qt Charts value axis labelled by axis_ticks.h: round steps with short labels ("3m30s",
+// "1.5k", "25%") instead of QValueAxis's evenly divided range (0, 203, 407, ...). A
+// QCategoryAxis with its labels on the tick values, re-labelled whenever its range or its
+// length in pixels changes; series attach to it as to any value axis (zoom works). GUI
+// thread only.
+#pragma once
+
+#include <QCategoryAxis>
+#include <QStringList>
+
+#include "widgets/axis_ticks.h"
+
+namespace drainsim::viewer {
+
+class TickAxis : public QCategoryAxis {
+  Q_OBJECT
+
+ public:
+  // `min_px`: the least room between two ticks (about a label's width on a horizontal axis,
+  // a few lines of text on a vertical one).
+  explicit TickAxis(TickKind kind, double min_px, QObject* parent = nullptr);
+
+  TickKind kind() const { return kind_; }
+  // The axis's length on screen (the plot area's width or height); ticks are re-chosen.
+  void set_length(double px);
+  double length() const { return length_px_; }
+  // Range [0, a round value above `max`] (round_axis_max at the current length).
+  void set_round_max(double max);
+  // The tick values and labels shown now.
+  const std::vector<Tick>& ticks() const { return ticks_; }
+  QStringList labels() const;
+
+ private:
+  void relabel();
+
+  TickKind kind_;
+  double min_px_;
+  double length_px_ = 400;
+  std::vector<Tick> ticks_;
+};
+
+}  // namespace drainsim::viewer
