@@ -206,7 +206,7 @@ class RenderTest : public QObject {
   }
 
   void theMetricChoiceDefaultsAndSurvivesAReload() {
-    // A sweep view opens on job_loss, a compare view on the counts group; a chosen metric
+    // A sweep view opens on job_loss, a compare view on all metrics; a chosen metric
     // stays chosen when the files are loaded again (reload on change), and an unknown one
     // is refused without changing anything.
     const Loaded sweeps = load({kDir + QStringLiteral("/one-pod-rollout.sweep.json")});
@@ -221,7 +221,7 @@ class RenderTest : public QObject {
     const Loaded compare = load({kDir + QStringLiteral("/one-pod-rollout.compare.json")});
     CompareView cv;
     cv.set_comparisons(compare.comparisons);
-    QCOMPARE(cv.metric(), QStringLiteral("counts"));
+    QCOMPARE(cv.metric(), QStringLiteral("all"));
     QVERIFY(cv.set_metric(QStringLiteral("seconds")));
     cv.set_comparisons(compare.comparisons);
     QCOMPARE(cv.metric(), QStringLiteral("seconds"));
