@@ -395,6 +395,7 @@ class ChartsTest : public QObject {
       TickAxis* y = axis_of(chart, interval, Qt::Vertical);
       QVERIFY2(c.mean / y->max() > 0.5 && c.high <= y->max(),
                qPrintable(QString::number(y->max())));
+      QCOMPARE(y->ticks().back().value, y->max());
       // The line from low to high, and not beyond.
       const QPoint low = pixel_of(cv, &view, QPointF(0, c.low), interval);
       const QPoint high = pixel_of(cv, &view, QPointF(0, c.high), interval);
@@ -457,6 +458,7 @@ class ChartsTest : public QObject {
     QCOMPARE(y->kind(), TickKind::kTime);
     QVERIFY2(y->max() == 80 || y->max() == 75, qPrintable(QString::number(y->max())));
     QCOMPARE(y->labels().first(), QStringLiteral("0s"));
+    QCOMPARE(y->ticks().back().value, y->max());  // the end is labelled
     QVERIFY(y->labels().contains(QStringLiteral("1m")) ||
             y->labels().contains(QStringLiteral("1m15s")));
   }

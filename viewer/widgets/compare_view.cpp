@@ -155,7 +155,7 @@ void CompareView::rebuild() {
     auto* y = new TickAxis(kind, 35);
     chart->addAxis(y, Qt::AlignLeft);
     series->attachAxis(y);
-    y->set_round_max(top * kRoom);
+    y->fit(0, top * kRoom);
     // The 95 % intervals: a line from low to high with caps, at each bar's centre; the
     // mean written above it.
     std::vector<std::pair<QGraphicsSimpleTextItem*, QPointF>> labels;
@@ -175,10 +175,8 @@ void CompareView::rebuild() {
       bar->attachAxis(x);
       bar->attachAxis(y);
     }
-    connect(chart, &QChart::plotAreaChanged, y, [y, top](const QRectF& r) {
-      y->set_length(r.height());
-      y->set_round_max(top * kRoom);
-    });
+    connect(chart, &QChart::plotAreaChanged, y,
+            [y](const QRectF& r) { y->set_length(r.height()); });
     auto place = [chart, series, labels] {
       for (const auto& [label, at] : labels) {
         const QPointF p = chart->mapToPosition(at, series);

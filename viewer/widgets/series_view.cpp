@@ -177,9 +177,8 @@ class SeriesChart : public QChartView {
     connect(chart, &QChart::plotAreaChanged, this, [this](const QRectF& r) {
       x_->set_length(r.width());
       for (TickAxis* a : {y_, waiting_, rate_}) {
-        if (a) a->set_length(r.height());
+        if (a) a->set_length(r.height());  // and re-fits its round range
       }
-      fit_value_axes();
     });
   }
 
@@ -314,10 +313,7 @@ class SeriesChart : public QChartView {
       return m;
     };
     for (TickAxis* a : {y_, waiting_, rate_}) {
-      if (!a) continue;
-      const double max =
-          round_axis_max(a->kind(), std::max(top(a), 1.0) * kMarkRoom, a->length(), kRowPx);
-      if (a->min() != 0 || a->max() != max) a->setRange(0, max);
+      if (a) a->fit(0, std::max(top(a), 1.0) * kMarkRoom);
     }
   }
 

@@ -144,8 +144,7 @@ void SweepView::rebuild() {
   const double pad = xmax > xmin ? (xmax - xmin) * 0.03 : 1;
   x->setRange(xmin - pad, xmax + pad);
   // Round ends, from 0 unless the band reaches below.
-  y->setRange(ymin < 0 ? -round_axis_max(y->kind(), -ymin, y->length(), 60) : 0,
-              round_axis_max(y->kind(), ymax, y->length(), 60));
+  y->fit(ymin, ymax);
   connect(chart, &QChart::plotAreaChanged, x, [x, y](const QRectF& r) {
     x->set_length(r.width());
     y->set_length(r.height());

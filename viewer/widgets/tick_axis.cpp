@@ -12,11 +12,21 @@ TickAxis::TickAxis(TickKind kind, double min_px, QObject* parent)
 void TickAxis::set_length(double px) {
   if (px <= 0 || px == length_px_) return;
   length_px_ = px;
+  if (fitted_) refit();
   relabel();
 }
 
-void TickAxis::set_round_max(double max) {
-  setRange(0, round_axis_max(kind_, max, length_px_, min_px_));
+void TickAxis::fit(double lo, double hi) {
+  fitted_ = true;
+  fit_lo_ = lo;
+  fit_hi_ = hi;
+  refit();
+}
+
+void TickAxis::refit() {
+  const double lo = fit_lo_ < 0 ? -round_axis_max(kind_, -fit_lo_, length_px_, min_px_) : 0;
+  const double hi = round_axis_max(kind_, fit_hi_, length_px_, min_px_);
+  if (min() != lo || max() != hi) setRange(lo, hi);  // relabels
 }
 
 QStringList TickAxis::labels() const {

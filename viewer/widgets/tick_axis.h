@@ -24,18 +24,22 @@ class TickAxis : public QCategoryAxis {
   // The axis's length on screen (the plot area's width or height); ticks are re-chosen.
   void set_length(double px);
   double length() const { return length_px_; }
-  // Range [0, a round value above `max`] (round_axis_max at the current length).
-  void set_round_max(double max);
+  // Range from a round value at or below min(0, `lo`) to one above `hi` (round_axis_max),
+  // chosen again whenever the length changes, so both ends stay labelled ticks.
+  void fit(double lo, double hi);
   // The tick values and labels shown now.
   const std::vector<Tick>& ticks() const { return ticks_; }
   QStringList labels() const;
 
  private:
   void relabel();
+  void refit();
 
   TickKind kind_;
   double min_px_;
   double length_px_ = 400;
+  bool fitted_ = false;
+  double fit_lo_ = 0, fit_hi_ = 0;
   std::vector<Tick> ticks_;
 };
 
