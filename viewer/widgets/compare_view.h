@@ -1,7 +1,11 @@
-// The compare view (`drainsim compare --format json` output): grouped bars per profile, one
-// bar per metric of the chosen group (counts, or seconds, or a single metric), the mean over
-// the seeds; hovering a bar shows its 95 % interval. Several comparison files put their
-// profiles side by side. Only draws: the data comes from results_reader.h. GUI thread only.
+// The compare view (`drainsim compare --format json` output): small multiples, one bar
+// chart per metric with one bar per profile (the mean over the seeds, its value written
+// above it) and the 95 % interval drawn as an error bar, each on its own round axis, so a
+// 3,000 s metric does not flatten a 30 s one and each keeps its unit (seconds tick like a
+// clock, fractions in percent). A chooser narrows the panels to the counts,
+// the seconds or one metric. Several comparison files put their profiles side by side.
+// Hovering a bar tells its interval. Only draws: the data comes from results_reader.h. GUI
+// thread only.
 #pragma once
 
 #include <memory>
@@ -21,10 +25,13 @@ class CompareView : public MetricChart {
  public:
   explicit CompareView(QWidget* parent = nullptr);
   void set_comparisons(std::vector<std::shared_ptr<const Comparison>> comparisons);
-  // The choices (set_metric): "counts", "seconds" or one metric's name.
-  // What is drawn: the categories (profiles) and, per bar set (metric), its values.
+  // The choices (set_metric): "all" (the default), "counts", "seconds" or one metric's name.
+  // What is drawn: the categories (profiles, x = 0, 1, ... on each panel) and, per panel
+  // (metric, in chart_views() order), the means as in the file (fractions as fractions).
   QStringList categories() const { return categories_; }
   std::vector<std::pair<QString, QList<double>>> bars() const { return bars_; }
+  // The colour of the error bars.
+  static QColor error_bar_color() { return QColor(0x20, 0x20, 0x20); }
 
  private:
   void rebuild() override;

@@ -169,11 +169,13 @@ class RenderTest : public QObject {
     QCOMPARE(view.points(0, QStringLiteral("in flight")),
              (QList<P>{P(0, 2), P(25, 2), P(25, 1), P(65, 1), P(65, 0), P(66, 0), P(66, 1),
                        P(166, 1), P(166, 0)}));
-    QCOMPARE(view.points(0, QStringLiteral("capacity")), (QList<P>{P(0, 2)}));
+    // Each line holds its last value to the end of what is shown (one point draws nothing).
+    QCOMPARE(view.points(0, QStringLiteral("capacity")), (QList<P>{P(0, 2), P(166, 2)}));
     // Zoomed to 20..70 s: re-sampled from the value in force at 20 s.
     view.zoom_time(20, 70);
-    QCOMPARE(view.points(0, QStringLiteral("in flight")),
-             (QList<P>{P(20, 2), P(25, 2), P(25, 1), P(65, 1), P(65, 0), P(66, 0), P(66, 1)}));
+    QCOMPARE(
+        view.points(0, QStringLiteral("in flight")),
+        (QList<P>{P(20, 2), P(25, 2), P(25, 1), P(65, 1), P(65, 0), P(66, 0), P(66, 1), P(70, 1)}));
   }
 
   void sweepAndCompareDrawTheirFiles() {
@@ -207,7 +209,7 @@ class RenderTest : public QObject {
   }
 
   void theMetricChoiceDefaultsAndSurvivesAReload() {
-    // A sweep view opens on job_loss, a compare view on the counts group; a chosen metric
+    // A sweep view opens on job_loss, a compare view on all metrics; a chosen metric
     // stays chosen when the files are loaded again (reload on change), and an unknown one
     // is refused without changing anything.
     const Loaded sweeps = load({kDir + QStringLiteral("/one-pod-rollout.sweep.json")});
@@ -222,7 +224,7 @@ class RenderTest : public QObject {
     const Loaded compare = load({kDir + QStringLiteral("/one-pod-rollout.compare.json")});
     CompareView cv;
     cv.set_comparisons(compare.comparisons);
-    QCOMPARE(cv.metric(), QStringLiteral("counts"));
+    QCOMPARE(cv.metric(), QStringLiteral("all"));
     QVERIFY(cv.set_metric(QStringLiteral("seconds")));
     cv.set_comparisons(compare.comparisons);
     QCOMPARE(cv.metric(), QStringLiteral("seconds"));

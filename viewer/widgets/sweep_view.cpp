@@ -13,6 +13,9 @@
 #include <QScatterSeries>
 #include <QValueAxis>
 
+#include "base/duration.h"
+#include "widgets/tick_axis.h"
+
 namespace drainsim::viewer {
 
 namespace {
@@ -34,6 +37,19 @@ bool numeric_axis(const Sweep& s) {
   return true;
 }
 
+// Whether every label of the first axis is a duration with a unit ("10s", "1m30s"): then x
+// is in seconds and ticks like a clock.
+bool duration_axis(const Sweep& s) {
+  bool unit = false;
+  for (const SweepPointData& p : s.points) {
+    if (p.labels.empty() || !parse_duration(p.labels[0])) return false;
+    unit = unit || p.labels[0].find_first_not_of("0123456789.") != std::string::npos;
+  }
+  return unit;
+}
+
+bool is_seconds(const std::string& metric) { return metric.find("_s") != std::string::npos; }
+
 }  // namespace
 
 SweepView::SweepView(QWidget* parent) : MetricChart(parent) {}
@@ -51,11 +67,14 @@ void SweepView::rebuild() {
   lines_.clear();
   auto* chart = new QChart();
   const std::string metric = this->metric().toStdString();
-  auto* x = new QValueAxis();
-  auto* y = new QValueAxis();
+  const bool durations =
+      !sweeps_.empty() && !sweeps_[0]->axes.empty() && duration_axis(*sweeps_[0]);
+  auto* x = new TickAxis(durations ? TickKind::kTime : TickKind::kValue, 90);
+  auto* y = new TickAxis(is_seconds(metric) ? TickKind::kTime : TickKind::kValue, 60);
   chart->addAxis(x, Qt::AlignBottom);
   chart->addAxis(y, Qt::AlignLeft);
   y->setTitleText(QString::fromStdString(metric) +
+                  (is_seconds(metric) ? QStringLiteral(", time") : QString()) +
                   QStringLiteral(" (mean, 95 % band over the seeds)"));
   double xmin = 1e300, xmax = -1e300, ymin = 0, ymax = 0;
   int color = 0;
@@ -64,8 +83,9 @@ void SweepView::rebuild() {
     const Sweep& s = *sp;
     if (s.axes.empty()) continue;
     const bool numeric = numeric_axis(s);
-    x->setTitleText(QString::fromStdString(s.axes[0]) +
-                    (numeric ? QString() : QStringLiteral(" (values)")));
+    x->setTitleText(QString::fromStdString(s.axes[0]) + (durations ? QStringLiteral(", duration")
+                                                         : numeric ? QString()
+                                                                   : QStringLiteral(" (values)")));
     // One line per value of the second axis (if any).
     std::map<std::string, std::vector<const SweepPointData*>> groups;
     std::vector<std::string> order;
@@ -123,7 +143,12 @@ void SweepView::rebuild() {
   }
   const double pad = xmax > xmin ? (xmax - xmin) * 0.03 : 1;
   x->setRange(xmin - pad, xmax + pad);
-  y->setRange(ymin, ymax > ymin ? ymax * 1.08 : ymin + 1);
+  // Round ends, from 0 unless the band reaches below.
+  y->fit(ymin, ymax);
+  connect(chart, &QChart::plotAreaChanged, x, [x, y](const QRectF& r) {
+    x->set_length(r.width());
+    y->set_length(r.height());
+  });
   if (categories) {
     categories->setRange(xmin - pad, xmax + pad);
     categories->setLabelsPosition(QCategoryAxis::AxisLabelsPositionOnValue);

@@ -12,28 +12,13 @@
 #include <QWheelEvent>
 
 #include "base/duration.h"
+#include "widgets/axis_ticks.h"
 #include "widgets/marker_labels.h"
 #include "widgets/palette.h"
 
 namespace drainsim::viewer {
 
 namespace {
-
-// A tick step of 1, 2 or 5 x 10^k seconds leaving at least `min_px` between ticks.
-double tick_step(double span_s, double width_px, double min_px) {
-  const double raw = span_s * min_px / std::max(1.0, width_px);
-  const double base = std::pow(10.0, std::floor(std::log10(raw)));
-  for (double m : {1.0, 2.0, 5.0, 10.0}) {
-    if (base * m >= raw) return base * m;
-  }
-  return base * 10;
-}
-
-QString time_label(double t, double step) {
-  if (step >= 1) return QString::fromStdString(format_duration(from_seconds(t)));
-  const int decimals = static_cast<int>(std::ceil(-std::log10(step)));
-  return QString::number(t, 'f', decimals) + QStringLiteral("s");
-}
 
 const char* marker_letter(MarkerKind k) {
   switch (k) {
@@ -186,20 +171,19 @@ void TimelineView::paint(QPainter& p) const {
   const int left = L.plot_left(), right = L.plot_right();
   auto clamp_x = [&](double x) { return std::clamp(x, double(left), double(right)); };
 
-  // Time axis.
-  const double step = tick_step(L.t1() - L.t0(), right - left, 90);
+  // Time axis: round, clock-like steps (axis_ticks.h).
   p.setPen(QColor(0x60, 0x60, 0x60));
   p.setFont(small);
   const int last_y = L.lanes().empty() ? L.height()
                                        : std::min(L.height() - TimelineLayout::kLegendHeight,
                                                   L.lanes().back().bottom);
-  for (double t = std::ceil(L.t0() / step) * step; t <= L.t1(); t += step) {
-    const int x = static_cast<int>(std::lround(L.x_of(t)));
+  for (const Tick& tick : axis_ticks(TickKind::kTime, L.t0(), L.t1(), right - left, 90)) {
+    const int x = static_cast<int>(std::lround(L.x_of(tick.value)));
     p.setPen(QColor(0xe8, 0xe8, 0xe8));
     p.drawLine(x, TimelineLayout::kAxisHeight - 4, x, last_y);
     p.setPen(QColor(0x40, 0x40, 0x40));
     p.drawText(QRect(x - 40, 4, 80, TimelineLayout::kAxisHeight - 8), Qt::AlignCenter,
-               time_label(t, step));
+               QString::fromStdString(tick.label));
   }
 
   // The rows scroll between the time axis and the legend.
