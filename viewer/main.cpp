@@ -71,7 +71,8 @@ int main(int argc, char** argv) {
                                     QStringLiteral("WxH"), QStringLiteral("1600x900"));
   const QCommandLineOption metric_opt(
       QStringLiteral("metric"),
-      QStringLiteral("sweep: the metric (default job_loss); compare: counts, seconds or a metric."),
+      QStringLiteral("sweep: the metric (default job_loss); compare: all (default), counts, "
+                     "seconds or a metric."),
       QStringLiteral("NAME"));
   QCommandLineOption shot_opt(
       QStringLiteral("screenshot"),

@@ -163,7 +163,7 @@ _drainsim_viewer() {
   case $prev in
     --render) _drainsim_files "*.png"; return ;;
     --view) _drainsim_words "timeline series summary sweep compare"; return ;;
-    --metric) _drainsim_words "counts seconds"; return ;;
+    --metric) _drainsim_words "all counts seconds"; return ;;
     --rows) _drainsim_words "replica pod"; return ;;
     --around) _drainsim_words "deploy chaos"; return ;;
     --size | --from | --to) return ;;
