@@ -16,24 +16,16 @@
 #include "widgets/render.h"
 #include "widgets/series_view.h"
 #include "widgets/sweep_view.h"
+#include "widgets/test_support.h"
 #include "widgets/timeline_view.h"
 
 using namespace drainsim::viewer;
+using drainsim::viewer::testing::load;
 
 namespace {
 
 const QString kDir = QStringLiteral(VIEWER_TESTDATA);
 const QString kReference = kDir + QStringLiteral("/one-pod-rollout.results.json");
-
-Loaded load(const QStringList& files) {
-  Loaded loaded;
-  for (const QString& f : files) {
-    Document d = load_document(f.toStdString());
-    if (!d.ok()) qFatal("%s", d.error.c_str());
-    loaded.add(std::move(d));
-  }
-  return loaded;
-}
 
 QByteArray slurp(const QString& path) {
   QFile f(path);

@@ -18,8 +18,10 @@
 #include "widgets/render.h"
 #include "widgets/summary_metrics.h"
 #include "widgets/summary_view.h"
+#include "widgets/test_support.h"
 
 using namespace drainsim::viewer;
+using drainsim::viewer::testing::load;
 
 namespace {
 
@@ -43,16 +45,6 @@ QString edited_copy(const QTemporaryDir& dir, const QString& name,
   if (!f.open(QIODevice::WriteOnly)) qFatal("cannot write %s", qPrintable(path));
   f.write(QJsonDocument(doc).toJson());
   return path;
-}
-
-Loaded load(const QStringList& files) {
-  Loaded loaded;
-  for (const QString& f : files) {
-    Document d = load_document(f.toStdString());
-    if (!d.ok()) qFatal("%s", d.error.c_str());
-    loaded.add(std::move(d));
-  }
-  return loaded;
 }
 
 std::unique_ptr<QWidget> summary_of(const QStringList& files) {

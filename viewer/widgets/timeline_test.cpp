@@ -16,26 +16,18 @@
 #include "widgets/render.h"
 #include "widgets/replica_rows.h"
 #include "widgets/series_view.h"
+#include "widgets/test_support.h"
 #include "widgets/time_window.h"
 #include "widgets/timeline_view.h"
 
 using namespace drainsim::viewer;
+using drainsim::viewer::testing::load;
 
 namespace {
 
 const QString kDir = QStringLiteral(VIEWER_TESTDATA);
 const QString kReference = kDir + QStringLiteral("/one-pod-rollout.results.json");
 const QString kScenarios = QStringLiteral(DRAINSIM_SCENARIOS);
-
-Loaded load(const QStringList& files) {
-  Loaded loaded;
-  for (const QString& f : files) {
-    Document d = load_document(f.toStdString());
-    if (!d.ok()) qFatal("%s", d.error.c_str());
-    loaded.add(std::move(d));
-  }
-  return loaded;
-}
 
 QString drainsim() {
   const QString env = qEnvironmentVariable("DRAINSIM_BINARY");
