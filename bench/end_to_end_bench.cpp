@@ -8,6 +8,12 @@
 //   BM_Reference/sim_minutes:N/timeline:1   the same with the timeline, N at most 5, kept
 //       out of the document and written as `drainsim run --timeline` writes it
 //       (write_results), to a sink that only counts the bytes (counter results_MB)
+//   BM_Floor/sim_minutes:N   the floor (issue 19): the least work any simulator of those
+//       minutes does per job, and nothing else. The same arrivals and durations (the run's
+//       samplers on the run's random streams), a min-heap of the busy slots' completion
+//       times (replicas x concurrency slots) and a FIFO of the jobs waiting for one: two
+//       draws, one push and one pop per job. bench/README.md reports BM_Reference as a
+//       fraction of it, both from the same run of this executable.
 // Items are simulated jobs (jobs_enqueued), so items_per_second is simulated jobs per
 // second of CPU time; sim_s_per_wall_s is simulated seconds (the run's end time) per second
 // of CPU time (one thread: CPU time is the wall time of an otherwise idle core).
@@ -21,12 +27,16 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
+#include <deque>
+#include <functional>
 #include <new>
+#include <queue>
 #include <string>
 
 #include "bench_main.h"
 #include "io/results.h"
 #include "io/scenario_reader.h"
+#include "model/sampler.h"
 #include "run/simulation.h"
 
 namespace {
@@ -126,6 +136,42 @@ void BM_Reference(benchmark::State& state) {
   if (options.timeline) state.counters["results_MB"] = written / 1e6;
 }
 
+void BM_Floor(benchmark::State& state) {
+  const Scenario s = reference(static_cast<int>(state.range(0)));
+  const std::size_t slots = static_cast<std::size_t>(s.platform.replicas) *
+                            static_cast<std::size_t>(s.worker.concurrency);
+  std::int64_t jobs = 0;
+  for (auto _ : state) {
+    const Rng root(s.seed);
+    Rng arrival_rng = root.fork(static_cast<std::uint64_t>(Stream::kArrivals));
+    Rng duration_rng = root.fork(static_cast<std::uint64_t>(Stream::kDurations));
+    ArrivalSampler arrivals(s.workload.arrival);
+    DurationSampler durations(s.workload.job_duration);
+    std::priority_queue<Time, std::vector<Time>, std::greater<>> busy;  // completion times
+    std::deque<Duration> backlog;  // the work of the jobs waiting for a slot
+    for (Time t = arrivals.next(arrival_rng); t < s.duration; t = arrivals.next(arrival_rng)) {
+      while (!busy.empty() && busy.top() <= t) {  // slots freed by now take the backlog
+        const Time freed = busy.top();
+        busy.pop();
+        if (!backlog.empty()) {
+          busy.push(freed + backlog.front());
+          backlog.pop_front();
+        }
+      }
+      const Duration work = durations.sample(duration_rng);
+      if (busy.size() < slots) {
+        busy.push(t + work);
+      } else {
+        backlog.push_back(work);
+      }
+      ++jobs;
+    }
+    benchmark::DoNotOptimize(busy.size());
+  }
+  state.SetItemsProcessed(jobs);
+  state.counters["jobs"] = static_cast<double>(jobs) / static_cast<double>(state.iterations());
+}
+
 }  // namespace
 }  // namespace drainsim::bench
 
@@ -136,6 +182,10 @@ int main(int argc, char** argv) {
       ->ArgNames({"sim_minutes", "timeline"})
       ->Args({flags.sim_minutes, 0})
       ->Args({std::min(flags.sim_minutes, kTimelineMinutes), 1})
+      ->Unit(benchmark::kMillisecond);
+  benchmark::RegisterBenchmark("BM_Floor", BM_Floor)
+      ->ArgName("sim_minutes")
+      ->Arg(flags.sim_minutes)
       ->Unit(benchmark::kMillisecond);
   return run(argc, argv);
 }
