@@ -15,9 +15,11 @@
 #include <spawn.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -111,7 +113,8 @@ void BM_PanFrameBigTimeline(benchmark::State& state) {
 BENCHMARK(BM_PanFrameBigTimeline)->Arg(0)->Arg(600)->Arg(60)->Unit(benchmark::kMillisecond);
 
 // The reference hour opened and drawn once at 1600x900 by the viewer in a child process:
-// wall time per iteration (manual time) and the child's peak resident set (maxrss_MB).
+// wall time per iteration (manual time), the child's peak resident set (maxrss_MB) and the
+// rows its line "wrote ... (1600x900, timeline view, 100 replica rows, ...)" reports.
 void BM_OpenReferenceHour(benchmark::State& state) {
   const std::string path = reference_file();
   const std::string out = std::string(BENCH_BINARY_DIR) + "/bench-reference.png";
@@ -119,11 +122,29 @@ void BM_OpenReferenceHour(benchmark::State& state) {
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
-  double peak_mb = 0;
+  double peak_mb = 0, rows = 0;
   for (auto _ : state) {
+    int pipe_fds[2];
+    if (::pipe(pipe_fds) != 0) {
+      state.SkipWithError("cannot make a pipe");
+      return;
+    }
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], STDOUT_FILENO);
+    posix_spawn_file_actions_addclose(&actions, pipe_fds[0]);
     const auto start = std::chrono::steady_clock::now();
     pid_t pid = 0;
-    if (::posix_spawn(&pid, argv[0], nullptr, nullptr, argv.data(), environ) != 0) {
+    const int spawned = ::posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    ::close(pipe_fds[1]);
+    std::string said;
+    char buf[4096];
+    for (ssize_t n; spawned == 0 && (n = ::read(pipe_fds[0], buf, sizeof buf)) > 0;) {
+      said.append(buf, static_cast<std::size_t>(n));
+    }
+    ::close(pipe_fds[0]);
+    if (spawned != 0) {
       state.SkipWithError("cannot start drainsim-viewer");
       return;
     }
@@ -137,8 +158,12 @@ void BM_OpenReferenceHour(benchmark::State& state) {
       return;
     }
     peak_mb = std::max(peak_mb, static_cast<double>(usage.ru_maxrss) / 1024);
+    if (const auto at = said.find("timeline view, "); at != std::string::npos) {
+      rows = std::atof(said.c_str() + at + std::strlen("timeline view, "));
+    }
   }
   state.counters["maxrss_MB"] = peak_mb;
+  state.counters["rows"] = rows;
   state.counters["file_MB"] = static_cast<double>(std::filesystem::file_size(path)) / 1e6;
 }
 BENCHMARK(BM_OpenReferenceHour)->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(3);

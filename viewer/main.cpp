@@ -18,8 +18,13 @@
 #include <QScreen>
 #include <QTimer>
 
+#include <fmt/format.h>
+
+#include "base/duration.h"
+
 #include "widgets/main_window.h"
 #include "widgets/render.h"
+#include "widgets/timeline_view.h"
 
 using namespace drainsim::viewer;
 
@@ -46,6 +51,18 @@ bool has_display(int argc, char** argv) {
     if (a == "-platform" || a == "--platform") return true;
   }
   return false;
+}
+
+// What a timeline picture shows, for the line that reports it: ", 100 replica rows, 0s to
+// 1h0m54s" (the rows of every run, the time range); empty for the other views.
+std::string shown(ViewKind view, QWidget& widget) {
+  if (view != ViewKind::kTimeline) return {};
+  const TimelineLayout& layout = static_cast<TimelineView&>(widget).layout();
+  std::size_t rows = 0;
+  for (int r = 0; r < static_cast<int>(layout.runs().size()); ++r) rows += layout.rows(r).size();
+  return fmt::format(", {} {}, {} to {}", rows,
+                     layout.row_mode() == RowMode::kReplica ? "replica rows" : "pod lanes",
+                     drainsim::format_seconds(layout.t0()), drainsim::format_seconds(layout.t1()));
 }
 
 }  // namespace
@@ -185,8 +202,8 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "error: %s: cannot write the picture\n", qPrintable(out));
       return 1;
     }
-    std::printf("wrote %s (%dx%d, %s view)\n", qPrintable(out), image.width(), image.height(),
-                qPrintable(view_name(*view)));
+    std::printf("wrote %s (%dx%d, %s view%s)\n", qPrintable(out), image.width(), image.height(),
+                qPrintable(view_name(*view)), shown(*view, *widget).c_str());
     return 0;
   }
 

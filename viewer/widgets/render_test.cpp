@@ -281,7 +281,7 @@ class RenderTest : public QObject {
     QTest::addColumn<int>("code");
     QTest::addColumn<QString>("message");
     QTest::newRow("timeline") << QStringList{"--view", "timeline", "--size", "800x450", kReference}
-                              << 0 << "(800x450, timeline view)";
+                              << 0 << "(800x450, timeline view, 2 pod lanes, 0s to 2m46s)";
     QTest::newRow("unknown view") << QStringList{"--view", "gantt", kReference} << 2
                                   << "--view: expected timeline, series, summary, sweep or compare";
     QTest::newRow("bad size") << QStringList{"--size", "big", kReference} << 2

@@ -380,9 +380,10 @@ class TimelineTest : public QObject {
     QTest::addColumn<int>("code");
     QTest::addColumn<QString>("message");
     QTest::newRow("ok") << QStringList{"--from", "30s", "--to", "1m10s", kReference} << 0
-                        << "(800x450, timeline view)";
+                        << "(800x450, timeline view, 2 pod lanes, 30s to 1m10s)";
     QTest::newRow("around deploy")
-        << QStringList{"--around", "deploy", kReference} << 0 << "(800x450, timeline view)";
+        << QStringList{"--around", "deploy", kReference} << 0
+        << "(800x450, timeline view, 2 pod lanes, 15s to 1m20s)";  // 30..65 s, 15 s each side
     QTest::newRow("series window") << QStringList{"--view", "series", "--from", "1m", kReference}
                                    << 0 << "(800x450, series view)";
     QTest::newRow("not a duration") << QStringList{"--from", "x", kReference} << 2
