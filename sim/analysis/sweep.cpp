@@ -350,32 +350,37 @@ Sweep sweep_of(const SweepPart& part) {
       out.complete = false;
       continue;
     }
-    SweepPoint point;
+    std::vector<const SweepRunResult*> runs(first, first + static_cast<std::ptrdiff_t>(n_seeds));
+    SweepPoint point = sweep_point(runs);
     point.values = part.point_values(p);
-    std::map<std::string, std::vector<double>> samples;
-    for (std::size_t k = 0; k < n_seeds; ++k) {
-      const SweepRunResult& r = *by_task[p * n_seeds + k];
-      point.runs.push_back(r.run);
-      for (const auto& [key, value] : r.metrics) {
-        std::vector<double>& v = samples[key];
-        if (value) v.push_back(*value);
-      }
-    }
-    // A leaf null in some runs and an object in others (drain_latency_s) is reported by
-    // the object's numbers only.
-    for (auto it = samples.begin(); it != samples.end();) {
-      const auto next_key = std::next(it);
-      if (it->second.empty() && next_key != samples.end() &&
-          next_key->first.starts_with(it->first + ".")) {
-        it = samples.erase(it);
-      } else {
-        ++it;
-      }
-    }
-    for (const auto& [key, values] : samples) point.metrics[key] = student_t_95(values);
     out.points.push_back(std::move(point));
   }
   return out;
+}
+
+SweepPoint sweep_point(const std::vector<const SweepRunResult*>& runs) {
+  SweepPoint point;
+  std::map<std::string, std::vector<double>> samples;
+  for (const SweepRunResult* r : runs) {
+    point.runs.push_back(r->run);
+    for (const auto& [key, value] : r->metrics) {
+      std::vector<double>& v = samples[key];
+      if (value) v.push_back(*value);
+    }
+  }
+  // A leaf null in some runs and an object in others (drain_latency_s) is reported by
+  // the object's numbers only.
+  for (auto it = samples.begin(); it != samples.end();) {
+    const auto next_key = std::next(it);
+    if (it->second.empty() && next_key != samples.end() &&
+        next_key->first.starts_with(it->first + ".")) {
+      it = samples.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  for (const auto& [key, values] : samples) point.metrics[key] = student_t_95(values);
+  return point;
 }
 
 Sweep run_sweep(const SweepSpec& spec) { return sweep_of(run_sweep_part(spec)); }

@@ -157,6 +157,11 @@ SweepPart run_sweep_part(const SweepSpec& spec, SweepShard shard = {});
 // aggregation of sweep results, for run_sweep and merge alike.
 Sweep sweep_of(const SweepPart& part);
 
+// One point over the runs given, in seed order (REQUIRES: not empty): the runs' records
+// and each metric's interval over the runs where it is not null, as sweep_of gives a
+// point (values left empty). For callers that run a point's seeds themselves (tune).
+SweepPoint sweep_point(const std::vector<const SweepRunResult*>& runs);
+
 // The formats a sweep is written in (sweep and merge --format).
 enum class SweepFormat { kTable, kMarkdown, kJson, kCsv };
 constexpr std::array<std::string_view, 4> names(SweepFormat) {

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "analysis/seed_schedule.h"
 #include "analysis/sweep.h"
 #include "analysis/text_table.h"
 #include "base/parse.h"
@@ -33,11 +34,6 @@ bool kubernetes(const Scenario& s) { return s.platform.kind == PlatformConfig::K
 
 const char* platform_grace_field(const Scenario& s) {
   return kubernetes(s) ? "platform.termination_grace_period" : "platform.stop_grace_period";
-}
-
-// An axis of one value: how tune sets a field through run_sweep.
-SweepAxis single(const std::string& path, const std::string& value) {
-  return {path + "=" + value, path, {json(value)}, {path + "=" + value}};
 }
 
 double seconds_of(Duration d) { return to_seconds(d); }
@@ -68,31 +64,81 @@ std::string exceeds(double a, double b, double scale, std::string_view unit) {
 }
 
 // What a miss reads like: the upper end against the target, the mean beside it.
+// `at_least`: a setting the sequential test stopped, `upper` the least upper end its
+// remaining seeds could give ("job_loss ≥0.102 > 0 (mean 1)").
 std::string miss(const char* what, double upper, double mean, double target, double scale,
-                 std::string_view unit) {
+                 std::string_view unit, bool at_least = false) {
   const std::string m =
       unit == "s" ? format_seconds(mean * scale) : fmt::format("{:.3g}{}", mean * scale, unit);
-  return fmt::format("{} {} (mean {})", what, exceeds(upper, target, scale, unit), m);
+  return fmt::format("{} {}{} (mean {})", what, at_least ? "≥" : "",
+                     exceeds(upper, target, scale, unit), m);
+}
+
+// The least upper end of the 95 % interval of `key` that all `n` seeds could give, from
+// the runs so far and whatever the rest give (every metric judged is >= 0); nullopt when
+// some run has no value for it.
+std::optional<double> least_upper(const std::vector<SweepRunResult>& runs, const std::string& key,
+                                  std::size_t n) {
+  std::vector<double> values;
+  for (const SweepRunResult& r : runs) {
+    const auto it = r.metrics.find(key);
+    if (it == r.metrics.end() || !it->second) return std::nullopt;
+    values.push_back(*it->second);
+  }
+  return least_student_t_95_high(values, n);
+}
+
+// Beyond the target by more than the rounding of the arithmetic: a miss the full evaluation
+// cannot avoid.
+bool surely_above(double least, double target) {
+  return least > target && least - target > 1e-9 * std::max(std::abs(least), std::abs(target));
+}
+
+// A quality target the sequential test checks: the summary metric, the target, and how a
+// miss reads.
+struct QualityTarget {
+  const char* key;
+  const char* what;
+  double target, scale;
+  std::string_view unit;
+};
+
+std::vector<QualityTarget> quality_targets(const TuneTargets& t) {
+  std::vector<QualityTarget> out;
+  if (t.max_job_loss) out.push_back({"job_loss", "job_loss", *t.max_job_loss, 1, ""});
+  if (t.max_interrupted) {
+    out.push_back({"interrupted_fraction", "interrupted", *t.max_interrupted, 100, "%"});
+  }
+  return out;
 }
 
 class Searcher {
  public:
   // Searches `knob` on spec.timeout_grid (a preStop timeout) or spec.grid (the others).
-  Searcher(const TuneSpec& spec, const Scenario& base, TuneKnob knob)
+  Searcher(const TuneSpec& spec, const Scenario& base, TuneKnob knob,
+           const std::vector<std::uint64_t>& seeds)
       : spec_(spec),
         base_(base),
         knob_(knob),
-        grid_(knob == TuneKnob::kPreStopTimeout ? spec.timeout_grid : spec.grid) {}
+        grid_(knob == TuneKnob::kPreStopTimeout ? spec.timeout_grid : spec.grid),
+        seeds_(seeds),
+        quality_(quality_targets(spec.targets)) {}
 
-  TuneSearch search(const PreStop& pre_stop, bool override_pre_stop) {
+  // With `current`, the scenario's own setting is evaluated with the first pass and put
+  // there.
+  TuneSearch search(const PreStop& pre_stop, bool override_pre_stop,
+                    TuneSetting* current = nullptr) {
     TuneSearch out;
     out.pre_stop = pre_stop;
+    pre_stop_ = pre_stop_time(pre_stop);
     std::map<std::size_t, TuneSetting> done;  // by grid index
     const auto at = [&](std::size_t i) -> const TuneSetting& {
       auto it = done.find(i);
       if (it == done.end()) {
-        if (spec_.progress) spec_.progress(pre_stop_time(pre_stop), grid_[i], done.size());
-        it = done.emplace(i, evaluate(pre_stop, override_pre_stop, grid_[i])).first;
+        it = done.emplace(
+                     i,
+                     std::move(evaluate({prepare(pre_stop, override_pre_stop, grid_[i])}).front()))
+                 .first;
       }
       return it->second;
     };
@@ -103,8 +149,20 @@ class Searcher {
     for (std::size_t i = 0; i < n; i += stride) first_pass.push_back(i);
     if (first_pass.back() != n - 1) first_pass.push_back(n - 1);
     // The smallest first-pass setting from which on all meet the quality targets (every
-    // one is run: the trade-off table shows what smaller graces cost).
-    for (std::size_t i : first_pass) at(i);
+    // one is run: the trade-off table shows what smaller graces cost). The first pass runs
+    // as one schedule, so that the settings share the threads.
+    {
+      std::vector<Pending> batch;
+      for (std::size_t i : first_pass)
+        batch.push_back(prepare(pre_stop, override_pre_stop, grid_[i]));
+      if (current)
+        batch.push_back(prepare(base_.platform.pre_stop, false, base_.worker.grace_period, true));
+      std::vector<TuneSetting> settings = evaluate(std::move(batch));
+      for (std::size_t k = 0; k < first_pass.size(); ++k) {
+        done.emplace(first_pass[k], std::move(settings[k]));
+      }
+      if (current) *current = std::move(settings.back());
+    }
     std::optional<std::size_t> hit;
     for (std::size_t k = first_pass.size(); k-- > 0;) {
       if (!at(first_pass[k]).meets_quality) break;
@@ -132,32 +190,31 @@ class Searcher {
     return out;
   }
 
-  // The scenario's own grace, platform grace and preStop.
-  TuneSetting current() {
-    return evaluate(base_.platform.pre_stop, false, base_.worker.grace_period, true);
-  }
+  std::size_t runs_done() const { return runs_done_; }
 
  private:
+  // A setting to run: what it sets, and the overrides that set it.
+  struct Pending {
+    TuneSetting setting;
+    std::vector<std::string> overrides;
+  };
+
   // `value` is the grid's: a worker grace, a platform grace or a preStop timeout (knob).
-  TuneSetting evaluate(const PreStop& asked, bool override_pre_stop, Duration value,
-                       bool own = false) {
+  Pending prepare(const PreStop& asked, bool override_pre_stop, Duration value,
+                  bool own = false) const {
     const TuneKnob k = own ? TuneKnob::kWorkerGrace : knob_;
     PreStop pre_stop = asked;
     if (k == TuneKnob::kPreStopTimeout) {
       pre_stop.timeout = value;
       override_pre_stop = true;
     }
-    SweepSpec sweep;
-    sweep.scenario = spec_.scenario;
-    sweep.overrides = spec_.overrides;
+    Pending p;
+    p.overrides = spec_.overrides;
     if (override_pre_stop) {
-      sweep.overrides.push_back("platform.pre_stop=" + pre_stop_json(pre_stop).dump());
+      p.overrides.push_back("platform.pre_stop=" + pre_stop_json(pre_stop).dump());
     }
-    sweep.seeds = spec_.seeds;
-    sweep.first_seed = spec_.first_seed;
-    sweep.threads = spec_.threads;
     const PlatformGrace mode = own ? PlatformGrace::kScenario : spec_.platform_grace;
-    TuneSetting s;
+    TuneSetting& s = p.setting;
     s.grace = k == TuneKnob::kWorkerGrace ? value : base_.worker.grace_period;
     s.pre_stop_timeout = k == TuneKnob::kPreStopTimeout ? value : 0;
     // A grace of "forever" pairs as none: quiet_then_wait SIGKILLs at its timeout anyway.
@@ -166,25 +223,73 @@ class Searcher {
                            ? pre_stop_time(pre_stop) + paired_grace + spec_.margin
                        : mode == PlatformGrace::kSearched ? value
                                                           : base_.platform.grace_period();
-    sweep.axes.push_back(single("worker.grace_period", format_grace(s.grace)));
-    sweep.axes.push_back(single(platform_grace_field(base_), format_duration(s.platform_grace)));
-    Sweep result = run_sweep(sweep);
-    SweepPoint& point = result.points.front();
+    p.overrides.push_back("worker.grace_period=" + format_grace(s.grace));
+    p.overrides.push_back(std::string(platform_grace_field(base_)) + "=" +
+                          format_duration(s.platform_grace));
+    return p;
+  }
+
+  // Runs the settings over the seeds, each stopped by the sequential test (docs/tune.md):
+  // once no remaining seeds could bring the upper end of a quality target's interval over
+  // all the seeds down to the target, the full evaluation would miss it too.
+  std::vector<TuneSetting> evaluate(std::vector<Pending> batch) {
+    SeedScheduleSpec schedule;
+    for (const Pending& p : batch) {
+      schedule.settings.push_back(load_scenario_file(spec_.scenario, p.overrides));
+    }
+    schedule.seeds = seeds_;
+    schedule.threads = spec_.threads;
+    if (spec_.sequential) {
+      schedule.stop = [&](std::size_t, const std::vector<SweepRunResult>& runs) {
+        for (const QualityTarget& q : quality_) {
+          const std::optional<double> least = least_upper(runs, q.key, seeds_.size());
+          if (least && surely_above(*least, q.target)) return true;
+        }
+        return false;
+      };
+    }
+    if (spec_.progress) {
+      schedule.progress = [&](std::size_t runs) {
+        spec_.progress(pre_stop_, settings_done_, runs_done_ + runs);
+      };
+    }
+    SeedSchedule done = run_seed_schedule(schedule);
+    runs_done_ += done.runs_done;
+    settings_done_ += batch.size();
+    std::vector<TuneSetting> out;
+    for (std::size_t i = 0; i < batch.size(); ++i) {
+      out.push_back(judge(std::move(batch[i].setting), done.runs[i]));
+    }
+    return out;
+  }
+
+  TuneSetting judge(TuneSetting s, const std::vector<SweepRunResult>& runs) const {
+    std::vector<const SweepRunResult*> kept;
+    for (const SweepRunResult& r : runs) kept.push_back(&r);
+    SweepPoint point = sweep_point(kept);
     s.metrics = std::move(point.metrics);
     s.runs = std::move(point.runs);
+    if (runs.size() < seeds_.size()) {
+      // Stopped by the sequential test: the least upper end any remaining seeds could give.
+      for (const QualityTarget& q : quality_) {
+        const std::optional<double> least = least_upper(runs, q.key, seeds_.size());
+        if (least && surely_above(*least, q.target)) {
+          s.misses.push_back(
+              miss(q.what, *least, mean_or(s, metric(q.key), 0), q.target, q.scale, q.unit, true));
+        }
+      }
+      return s;
+    }
     // Judged by the upper end of each 95 % interval: a setting meets a target only when
     // the noise over the seeds cannot hide a miss.
     const TuneTargets& t = spec_.targets;
-    const Metric& loss = metric("job_loss");
-    const Metric& interrupted = metric("interrupted_fraction");
     const Metric& deploy = metric("deploy_duration_s.max");
-    if (t.max_job_loss && upper_or(s, loss, 0) > *t.max_job_loss) {
-      s.misses.push_back(
-          miss("job_loss", upper_or(s, loss, 0), mean_or(s, loss, 0), *t.max_job_loss, 1, ""));
-    }
-    if (t.max_interrupted && upper_or(s, interrupted, 0) > *t.max_interrupted) {
-      s.misses.push_back(miss("interrupted", upper_or(s, interrupted, 0),
-                              mean_or(s, interrupted, 0), *t.max_interrupted, 100, "%"));
+    for (const QualityTarget& q : quality_) {
+      const Metric& m = metric(q.key);
+      if (upper_or(s, m, 0) > q.target) {
+        s.misses.push_back(
+            miss(q.what, upper_or(s, m, 0), mean_or(s, m, 0), q.target, q.scale, q.unit));
+      }
     }
     s.meets_quality = s.misses.empty();
     if (t.max_deploy_duration && upper_or(s, deploy, 0) > seconds_of(*t.max_deploy_duration)) {
@@ -198,6 +303,10 @@ class Searcher {
   const Scenario& base_;
   const TuneKnob knob_;
   const std::vector<Duration>& grid_;
+  const std::vector<std::uint64_t>& seeds_;
+  const std::vector<QualityTarget> quality_;
+  Duration pre_stop_ = 0;  // the search's, for progress reports
+  std::size_t settings_done_ = 0, runs_done_ = 0;
 };
 
 // A quantile worked out in floating point, in whole seconds (rounded up).
@@ -381,10 +490,11 @@ Tune run_tune(const TuneSpec& spec) {
   } else if (spec.platform_grace == PlatformGrace::kSearched) {
     t.knob = TuneKnob::kPlatformGrace;
   }
-  Searcher searcher(spec, t.base, t.knob);
-  t.current = searcher.current();
+  Searcher searcher(spec, t.base, t.knob, t.seeds);
   for (const PreStop& p : pre_stops) {
-    t.searches.push_back(searcher.search(p, !spec.pre_stops.empty()));
+    // The scenario's own setting runs with the first search's first pass.
+    t.searches.push_back(
+        searcher.search(p, !spec.pre_stops.empty(), t.searches.empty() ? &t.current : nullptr));
     const TuneSearch& s = t.searches.back();
     if (!s.recommended) continue;
     const auto cost = [&](std::size_t i) {
@@ -440,6 +550,7 @@ Tune run_tune(const TuneSpec& spec) {
       }
     }
   }
+  t.runs_done = searcher.runs_done();
   std::vector<SeedRun> runs;
   for (const TuneSetting* e : t.settings()) runs.insert(runs.end(), e->runs.begin(), e->runs.end());
   t.run_warnings = tally_warnings(runs);

@@ -6,13 +6,16 @@
 // searches the platform grace with the worker's grace kept; or, when the scenario's preStop
 // is quiet_then_wait (which SIGKILLs the worker at its own timeout, so no worker grace
 // matters), it searches that timeout with the worker's grace kept. A setting meets a target
-// when the upper end of its 95 % interval over the seeds does (conservative about noise). Job loss
+// when the upper end of its 95 % interval over the seeds does (conservative about noise); its
+// seeds run in order and stop as soon as no remaining seeds could bring a job-loss or
+// interrupted upper end down to its target, so that the verdict is the full evaluation's. Job loss
 // and interrupted jobs can only fall as the grace rises and deploys can only lengthen, so the
 // search looks for the smallest grace from which on every evaluated grace meets the job-loss and
 // interrupted targets: first every ~1/16 of the grid, then by bisection between the last miss and
 // the first hit; that grace is recommended when its deploys also meet the deploy target. Among
 // preStops, the least preStop + grace wins (the least platform grace when that is what is
-// searched). run_tune uses threads of its own (run_sweep's); the formatters are pure.
+// searched). run_tune uses threads of its own (analysis/seed_schedule.h); the formatters are
+// pure.
 #pragma once
 
 #include <array>
@@ -84,8 +87,14 @@ struct TuneSpec {
   std::size_t seeds = 30;                 // REQUIRES: >= 1
   std::optional<std::uint64_t> first_seed;
   unsigned threads = 0;  // 0: the cores
-  // Called on the calling thread before each setting is run; empty: no reports.
-  std::function<void(Duration pre_stop, Duration value, std::size_t evaluated)> progress;
+  // The sequential test (docs/tune.md): stop a setting's seeds once it cannot meet a
+  // job-loss or interrupted target. false: every setting runs every seed, as before it
+  // (the same verdicts and recommendation, more runs; for benchmarks and tests).
+  bool sequential = true;
+  // Called on the calling thread as runs finish: the preStop searched, the settings
+  // evaluated before the ones now running, and the runs done (dropped ones included);
+  // empty: no reports.
+  std::function<void(Duration pre_stop, std::size_t settings, std::size_t runs)> progress;
 };
 
 // One setting, run over the seeds.
@@ -93,10 +102,13 @@ struct TuneSetting {
   Duration grace = 0;
   Duration platform_grace = 0;
   Duration pre_stop_timeout = 0;            // the quiet_then_wait hook's, when searched
-  std::map<std::string, Interval> metrics;  // every summary metric, as in a sweep point
-  std::vector<SeedRun> runs;                // one per seed
+  std::map<std::string, Interval> metrics;  // every summary metric, over the seeds run
+  // One per seed run: every seed, or the first k when the sequential test stopped it
+  // (then it misses a job-loss or interrupted target whatever the other seeds give).
+  std::vector<SeedRun> runs;
   // The targets it misses, by the upper end of the 95 % interval, e.g.
-  // "job_loss 2.3 > 0 (mean 2)".
+  // "job_loss 2.3 > 0 (mean 2)"; when stopped, by the least upper end the seeds not run
+  // could give, e.g. "job_loss ≥0.102 > 0 (mean 1)".
   std::vector<std::string> misses;
   bool meets_quality = false;  // the job-loss and interrupted targets
   bool meets() const { return misses.empty(); }
@@ -138,6 +150,8 @@ struct Tune {
   std::string why_none;
   std::vector<Warning> warnings;           // tune's own, about the settings
   std::vector<WarningTally> run_warnings;  // its runs', over every setting evaluated
+  // Every run done, those dropped included (a seed under way when its setting was stopped).
+  std::size_t runs_done = 0;
 
   const TuneSetting* recommended() const;
   std::vector<const TuneSetting*> settings() const;  // current, then every search's

@@ -74,25 +74,36 @@ Interval scaled(Interval v, double f) {
 }
 
 std::vector<std::string> header_row(const Tune& t) {
-  std::vector<std::string> row{"grace", "platform"};
+  std::vector<std::string> row{"grace", "platform", "seeds"};
   if (t.knob == TuneKnob::kPreStopTimeout) row.insert(row.begin(), "preStop timeout");
   for (const Column& c : kColumns) row.emplace_back(c.header);
   row.emplace_back("meets targets");
   return row;
 }
 
-std::vector<std::string> setting_row(const Tune& t, const TuneSetting& e, std::size_t runs,
-                                     bool own = false) {
-  std::vector<std::string> row{format_grace(e.grace), format_duration(e.platform_grace)};
+// The seeds column: how many were run ("1 of 30" when the sequential test stopped it).
+std::string seeds_cell(const Tune& t, const TuneSetting& e) {
+  return e.runs.size() == t.seeds.size() ? fmt::format("{}", e.runs.size())
+                                         : fmt::format("{} of {}", e.runs.size(), t.seeds.size());
+}
+
+std::vector<std::string> setting_row(const Tune& t, const TuneSetting& e, bool own = false) {
+  const std::size_t runs = e.runs.size();
+  std::vector<std::string> row{format_grace(e.grace), format_duration(e.platform_grace),
+                               seeds_cell(t, e)};
   if (t.knob == TuneKnob::kPreStopTimeout) {
     row.insert(row.begin(), own ? format_duration(t.base.platform.pre_stop.timeout)
                                 : format_duration(e.pre_stop_timeout));
   }
   for (const Column& c : kColumns) {
     const auto it = e.metrics.find(std::string(c.metric.name));
-    row.push_back(it == e.metrics.end()
-                      ? std::string(kNoValue)
-                      : interval_cell(scaled(it->second, c.factor), c.decimals, runs));
+    if (it == e.metrics.end()) {
+      row.emplace_back(kNoValue);
+    } else if (runs == 1 && it->second.n == 1) {  // one seed: no interval to give
+      row.push_back(fmt::format("{:.{}f}", it->second.mean * c.factor, c.decimals));
+    } else {
+      row.push_back(interval_cell(scaled(it->second, c.factor), c.decimals, runs));
+    }
   }
   row.push_back(e.meets() ? "yes" : fmt::format("no: {}", fmt::join(e.misses, "; ")));
   return row;
@@ -158,7 +169,7 @@ std::string tune_text(const Tune& t) {
   for (const std::string& o : t.overrides) out += fmt::format("  --set {}\n", o);
   out += fmt::format("\nthe scenario's own settings (preStop {}):\n",
                      pre_stop_text(t.base.platform.pre_stop));
-  out += aligned_table({header_row(t), setting_row(t, t.current, t.seeds.size(), true)});
+  out += aligned_table({header_row(t), setting_row(t, t.current, true)});
 
   for (std::size_t i = 0; i < t.searches.size(); ++i) {
     const TuneSearch& s = t.searches[i];
@@ -186,15 +197,23 @@ std::string tune_text(const Tune& t) {
     const std::size_t from = centre >= 5 ? centre - 5 : 0;
     const std::size_t to = std::min(s.evaluated.size(), centre + 6);
     std::vector<std::vector<std::string>> rows{header_row(t)};
+    bool stopped = false;
     for (std::size_t k = from; k < to; ++k) {
-      rows.push_back(setting_row(t, s.evaluated[k], t.seeds.size()));
+      rows.push_back(setting_row(t, s.evaluated[k]));
       if (s.recommended && k == *s.recommended) rows.back().back() += "  <- recommended";
+      stopped = stopped || s.evaluated[k].runs.size() < t.seeds.size();
     }
     out += fmt::format(
-        "\ntrade-offs (mean ±95 % half-width over the seeds; {} of {} settings "
+        "\ntrade-offs (mean ±95 % half-width over the seeds run; {} of {} settings "
         "evaluated shown):\n",
         to - from, s.evaluated.size());
     out += aligned_table(rows);
+    if (stopped) {
+      out += fmt::format(
+          "k of {}: stopped after k seeds, once the other seeds could no longer bring the upper "
+          "end down to the target (≥: the least they could give)\n",
+          t.seeds.size());
+    }
   }
 
   const SpecRule& rule = t.rule;
@@ -232,6 +251,7 @@ json tune_json(const Tune& t) {
                 {"pre_stop_timeout_s", t.knob == TuneKnob::kPreStopTimeout
                                            ? json(seconds_of(s.pre_stop_timeout))
                                            : json(nullptr)},
+                {"seeds_run", s.runs.size()},
                 {"meets_targets", s.meets()},
                 {"misses", s.misses},
                 {"metrics", metrics},

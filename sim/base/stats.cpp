@@ -176,4 +176,25 @@ Interval student_t_95(const std::vector<double>& samples) {
   return r;
 }
 
+double least_student_t_95_high(const std::vector<double>& first, std::size_t n) {
+  const std::size_t k = first.size();
+  if (k >= n) return student_t_95(first).high;
+  // The rest all equal to c = a - u (a the mean of the first k, 0 <= u <= a). With the sum
+  // of squares split into within and between the two groups, the upper end is
+  //   f(u) = a - r u + b sqrt(ss + g u^2),  r = m / n, g = k m / n, b = t / sqrt(n (n - 1)),
+  // m = n - k the samples to come and ss the first k's sum of squared deviations from a.
+  // f is convex; f'(u) = 0 at u^2 = r^2 ss / (g (b^2 g - r^2)) when b^2 g > r^2, and f falls
+  // all the way to u = a (c = 0) otherwise.
+  const Interval seen = student_t_95(first);
+  const double a = seen.mean;
+  double ss = 0;
+  for (double x : first) ss += (x - a) * (x - a);
+  const double nd = static_cast<double>(n), m = static_cast<double>(n - k);
+  const double r = m / nd, g = static_cast<double>(k) * m / nd;
+  const double b = t_quantile_975(n - 1) / std::sqrt(nd * (nd - 1));
+  double u = a;
+  if (b * b * g > r * r) u = std::min(a, r * std::sqrt(ss / (g * (b * b * g - r * r))));
+  return a - r * u + b * std::sqrt(ss + g * u * u);
+}
+
 }  // namespace drainsim

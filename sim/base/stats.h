@@ -55,6 +55,14 @@ struct Interval {
 };
 Interval student_t_95(const std::vector<double>& samples);
 
+// The least upper end (student_t_95(...).high) that n samples, all >= 0, can have when
+// `first` are the first of them (REQUIRES: every value >= 0, 1 <= first.size() <= n). The
+// upper end is convex in the samples and symmetric in the ones not yet seen, so the rest do
+// best all equal, to the c >= 0 that minimises it (worked out in closed form). With
+// first.size() == n it is the samples' own upper end. What a sequential test needs to stop
+// once no further samples can bring the upper end down to a target.
+double least_student_t_95_high(const std::vector<double>& first, std::size_t n);
+
 // The 0.975 quantile of Student's t with `df` degrees of freedom: exact to 10 digits for
 // df <= 30 (table), Cornish-Fisher beyond (error < 3e-8); df == 0 gives 0.
 double t_quantile_975(std::size_t df);

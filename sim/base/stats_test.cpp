@@ -168,5 +168,37 @@ TEST(StudentT, Quantiles) {
   for (std::size_t df = 1; df < 200; ++df) EXPECT_GT(t_quantile_975(df), t_quantile_975(df + 1));
 }
 
+TEST(LeastStudentTHigh, OneNonZeroSampleOfThirty) {
+  // {1} then 29 samples to come: the least upper end has them all 0 (mean 1/30,
+  // s = sqrt((1 - 1/30) / 29) = 1/sqrt(30), half width t(29) / 30): (1 + 2.045230) / 30.
+  EXPECT_NEAR(least_student_t_95_high({1}, 30), 0.1015077, 1e-7);
+  const std::vector<double> zeros(29, 0.0);
+  std::vector<double> all{1};
+  all.insert(all.end(), zeros.begin(), zeros.end());
+  EXPECT_NEAR(least_student_t_95_high({1}, 30), student_t_95(all).high, 1e-12);
+  // Nothing but zeros so far: the rest can be zeros too.
+  EXPECT_EQ(least_student_t_95_high({0, 0, 0}, 30), 0);
+}
+
+TEST(LeastStudentTHigh, TheRestEqualToTheSamplesSoFarWhenTheIntervalIsWide) {
+  // {1} of 2: t(1) = 12.7 makes any spread cost more than the mean gains, so the second
+  // sample does best equal to the first: upper end 1.
+  EXPECT_DOUBLE_EQ(least_student_t_95_high({1}, 2), 1);
+  // {3, 5} of 4: a = 4, ss = 2, r = 1/2, g = 1, b = t(3) / sqrt(12) = 0.918693;
+  // u = r sqrt(ss / (g (b^2 g - r^2))) = 0.917475 (the rest at c = 3.082525) and
+  // f = 4 - 0.458738 + 0.918693 sqrt(2 + 0.841760) = 5.089951 (a scan of c agrees).
+  EXPECT_NEAR(least_student_t_95_high({3, 5}, 4), 5.089951, 1e-6);
+  for (double c = 0; c < 6; c += 0.01) {
+    EXPECT_GE(student_t_95({3, 5, c, c}).high, least_student_t_95_high({3, 5}, 4) - 1e-12) << c;
+  }
+  // Unequal rest does worse than the best equal one.
+  EXPECT_GT(student_t_95({3, 5, 2.5, 3.6}).high, least_student_t_95_high({3, 5}, 4));
+}
+
+TEST(LeastStudentTHigh, AllSamplesSeenIsTheirOwnUpperEnd) {
+  EXPECT_DOUBLE_EQ(least_student_t_95_high({1, 2, 3, 4, 5}, 5), student_t_95({1, 2, 3, 4, 5}).high);
+  EXPECT_EQ(least_student_t_95_high({7}, 1), 7);
+}
+
 }  // namespace
 }  // namespace drainsim

@@ -113,11 +113,10 @@ int tune(const TuneArgs& args) {
   spec.margin = *margin;
   spec.safety_margin = *safety;
   const ProgressReport progress("tune", isatty(STDERR_FILENO));
-  spec.progress = [&](Duration pre_stop, Duration grace, std::size_t done) {
-    fmt::print(
-        stderr, "{}",
-        progress.status(fmt::format("preStop {}, grace {} ({} settings run)",
-                                    format_duration(pre_stop), format_duration(grace), done)));
+  spec.progress = [&](Duration pre_stop, std::size_t settings, std::size_t runs) {
+    fmt::print(stderr, "{}",
+               progress.status(fmt::format("preStop {}: {} settings evaluated, {} runs",
+                                           format_duration(pre_stop), settings, runs)));
   };
   Tune result;
   try {
