@@ -415,6 +415,26 @@ TEST_P(StreamedTimeline, WritesTheBytesOfTheDocumentKeptInMemory) {
   EXPECT_EQ(last, text);
 }
 
+TEST(StreamedTimeline, TheReferencesFirstMinuteGoesThroughTheFilesAndBack) {
+  // 83,555 jobs: the attempts, reports and series outgrow their 1 MB buffers, so their
+  // rows go to the temporary files and are read back from them.
+  Scenario s =
+      load_scenario_file(std::string(DRAINSIM_SOURCE_DIR) + "/scenarios/bench-reference.json");
+  s.duration = kMinute;
+  std::erase_if(s.events, [&](const ScenarioEvent& e) { return e.at >= s.duration; });
+  RunOptions options;
+  options.timeline = true;
+  const RunOutput whole = run_scenario(s, options);
+  options.stream_timeline = true;
+  const RunOutput streamed = run_scenario(s, options);
+  EXPECT_GT(streamed.timeline->bytes(), 3u * SpillFile::kDefaultBuffer);
+  EXPECT_EQ(streamed.hash, whole.hash);
+  std::string text;
+  write_results_once(streamed.results, *streamed.timeline,
+                     [&](std::string_view piece) { text += piece; });
+  EXPECT_EQ(text, whole.results.dump());
+}
+
 INSTANTIATE_TEST_SUITE_P(Shipped, StreamedTimeline,
                          testing::Values("oom-kill", "rolling-restart", "pid1-shell",
                                          "double-sigterm"));
