@@ -10,6 +10,7 @@
 #include <fmt/ranges.h>
 
 #include "analysis/conformance_run.h"
+#include "base/timeline_schema.h"
 #include "io/scenario_reader.h"
 #include "run/simulation.h"
 
@@ -88,35 +89,51 @@ CheckedRun run_setup(const Profile& profile, const std::string& id, const Setup&
     run.code = proc["exit_code"].get<int>();
   }
   run.exit = proc["exit"].get<std::string>();
-  const Timeline& t = *out.timeline;
-  for (const SignalRecord& s : t.signals) {
-    if (s.pod != 0) continue;
-    const double at = to_seconds(s.at);
-    run.signals.emplace_back(at,
-                             fmt::format("{} {} {} {} ({})", secs(at), kPod, to_string(s.signal),
-                                         s.delivered ? "delivered" : "swallowed", s.source));
+  // The timeline read back from the run's spill, row by row (base/timeline_schema.h).
+  const json timeline = out.timeline->json();
+  const auto rows = [&](std::string_view table) -> const json& {
+    return timeline.at(std::string(table)).at("rows");
+  };
+  const auto text = [](const json& cell) { return cell.get<std::string>(); };
+  namespace ts = timeline_schema;
+  for (const json& s : rows(ts::signals::kName)) {
+    if (s[ts::signals::kPod] != 0) continue;
+    const double at = s[ts::signals::kTime].get<double>();
+    run.signals.emplace_back(
+        at, fmt::format("{} {} {} {} ({})", secs(at), kPod, text(s[ts::signals::kSignal]),
+                        s[ts::signals::kDelivered].get<bool>() ? "delivered" : "swallowed",
+                        text(s[ts::signals::kSource])));
   }
-  for (const PodStateRecord& s : t.pod_states) {
-    if (s.pod == 0) run.states.emplace_back(to_seconds(s.at), to_string(s.state));
-  }
-  for (const AttemptRecord& a : t.attempts) {
-    if (a.worker != run.worker) continue;
-    run.attempts.push_back(
-        {a.job, a.attempt, run.worker, to_seconds(a.start), to_seconds(a.end), outcome_name(a)});
-  }
-  for (const ReportRecord& p : t.reports) {
-    if (p.worker != run.worker) continue;
-    run.reports.push_back({to_seconds(p.at), run.worker, p.job, p.attempt, to_string(p.kind),
-                           error_name(p), p.accepted});
-  }
-  for (const HeartbeatRecord& h : t.heartbeats) {
-    if (h.worker == run.worker) {
-      run.heartbeats.push_back({to_seconds(h.at), run.worker, to_string(h.state)});
+  for (const json& s : rows(ts::pod_states::kName)) {
+    if (s[ts::pod_states::kPod] == 0) {
+      run.states.emplace_back(s[ts::pod_states::kTime].get<double>(),
+                              text(s[ts::pod_states::kState]));
     }
   }
-  for (const RemainingRecord& m : t.remaining) {
-    if (m.worker == run.worker) {
-      run.remaining.push_back({to_seconds(m.at), run.worker, std::to_string(m.remaining)});
+  for (const json& a : rows(ts::attempts::kName)) {
+    if (a[ts::attempts::kWorker].get<WorkerId>() != run.worker) continue;
+    run.attempts.push_back({a[ts::attempts::kJob].get<JobId>(),
+                            a[ts::attempts::kAttempt].get<int>(), run.worker,
+                            a[ts::attempts::kStart].get<double>(),
+                            a[ts::attempts::kEnd].get<double>(), text(a[ts::attempts::kOutcome])});
+  }
+  for (const json& p : rows(ts::reports::kName)) {
+    if (p[ts::reports::kWorker].get<WorkerId>() != run.worker) continue;
+    run.reports.push_back({p[ts::reports::kTime].get<double>(), run.worker,
+                           p[ts::reports::kJob].get<JobId>(), p[ts::reports::kAttempt].get<int>(),
+                           text(p[ts::reports::kKind]), text(p[ts::reports::kError]),
+                           p[ts::reports::kAccepted].get<bool>()});
+  }
+  for (const json& h : rows(ts::heartbeats::kName)) {
+    if (h[ts::heartbeats::kWorker].get<WorkerId>() == run.worker) {
+      run.heartbeats.push_back(
+          {h[ts::heartbeats::kTime].get<double>(), run.worker, text(h[ts::heartbeats::kState])});
+    }
+  }
+  for (const json& m : rows(ts::drain_remaining::kName)) {
+    if (m[ts::drain_remaining::kWorker].get<WorkerId>() == run.worker) {
+      run.remaining.push_back({m[ts::drain_remaining::kTime].get<double>(), run.worker,
+                               std::to_string(m[ts::drain_remaining::kRemaining].get<int>())});
     }
   }
   return run;

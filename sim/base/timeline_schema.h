@@ -19,11 +19,13 @@ enum Column { kJob, kAttempt, kPod, kWorker, kSlot, kStart, kEnd, kOutcome };
 namespace drain_remaining {
 inline constexpr std::string_view kName = "drain_remaining";
 inline constexpr std::array<std::string_view, 4> kColumns = {"t_s", "pod", "worker", "remaining"};
+enum Column { kTime, kPod, kWorker, kRemaining };
 }  // namespace drain_remaining
 
 namespace heartbeats {
 inline constexpr std::string_view kName = "heartbeats";
 inline constexpr std::array<std::string_view, 4> kColumns = {"t_s", "pod", "worker", "state"};
+enum Column { kTime, kPod, kWorker, kState };
 }  // namespace heartbeats
 
 namespace pod_states {
@@ -36,6 +38,7 @@ namespace reports {
 inline constexpr std::string_view kName = "reports";
 inline constexpr std::array<std::string_view, 8> kColumns = {
     "t_s", "pod", "worker", "job", "attempt", "kind", "error", "accepted"};
+enum Column { kTime, kPod, kWorker, kJob, kAttempt, kKind, kError, kAccepted };
 }  // namespace reports
 
 namespace series {

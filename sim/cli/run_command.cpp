@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -208,16 +209,22 @@ bool run_or_explain(const Scenario& s, const RunOptions& options, RunOutput& out
 // kBadInput when the file cannot be written.
 int report(const Scenario& s, const RunOptions& options, const RunOutput& out,
            const std::string& path, double wall) {
+  std::string why;  // the timeline's temporary files could not be read back
   const bool written = write_whole(path, [&](std::ostream& f) {
     if (out.timeline) {  // compact, streamed: an indented timeline would be far larger
-      write_results(out.results, out.timeline.get(), [&](std::string_view piece) { f << piece; });
+      try {
+        write_results_once(out.results, *out.timeline, [&](std::string_view piece) { f << piece; });
+      } catch (const std::runtime_error& e) {
+        why = fmt::format(" ({})", e.what());
+        f.setstate(std::ios::badbit);  // not written: no partial file
+      }
     } else {
       f << out.results.dump(2);
     }
     f << '\n';
   });
   if (!written) {
-    fmt::print(stderr, "error: {}: cannot write the results file\n", path);
+    fmt::print(stderr, "error: {}: cannot write the results file{}\n", path, why);
     return kBadInput;
   }
   print_summary(s, options.engine, out, path, wall);

@@ -122,35 +122,16 @@ void visit_tables(const Timeline& t, Visit&& visit) {
   });
 }
 
-void write_timeline(const Timeline& t, const TextSink& out) {
-  bool first_table = true;
-  visit_tables(
-      t, [&](std::string_view name, const json& columns, const auto& records, const auto& row) {
-        out(first_table ? "{\"" : ",\"");
-        first_table = false;
-        out(name);
-        out("\":{\"columns\":");
-        out(columns.dump());
-        out(",\"rows\":[");
-        bool first = true;
-        for (const auto& r : records) {
-          if (!first) out(",");
-          first = false;
-          out(row(r).dump());
-        }
-        out("]}");
-      });
-  out("}");
-}
-
 // The FNV-1a 64 hash, fed in pieces.
 class Fnv1a64 {
  public:
   void add(std::string_view bytes) {
+    std::uint64_t h = h_;  // in a register: the bytes' chars could alias a member
     for (const unsigned char c : bytes) {
-      h_ ^= c;
-      h_ *= 0x100000001b3ULL;
+      h ^= c;
+      h *= 0x100000001b3ULL;
     }
+    h_ = h;
   }
   std::string hex() const { return fmt::format("{:016x}", h_); }
 
@@ -206,11 +187,11 @@ json timeline_json(const Timeline& timeline) {
   return out;
 }
 
-void write_results(const json& results, const Timeline* timeline, const TextSink& out) {
-  if (timeline == nullptr) {
-    out(results.dump());
-    return;
-  }
+namespace {
+
+// `results` with the timeline `write_timeline` writes under "timeline".
+void write_document(const json& results, const std::function<void()>& write_timeline,
+                    const TextSink& out) {
   // "timeline" sorts just before "warnings", the document's last key: write the rest
   // without "warnings", then the timeline, then "warnings".
   json head = results;
@@ -223,10 +204,26 @@ void write_results(const json& results, const Timeline* timeline, const TextSink
   text.pop_back();  // the closing brace
   out(text);
   out(head.empty() ? "\"timeline\":" : ",\"timeline\":");
-  write_timeline(*timeline, out);
+  write_timeline();
   out(",\"warnings\":");
   out(warnings.dump());
   out("}");
+}
+
+}  // namespace
+
+void write_results(const json& results, const TimelineSpill* timeline, const TextSink& out) {
+  if (timeline == nullptr) {
+    out(results.dump());
+    return;
+  }
+  write_document(
+      results, [&] { timeline->write(out); }, out);
+}
+
+void write_results_once(const json& results, TimelineSpill& timeline, const TextSink& out) {
+  write_document(
+      results, [&] { timeline.write_and_release(out); }, out);
 }
 
 MetricValues summary_values(const json& results, const std::string& where) {
@@ -281,7 +278,7 @@ std::string fnv1a64_hex(std::string_view bytes) {
   return h.hex();
 }
 
-std::string stamp_hash(json& results, const Timeline* timeline) {
+std::string stamp_hash(json& results, const TimelineSpill* timeline) {
   results.erase("result_hash");
   Fnv1a64 h;
   write_results(results, timeline, [&](std::string_view piece) { h.add(piece); });

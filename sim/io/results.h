@@ -10,6 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "io/spill_file.h"
+#include "io/timeline_spill.h"
 #include "model/metrics.h"
 #include "model/platform.h"
 #include "model/recorder.h"
@@ -31,7 +33,8 @@ nlohmann::json build_results(const Scenario& scenario, const RunSummary& summary
 // The FNV-1a 64 hash of `bytes` as 16 lower-case hex digits.
 std::string fnv1a64_hex(std::string_view bytes);
 
-// The results document's "timeline" object.
+// The results document's "timeline" object, of records kept in memory. A TimelineSpill
+// (io/timeline_spill.h) writes the same bytes.
 nlohmann::json timeline_json(const Timeline& timeline);
 
 // The metrics (model/metrics.h) of a results document's "summary"; `where` names the
@@ -42,17 +45,20 @@ nlohmann::json timeline_json(const Timeline& timeline);
 // pushes_refused is 0 (no push could be refused).
 MetricValues summary_values(const nlohmann::json& results, const std::string& where);
 
-// Receives text in pieces.
-using TextSink = std::function<void(std::string_view)>;
-
 // Writes `results` as compact JSON with `timeline` (when not null) under "timeline": the
-// bytes of `results` with timeline_json(*timeline) added, dumped, without building that
-// document (about 1.7 KB per job).
-void write_results(const nlohmann::json& results, const Timeline* timeline, const TextSink& out);
+// bytes of `results` with the timeline's records (timeline_json) added, dumped, without
+// building that document (about 1.7 KB per job), in pieces of up to a table's buffer.
+// Throws std::runtime_error when the timeline's files could not be written or read.
+void write_results(const nlohmann::json& results, const TimelineSpill* timeline,
+                   const TextSink& out);
+// write_results for the last time: the timeline gives its pages back as `out` takes them
+// (TimelineSpill::write_and_release), so that a file `out` writes reuses them.
+void write_results_once(const nlohmann::json& results, TimelineSpill& timeline,
+                        const TextSink& out);
 
 // Sets results["result_hash"] to the FNV-1a 64 hash (16 hex digits) of the document's
 // compact dump without that field (write_results, with `timeline` when not null), and
 // returns it.
-std::string stamp_hash(nlohmann::json& results, const Timeline* timeline = nullptr);
+std::string stamp_hash(nlohmann::json& results, const TimelineSpill* timeline = nullptr);
 
 }  // namespace drainsim

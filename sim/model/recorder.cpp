@@ -13,7 +13,10 @@ bool is_shutdown_outcome(Outcome o) {
 }
 }  // namespace
 
-Recorder::Recorder(bool timeline) : timeline_(timeline) {}
+Recorder::Recorder(bool timeline, TimelineSink* sink)
+    : sink_(!timeline         ? nullptr
+            : sink != nullptr ? sink
+                              : &memory_) {}
 
 std::uint32_t Recorder::job_enqueued(JobId id, Time now, std::uint32_t backend_handle) {
   const std::uint32_t slot = entries_.acquire();
@@ -137,35 +140,44 @@ void Recorder::attempt_ended(const Lease& lease, const AttemptRecord& record, Du
     if (latest) e.shutdown_retry_due = true;
     if (e.state == JobState::kActive && latest) e.orphaned_at = record.end;
   }
-  if (timeline_) {
-    attempts_.push_back(record);
-    attempts_.back().duplicate = duplicate;
+  if (sink_) {
+    AttemptRecord r = record;
+    r.duplicate = duplicate;
+    sink_->add(r);
   }
   sample_series(record.end);
   maybe_finalize(lease.ledger);
 }
 
 void Recorder::pod_state(Time now, int pod, PodState state) {
-  if (timeline_) pod_states_.push_back({now, pod, state});
+  if (sink_) sink_->add(PodStateRecord{now, pod, state});
 }
 
 void Recorder::signal(Time now, int pod, Signal sig, bool delivered, const char* source) {
-  if (timeline_) signals_.push_back({now, pod, sig, delivered, source});
+  if (sink_) sink_->add(SignalRecord{now, pod, sig, delivered, source});
 }
 
 void Recorder::remaining(Time now, int pod, WorkerId worker, int count) {
-  if (timeline_) remaining_.push_back({now, pod, worker, count});
+  if (sink_) sink_->add(RemainingRecord{now, pod, worker, count});
 }
 
 void Recorder::sample_series(Time now) {
-  if (!timeline_) return;
+  if (!sink_) return;
   const SeriesPoint p{now, queued_, scheduled_, in_flight_};
-  if (!series_.empty() && series_.back().at == now) {
-    series_.back() = p;  // one point per instant: the state after it
-  } else if (series_.empty() || series_.back().queued != p.queued ||
-             series_.back().scheduled != p.scheduled || series_.back().in_flight != p.in_flight) {
-    series_.push_back(p);
+  const SeriesPoint& last = series_last_;
+  if (series_pending_ && last.at == now) {
+    series_last_ = p;  // one point per instant: the state after it
+  } else if (!series_pending_ || last.queued != p.queued || last.scheduled != p.scheduled ||
+             last.in_flight != p.in_flight) {
+    flush_series();
+    series_last_ = p;
+    series_pending_ = true;
   }
+}
+
+void Recorder::flush_series() {
+  if (series_pending_) sink_->add(series_last_);
+  series_pending_ = false;
 }
 
 void Recorder::maybe_finalize(std::uint32_t ledger) {
@@ -208,6 +220,7 @@ void Recorder::audit_error(std::string text) {
 }
 
 AuditResult Recorder::finish(const BackendView& backend) {
+  if (sink_) flush_series();
   std::int64_t held_by_backend = 0;
   for (std::uint32_t i = 0; i < entries_.size(); ++i) {
     Entry& e = entries_[i];
@@ -257,17 +270,17 @@ AuditResult Recorder::finish(const BackendView& backend) {
 // --- heartbeats and job reports (timeline only)
 
 void Recorder::heartbeat(Time now, int pod, WorkerId worker, Directive state) {
-  if (timeline_) heartbeats_.push_back({now, pod, worker, state});
+  if (sink_) sink_->add(HeartbeatRecord{now, pod, worker, state});
 }
 
 void Recorder::report(const ReportRecord& record) {
-  if (timeline_) reports_.push_back(record);
+  if (sink_) sink_->add(record);
 }
 
 Timeline Recorder::take_timeline() {
-  return Timeline{std::move(attempts_),  std::move(pod_states_), std::move(signals_),
-                  std::move(remaining_), std::move(series_),     std::move(heartbeats_),
-                  std::move(reports_)};
+  Timeline out = std::move(memory_);
+  memory_ = Timeline();
+  return out;
 }
 
 }  // namespace drainsim

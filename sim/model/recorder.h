@@ -1,8 +1,9 @@
 // The Recorder sees every observable event of a run: job state changes from the backend,
 // attempts from worker processes, pod changes and signals from the platform. It keeps a
 // ledger entry per live job (freed once the job is done, so memory follows the jobs in
-// flight, not the jobs finished), folds finished jobs into the metrics, keeps the
-// timeline when asked, and runs the conservation audit. Not thread-safe.
+// flight, not the jobs finished), folds finished jobs into the metrics, makes the
+// timeline's records when asked (model/timeline.h), and runs the conservation audit. Not
+// thread-safe.
 #pragma once
 
 #include <array>
@@ -20,6 +21,7 @@
 #include "model/load.h"
 #include "model/pod_state.h"
 #include "model/scenario.h"
+#include "model/timeline.h"
 #include "model/warning.h"
 
 namespace drainsim {
@@ -34,74 +36,6 @@ class BackendView {
  protected:
   ~BackendView() = default;
 };
-
-struct AttemptRecord {
-  JobId job = 0;
-  int attempt = 0;
-  int pod = -1;
-  WorkerId worker = kNoWorker;
-  int slot = -1;
-  Time start = 0;
-  Time end = 0;
-  Outcome outcome = Outcome::kCompleted;
-  bool duplicate = false;  // a completed attempt of a job that had completed before
-};
-
-// An attempt's outcome as the timeline names it: "duplicate" for a duplicate execution.
-inline const char* outcome_name(const AttemptRecord& a) {
-  return a.duplicate ? "duplicate" : to_string(a.outcome);
-}
-
-struct PodStateRecord {
-  Time at;
-  int pod;
-  PodState state;
-};
-struct SignalRecord {
-  Time at;
-  int pod;
-  Signal signal;
-  bool delivered;      // false when a shell as PID 1 swallowed it
-  std::string source;  // "deletion", "prestop", "deadline", "oom", "oom_child", "event"
-};
-struct RemainingRecord {
-  Time at;
-  int pod;
-  WorkerId worker;
-  int remaining;
-};
-struct SeriesPoint {
-  Time at;
-  std::int64_t queued;     // available to fetch
-  std::int64_t scheduled;  // waiting out a retry backoff
-  std::int64_t in_flight;  // attempts running
-};
-
-// What a worker told the backend about a job (timeline only).
-enum class ReportKind : std::uint8_t { kAck, kFail, kRequeue };
-constexpr std::array<std::string_view, 3> names(ReportKind) { return {"ack", "fail", "requeue"}; }
-inline const char* to_string(ReportKind v) { return name_of(v).data(); }
-
-struct HeartbeatRecord {
-  Time at;
-  int pod;
-  WorkerId worker;
-  Directive state;  // the state the worker reported: running, quiet or terminate
-};
-struct ReportRecord {
-  Time at;
-  int pod;
-  WorkerId worker;
-  JobId job;
-  int attempt;
-  ReportKind kind;
-  ErrorKind error;  // kFail only
-  bool accepted;    // the backend took it (the worker still held the job)
-};
-// A report's error as the timeline names it: "" unless it is a FAIL.
-inline const char* error_name(const ReportRecord& r) {
-  return r.kind == ReportKind::kFail ? to_string(r.error) : "";
-}
 
 struct JobTotals {
   std::int64_t enqueued = 0, completed = 0, discarded = 0, discarded_by_shutdown = 0, pending = 0,
@@ -118,20 +52,13 @@ struct AuditResult {
   std::int64_t error_count = 0;
 };
 
-// The timeline's records, moved out of the recorder at the end of a run.
-struct Timeline {
-  std::vector<AttemptRecord> attempts;
-  std::vector<PodStateRecord> pod_states;
-  std::vector<SignalRecord> signals;
-  std::vector<RemainingRecord> remaining;
-  std::vector<SeriesPoint> series;
-  std::vector<HeartbeatRecord> heartbeats;
-  std::vector<ReportRecord> reports;
-};
-
 class Recorder {
  public:
-  explicit Recorder(bool timeline);
+  // Makes the timeline when `timeline`: hands its records to `sink` when given (it must
+  // outlive the recorder), keeps them in memory otherwise (the accessors, take_timeline).
+  explicit Recorder(bool timeline, TimelineSink* sink = nullptr);
+  Recorder(const Recorder&) = delete;  // the sink may be its own memory
+  Recorder& operator=(const Recorder&) = delete;
 
   // --- from the backend; `ledger` is what job_enqueued returned.
   std::uint32_t job_enqueued(JobId id, Time now, std::uint32_t backend_handle);
@@ -176,21 +103,24 @@ class Recorder {
   void report(const ReportRecord& record);
 
   // Ends the run: classifies the jobs still in the ledger against the backend and
-  // audits the whole run. Call once.
+  // audits the whole run, and hands the timeline's last series point to its sink. Call
+  // once.
   AuditResult finish(const BackendView& backend);
 
   const JobTotals& totals() const { return totals_; }
   const Percentiles& job_latency() const { return job_latency_; }
   const Percentiles& orphan_recovery() const { return orphan_recovery_; }
-  bool timeline() const { return timeline_; }
-  const std::vector<AttemptRecord>& attempts() const { return attempts_; }
-  const std::vector<PodStateRecord>& pod_states() const { return pod_states_; }
-  const std::vector<SignalRecord>& signals() const { return signals_; }
-  const std::vector<RemainingRecord>& remaining_log() const { return remaining_; }
-  const std::vector<SeriesPoint>& series() const { return series_; }
-  const std::vector<HeartbeatRecord>& heartbeats() const { return heartbeats_; }
-  const std::vector<ReportRecord>& reports() const { return reports_; }
-  // Moves the timeline's records out; the accessors above are empty afterwards.
+  bool timeline() const { return sink_ != nullptr; }
+  // The records kept in memory (none when they go to a sink). The series lacks its
+  // latest instant until finish().
+  const std::vector<AttemptRecord>& attempts() const { return memory_.attempts; }
+  const std::vector<PodStateRecord>& pod_states() const { return memory_.pod_states; }
+  const std::vector<SignalRecord>& signals() const { return memory_.signals; }
+  const std::vector<RemainingRecord>& remaining_log() const { return memory_.remaining; }
+  const std::vector<SeriesPoint>& series() const { return memory_.series; }
+  const std::vector<HeartbeatRecord>& heartbeats() const { return memory_.heartbeats; }
+  const std::vector<ReportRecord>& reports() const { return memory_.reports; }
+  // Moves the records kept in memory out; the accessors above are empty afterwards.
   Timeline take_timeline();
   const std::vector<Warning>& warnings() const { return warnings_; }
   // Watch the queue's depth over the arrival window [0, arrivals_end) (model/load.h).
@@ -228,24 +158,21 @@ class Recorder {
   void count_job(const Entry& e);
   void release(std::uint32_t ledger);
   void sample_series(Time now);
+  void flush_series();
 
-  bool timeline_;
+  Timeline memory_;            // the records, when kept in memory
+  TimelineSink* sink_;         // where the records go: &memory_, another sink, or null (none)
+  SeriesPoint series_last_{};  // the latest series point, not yet handed to the sink
+  bool series_pending_ = false;
   Slab<Entry> entries_;
   std::unordered_map<std::uint32_t, std::string> lost_reasons_;  // by ledger slot (rare)
   JobTotals totals_;
   Percentiles job_latency_;
   Percentiles orphan_recovery_;
   std::int64_t queued_ = 0, scheduled_ = 0, in_flight_ = 0;
-  std::vector<AttemptRecord> attempts_;
-  std::vector<PodStateRecord> pod_states_;
-  std::vector<SignalRecord> signals_;
-  std::vector<RemainingRecord> remaining_;
-  std::vector<SeriesPoint> series_;
   std::vector<Warning> warnings_;
   QueueWatch queue_;
   AuditResult audit_;
-  std::vector<HeartbeatRecord> heartbeats_;
-  std::vector<ReportRecord> reports_;
 };
 
 }  // namespace drainsim

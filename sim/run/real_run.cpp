@@ -250,7 +250,9 @@ RunOutput run_real(const Scenario& s, const RunOptions& o) {
   AsioRuntime asio(s.seed, 1.0, 2);
   std::unique_ptr<StrandRuntime> rt = asio.strand();
   RealFleet fleet(*rt, asio.context(), fleet_options);
-  Recorder recorder(o.timeline);
+  const std::shared_ptr<TimelineSpill> spill =
+      o.timeline && o.stream_timeline ? std::make_shared<TimelineSpill>() : nullptr;
+  Recorder recorder(o.timeline, spill.get());
   Backend backend(*rt, s.backend, s.backend.mechanisms, recorder);  // unused: the broker is real
   Platform platform(*rt, s, backend, recorder, fleet.factory());
   Script script(s, platform);
@@ -357,13 +359,10 @@ RunOutput run_real(const Scenario& s, const RunOptions& o) {
            {"versions", ending.last.versions},
            {"repeat", o.repeat},
            {"rule_check", {{"checked", fates.size()}, {"mismatches", mismatches}}}};
-  if (recorder.timeline()) {
-    auto timeline = std::make_shared<const Timeline>(recorder.take_timeline());
-    if (o.stream_timeline) {
-      out.timeline = std::move(timeline);
-    } else {
-      out.results["timeline"] = timeline_json(*timeline);
-    }
+  if (spill) {
+    out.timeline = spill;
+  } else if (recorder.timeline()) {
+    out.results["timeline"] = timeline_json(recorder.take_timeline());
   }
   out.hash = stamp_hash(out.results, out.timeline.get());
   return out;

@@ -35,8 +35,8 @@ struct Run {
         worker_command(o.engine != Engine::kProcess ? ""
                        : o.worker_cmd.empty()       ? "drainsim-worker"
                                                     : o.worker_cmd),
-        stream_timeline(o.stream_timeline),
-        recorder(o.timeline),
+        spill(o.timeline && o.stream_timeline ? std::make_shared<TimelineSpill>() : nullptr),
+        recorder(o.timeline, spill.get()),
         backend(rt, s.backend, s.backend.mechanisms, recorder, o.faults),
         platform(rt, s, backend, recorder,
                  processes ? processes(backend, recorder)
@@ -68,13 +68,10 @@ struct Run {
     out.ended_at = ended_at;
     out.results = build_results(scenario, out.summary, platform, to_string(engine));
     if (!worker_command.empty()) out.results["run"]["worker_command"] = worker_command;
-    if (recorder.timeline()) {
-      auto timeline = std::make_shared<const Timeline>(recorder.take_timeline());
-      if (stream_timeline) {
-        out.timeline = std::move(timeline);
-      } else {
-        out.results["timeline"] = timeline_json(*timeline);
-      }
+    if (spill) {
+      out.timeline = spill;
+    } else if (recorder.timeline()) {
+      out.results["timeline"] = timeline_json(recorder.take_timeline());
     }
     out.hash = stamp_hash(out.results, out.timeline.get());
     return out;
@@ -82,8 +79,8 @@ struct Run {
 
   Runtime& rt;
   const Scenario& scenario;
-  const std::string worker_command;  // process: what ran each worker ("" otherwise)
-  const bool stream_timeline;
+  const std::string worker_command;            // process: what ran each worker ("" otherwise)
+  const std::shared_ptr<TimelineSpill> spill;  // the timeline, with stream_timeline
   Recorder recorder;
   Backend backend;
   Platform platform;

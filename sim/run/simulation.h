@@ -15,6 +15,7 @@
 
 #include "base/names.h"
 #include "engine/job_runner.h"
+#include "io/timeline_spill.h"
 #include "model/backend_faults.h"
 #include "model/recorder.h"
 #include "model/run_summary.h"
@@ -40,8 +41,9 @@ constexpr std::array<std::string_view, 2> names(ModelAccess) { return {"strand",
 
 struct RunOptions {
   bool timeline = false;
-  // With `timeline`: keep the timeline out of RunOutput::results, in RunOutput::timeline
-  // (write it with write_results). The document would cost about 1.7 KB per job.
+  // With `timeline`: keep the timeline out of RunOutput::results, written as the run goes
+  // to RunOutput::timeline (write it with write_results). The document would cost about
+  // 1.7 KB of memory per job, the records in memory about 150 bytes; the spill none.
   bool stream_timeline = false;
   Engine engine = Engine::kVirtual;
   double time_scale = 100;                  // realtime: simulated seconds per real second
@@ -77,7 +79,7 @@ struct RunOutput {
   RunSummary summary;      // the metrics, the audit and the warnings
   nlohmann::json results;  // the results document (results/README.md), built from `summary`
   std::string hash;        // result_hash: FNV-1a 64 of the document without it, in hex
-  std::shared_ptr<const Timeline> timeline;  // with RunOptions::stream_timeline
+  std::shared_ptr<TimelineSpill> timeline;  // with RunOptions::stream_timeline
   std::uint64_t events = 0;
   Time ended_at = 0;
   int processes_left = 0;    // process, real: workers still running at the end, killed, reaped
