@@ -36,27 +36,27 @@ using namespace drainsim::viewer;
 
 namespace {
 
-std::string big_file() {
-  if (const char* p = std::getenv("DRAINSIM_BIG_TIMELINE")) return p;
-  const std::string path = std::string(BENCH_BINARY_DIR) + "/big-timeline.results.json";
+// The results file named by the environment variable `env` if set; otherwise
+// BENCH_BINARY_DIR/NAME.results.json, written once by `drainsim run SCENARIO --timeline`
+// (SCENARIO relative to bench/).
+std::string timeline_file(const char* env, const std::string& scenario, const std::string& name) {
+  if (const char* p = std::getenv(env)) return p;
+  const std::string path = std::string(BENCH_BINARY_DIR) + "/" + name + ".results.json";
   if (!std::filesystem::exists(path)) {
-    const std::string cmd = std::string(DRAINSIM_BINARY) + " run " + BENCH_SOURCE_DIR +
-                            "/big-timeline.json --timeline --out " + path + " > /dev/null";
+    const std::string cmd = std::string(DRAINSIM_BINARY) + " run " + BENCH_SOURCE_DIR + "/" +
+                            scenario + " --timeline --out " + path + " > /dev/null";
     if (std::system(cmd.c_str()) != 0) std::abort();
   }
   return path;
 }
 
+std::string big_file() {
+  return timeline_file("DRAINSIM_BIG_TIMELINE", "big-timeline.json", "big-timeline");
+}
+
 std::string reference_file() {
-  if (const char* p = std::getenv("DRAINSIM_REFERENCE_TIMELINE")) return p;
-  const std::string path = std::string(BENCH_BINARY_DIR) + "/bench-reference.results.json";
-  if (!std::filesystem::exists(path)) {
-    const std::string cmd = std::string(DRAINSIM_BINARY) + " run " + BENCH_SOURCE_DIR +
-                            "/../scenarios/bench-reference.json --timeline --out " + path +
-                            " > /dev/null";
-    if (std::system(cmd.c_str()) != 0) std::abort();
-  }
-  return path;
+  return timeline_file("DRAINSIM_REFERENCE_TIMELINE", "../scenarios/bench-reference.json",
+                       "bench-reference");
 }
 
 const Loaded& big() {
