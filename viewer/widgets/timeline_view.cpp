@@ -15,6 +15,7 @@
 #include "widgets/axis_ticks.h"
 #include "widgets/marker_labels.h"
 #include "widgets/palette.h"
+#include "widgets/timeline_legend.h"
 
 namespace drainsim::viewer {
 
@@ -154,7 +155,6 @@ void TimelineView::paintEvent(QPaintEvent*) {
 void TimelineView::paint(QPainter& p) const {
   const TimelineLayout& L = layout_;
   label_rects_.clear();
-  state_legend_.clear();
   p.fillRect(QRect(0, 0, L.width(), L.height()), background_color());
   QFont small = p.font();
   small.setPointSizeF(std::max(6.0, small.pointSizeF() - 2));
@@ -235,7 +235,7 @@ void TimelineView::paint(QPainter& p) const {
     paint_row(p, g);
   }
   p.setClipping(false);
-  paint_legend(p);
+  state_legend_ = paint_timeline_legend(p, layout_);
 }
 
 QString TimelineView::row_label(const LaneGeometry& g) const {
@@ -370,50 +370,6 @@ void TimelineView::paint_row(QPainter& p, const LaneGeometry& g) const {
     label_rects_.push_back(box);
   }
   p.setClipping(false);
-}
-
-void TimelineView::paint_legend(QPainter& p) const {
-  const TimelineLayout& L = layout_;
-  p.fillRect(QRect(0, L.rows_bottom(), L.width(), L.height() - L.rows_bottom()),
-             background_color());
-  // Outcomes and marks on the first line, pod states on the second.
-  int x = L.plot_left();
-  int y = L.rows_bottom() + 4;
-  for (int o = 0; o < kOutcomeCount; ++o) {
-    const auto outcome = static_cast<Outcome>(o);
-    p.fillRect(QRect(x, y, 10, 10), outcome_color(outcome));
-    p.setPen(Qt::black);
-    const QString name = QString::fromLatin1(to_string(outcome));
-    p.drawText(QPoint(x + 13, y + 9), name);
-    x += 20 + p.fontMetrics().horizontalAdvance(name);
-  }
-  p.setPen(QPen(grace_deadline_color(), 1, Qt::DashLine));
-  p.drawLine(x, y, x, y + 10);
-  p.setPen(Qt::black);
-  p.drawText(QPoint(x + 5, y + 9), QStringLiteral("grace deadline"));
-  x += 100;
-  p.fillRect(QRect(x, y, 14, 10), QBrush(prestop_color(), Qt::BDiagPattern));
-  p.drawText(QPoint(x + 17, y + 9), QStringLiteral("preStop"));
-  x += 70;
-  p.fillRect(QRect(x, y, 14, 10), deploy_window_color());
-  p.drawText(QPoint(x + 17, y + 9), QStringLiteral("deploy"));
-  x += 60;
-  p.fillRect(QRect(x, y, 14, 10), chaos_window_color());
-  p.drawText(QPoint(x + 17, y + 9), QStringLiteral("chaos"));
-
-  x = L.plot_left();
-  y += 16;
-  p.drawText(QPoint(x, y + 9), QStringLiteral("pod states:"));
-  x += 10 + p.fontMetrics().horizontalAdvance(QStringLiteral("pod states:"));
-  for (int s = 0; s < kPodStateCount; ++s) {
-    const auto state = static_cast<PodState>(s);
-    const QRect swatch(x, y, 14, 10);
-    p.fillRect(swatch, state_color(state));
-    state_legend_.emplace_back(state, swatch);
-    const QString name = QString::fromLatin1(state_label(state));
-    p.drawText(QPoint(x + 17, y + 9), name);
-    x += 24 + p.fontMetrics().horizontalAdvance(name);
-  }
 }
 
 void TimelineView::paint_track(QPainter& p, const Track& track, int y, int h) const {

@@ -83,7 +83,6 @@ class TimelineView : public QWidget {
  private:
   void paint_track(QPainter& p, const Track& track, int y, int h) const;
   void paint_row(QPainter& p, const LaneGeometry& g) const;
-  void paint_legend(QPainter& p) const;
   QString row_label(const LaneGeometry& g) const;
   void sync_scroll_bar();
 
