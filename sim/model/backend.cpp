@@ -19,7 +19,10 @@ Backend::Backend(Runtime& runtime, const BackendConfig& config, BackendMechanism
       recorder_(recorder),
       faults_(faults),
       class_held_(config.class_serial.size(), 0),
-      class_live_(config.class_singleton.size(), 0) {}
+      class_live_(config.class_singleton.size(), 0),
+      sweeps_(reliable() && ((mechanisms.lease.enabled && mechanisms.lease.check_interval > 0 &&
+                              !mechanisms.lease.checked_by_workers) ||
+                             mechanisms.rescuer.enabled)) {}
 
 int Backend::queue(const std::string& name) {
   for (std::size_t i = 0; i < queues_.size(); ++i) {
@@ -223,8 +226,7 @@ void Backend::fetch(WorkerId worker, int count, std::vector<Lease>& out) {
   arm_sweeps();
 }
 
-void Backend::arm_sweeps() {
-  if (active_ == 0 || !reliable()) return;
+void Backend::arm_sweep_timers() {
   const LeaseExpiry& lease = mechanisms_.lease;
   if (lease.enabled && lease.check_interval > 0 && !lease.checked_by_workers &&
       !lease_sweep_.pending()) {

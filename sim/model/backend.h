@@ -248,7 +248,10 @@ class Backend final : public TimerTarget, public BackendView {
   void worker_check(WorkerId worker);  // LeaseExpiry::checked_by_workers
   void check_leases();                 // the check itself
   // Arms the periodic sweeps the mechanisms have while a job is active.
-  void arm_sweeps();
+  void arm_sweeps() {
+    if (sweeps_ && active_ > 0) arm_sweep_timers();
+  }
+  void arm_sweep_timers();
   Time next_tick(Duration interval) const { return (rt_.now() / interval + 1) * interval; }
   bool takes_jobs(const Worker& w) const {
     return w.status == WorkerStatus::kAlive && w.directive == Directive::kRunning &&
@@ -267,6 +270,7 @@ class Backend final : public TimerTarget, public BackendView {
   std::size_t active_ = 0;                 // jobs held by workers
   std::vector<std::uint32_t> class_held_;  // held jobs per job class (serial classes)
   std::vector<std::uint32_t> class_live_;  // unfinished jobs per job class (singleton classes)
+  bool sweeps_;                            // the mechanisms have a periodic sweep
   TimerId lease_sweep_;                    // LeaseExpiry::check_interval > 0
   TimerId rescue_sweep_;                   // Rescuer
   Time last_cleanup_ = -1;                 // FetchMode::kPrivateList; -1: none yet

@@ -13,7 +13,7 @@ WorkerCore::WorkerCore(Runtime& runtime, WorkerPort& port, const WorkerConfig& c
       port_(port),
       config_(config),
       slots_(static_cast<std::size_t>(config.concurrency)),
-      busy_(static_cast<std::size_t>(config.concurrency), false),
+      busy_(static_cast<std::size_t>(config.concurrency), 0),
       idle_since_(static_cast<std::size_t>(config.concurrency), 0) {
   scratch_.reserve(slots_.size());
 }
@@ -68,9 +68,9 @@ void WorkerCore::fill_slots() {
 
 void WorkerCore::start_in_free_slot(const Lease& lease) {
   const auto slot =
-      static_cast<std::size_t>(std::find(busy_.begin(), busy_.end(), false) - busy_.begin());
+      static_cast<std::size_t>(std::find(busy_.begin(), busy_.end(), 0) - busy_.begin());
   slots_[slot] = lease;
-  busy_[slot] = true;
+  busy_[slot] = 1;
   ++active_;
   port_.start_job(static_cast<int>(slot), lease);
 }
@@ -104,7 +104,7 @@ void WorkerCore::on_jobs_available() { fill_slots(); }
 void WorkerCore::on_job_finished(int slot, JobResult result) {
   if (!busy_[slot] || state_ == WorkerState::kStopped) return;
   const Lease lease = slots_[slot];
-  busy_[slot] = false;
+  busy_[slot] = 0;
   idle_since_[slot] = rt_.now();
   --active_;
   switch (result) {
@@ -285,7 +285,7 @@ void WorkerCore::on_deadline() {
     case AtDeadline::kRequeue: {
       for (std::size_t i = 0; i < slots_.size(); ++i) {
         if (!busy_[i]) continue;
-        busy_[i] = false;
+        busy_[i] = 0;
         --active_;
         if (b.at_deadline == AtDeadline::kFail) {
           port_.fail(static_cast<int>(i), slots_[i], b.deadline_error, true);

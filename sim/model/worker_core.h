@@ -127,7 +127,7 @@ class WorkerCore final : public TimerTarget {
   WorkerConfig config_;
   WorkerState state_ = WorkerState::kRunning;
   std::vector<Lease> slots_;
-  std::vector<bool> busy_;
+  std::vector<std::uint8_t> busy_;  // per slot: 1 while it runs a job
   std::vector<Lease> scratch_;
   std::deque<Lease> reserve_;  // fetched ahead, oldest first
   int active_ = 0;
