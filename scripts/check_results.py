@@ -7,7 +7,8 @@ to docs/scenario.schema.json for the embedded scenario) and checks the rules a s
 express: the result hash recomputes, the summary's sums and identities hold, the audit is ok,
 the summary agrees with pods[] and the timeline, recording the timeline changes nothing else,
 and a second run gives a byte-identical file. Then scenarios/double-sigterm.json once on
-each real engine (realtime, process), checked against the schema and the rules. Prints one
+each real engine (realtime, process), and one run stopped by --max-events (a partial file,
+exit 130, marked run.interrupted), checked against the schema and the rules. Prints one
 line per checked file; exits 1 on any failure, 2 on bad usage.
 
 Usage: check_results.py DRAINSIM_BINARY REPO_ROOT
@@ -303,7 +304,7 @@ def without(doc, *keys):
     return {k: v for k, v in doc.items() if k not in keys}
 
 
-def run(binary, scenario, out, timeline, extra=()):
+def run(binary, scenario, out, timeline, extra=(), status=0):
     cmd = [str(binary), "run", str(scenario), "--out", str(out)] + (["--timeline"] if timeline else [])
     cmd += list(extra)
     try:
@@ -311,7 +312,7 @@ def run(binary, scenario, out, timeline, extra=()):
                               timeout=RUN_TIMEOUT_S)
     except (OSError, subprocess.TimeoutExpired) as e:
         raise CheckError(f"could not run {' '.join(cmd)}: {e}") from e
-    if proc.returncode != 0:
+    if proc.returncode != status:
         what = {2: " (bad input)", 3: " (the audit failed)"}.get(proc.returncode, "")
         output = (proc.stderr.strip() or proc.stdout.strip() or "(no output)").splitlines()
         raise CheckError(f"{' '.join(cmd)} exited with status {proc.returncode}{what}:\n    " +
@@ -396,6 +397,23 @@ def main(argv):
                 print(f"FAIL {label}: {e}")
                 continue
             print(f"ok   {label}: {doc['summary']['jobs_enqueued']} jobs, {len(raw)} bytes")
+        # A run stopped by its limit of events writes a partial file (exit 130) that follows
+        # the same schema and rules, marked run.interrupted.
+        scenario = root / "scenarios" / "rolling-restart.json"
+        label = f"scenarios/{scenario.name} --timeline --max-events 5000"
+        checked += 1
+        try:
+            raw = run(binary, scenario, tmp / "interrupted.json", True,
+                      ["--max-events", "5000"], status=130)
+            doc = parse(raw)
+            check_schema(validator, doc)
+            check_semantics(raw, doc)
+            expect(doc["run"].get("interrupted") is True, "run.interrupted is not true")
+            expect(doc["warnings"][-1]["code"] == "interrupted", "no interrupted warning last")
+            print(f"ok   {label}: {doc['summary']['jobs_enqueued']} jobs, {len(raw)} bytes")
+        except CheckError as e:
+            failures += 1
+            print(f"FAIL {label}: {e}")
     if failures:
         print(f"{failures} of {checked} results files failed the checks")
         return 1

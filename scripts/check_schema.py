@@ -71,6 +71,10 @@ ACCEPTED = {
     "durations": variant({"worker/grace_period": "0", "settle": "1.5h", "duration": "1m30s",
                           "workload/cancel": {"latency": "250ms"},
                           "backend": {"heartbeat_timeout": "500us"}}),
+    "at the limits": variant({"worker/concurrency": 100000, "platform/replicas": 100,
+                              "platform/nodes": 100000,
+                              "workload/arrival/rate_per_s": 1000000}),
+    "burst at its limit": variant({"workload/arrival": {"kind": "burst", "count": 100000000}}),
     "prestop": variant({"platform/termination_grace_period": "1h5s",
                         "platform/pre_stop": {"kind": "quiet_then_wait", "poll": "10s"}}),
 }
@@ -116,6 +120,16 @@ REJECTED = {
                                   "events": [{"at": "1s", "kind": "node_drain", "node": 0}]}),
     "options not an object": variant({"worker/options": []}),
     "empty queues": variant({"worker/queues": []}),
+    # Limits (docs/scenario.md): the reproducers' values and the first value past each bound.
+    "concurrency 2^31-1": variant({"worker/concurrency": 2147483647}),
+    "concurrency 100001": variant({"worker/concurrency": 100001}),
+    "replicas 100001": variant({"platform/replicas": 100001}),
+    "nodes 100001": variant({"platform/nodes": 100001}),
+    "rate 1e9": variant({"workload/arrival/rate_per_s": 1e9}),
+    "burst 10^8+1": variant({"workload/arrival": {"kind": "burst", "count": 100000001}}),
+    "scale_up to 100001": event(kind="scale_up", replicas=100001),
+    "oom_kill 100001": event(kind="oom_kill", count=100001),
+    "max_surge 100001": event(kind="rolling_restart", max_surge=100001),
 }
 
 

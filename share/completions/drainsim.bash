@@ -18,9 +18,15 @@ _drainsim_options() {
   local run_engine="--time-scale --job-body --model-access --worker-cmd --worker-log"
   local system="--system --adapters"
   case $1 in
-    run) echo "--help --seed --set --timeline --out --engine $run_engine $system" ;;
-    real) echo "--help --seed --set $system --repeats --timeline --out-dir --keep" ;;
-    fidelity) echo "--help --seed --set $run_engine $system --from --seeds --repeats --engines" ;;
+    run)
+      echo "--help --seed --set --max-memory --timeline --out --engine --max-events" \
+        "--progress-events --progress-time $run_engine $system"
+      ;;
+    real) echo "--help --seed --set --max-memory $system --repeats --timeline --out-dir --keep" ;;
+    fidelity)
+      echo "--help --seed --set --max-memory $run_engine $system --from --seeds --repeats" \
+        "--engines"
+      ;;
     compare) echo "--help --profiles --seeds --seed --format --set --out" ;;
     sweep) echo "--help --grid --seeds --seed --threads --set --format --out --csv --shard" ;;
     merge) echo "--help --format --out --csv" ;;
@@ -30,7 +36,7 @@ _drainsim_options() {
         "--seeds --seed" \
         "--threads --set --format --out"
       ;;
-    validate) echo "--help --set" ;;
+    validate) echo "--help --set --max-memory" ;;
     profiles) echo "--help --format" ;;
     conformance) echo "--help --profile --format --out" ;;
     export) echo "--help --format --out" ;;
@@ -136,7 +142,8 @@ _drainsim() {
     *:--seed | *:--seeds | *:--set | *:--time-scale | *:--repeats | *:--threads | *:--grid | \
       *:--shard | *:--from | *:--max-job-loss | *:--max-interrupted | \
       *:--max-deploy-duration | *:--grace-range | *:--pre-stop | *:--platform-range | \
-      *:--timeout-range | \
+      *:--timeout-range | *:--max-memory | *:--max-events | *:--progress-events | \
+      *:--progress-time | \
       *:--margin | *:--safety-margin | *:--format)
       return
       ;;

@@ -2,6 +2,7 @@
 // `profiles` (the job systems modelled), `conformance` (a profile against the OJS
 // graceful-shutdown requirements) and `export` (a run's timeline in another format).
 #include <fstream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,7 @@ using nlohmann::json;
 
 struct ValidateArgs {
   std::vector<std::string> files, sets;
+  std::optional<std::uint64_t> max_memory;
 };
 
 struct ProfilesArgs {
@@ -41,6 +43,10 @@ int validate(const ValidateArgs& args) {
   for (const std::string& f : args.files) {
     try {
       const Scenario s = load_scenario_file(f, args.sets);
+      if (!fits_in_memory(s, f, args.max_memory)) {  // as `run` checks it
+        status = kBadInput;
+        continue;
+      }
       fmt::print("{}: ok ({}, {} events)\n", f, s.name, s.events.size());
       if (const auto w = overload_warning(s)) fmt::print("{}: warning: {}\n", f, w->message);
     } catch (const ScenarioError& e) {
@@ -129,6 +135,7 @@ int export_trace(const ExportArgs& args) {
 void declare_validate(CLI::App* cmd, ValidateArgs& args) {
   cmd->add_option("scenarios", args.files, "Scenario files")->required();
   add_set_option(cmd, args.sets);
+  add_max_memory_option(cmd, args.max_memory);
 }
 
 void declare_profiles(CLI::App* cmd, ProfilesArgs& args) {

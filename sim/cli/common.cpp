@@ -1,12 +1,17 @@
 #include "cli/common.h"
 
+#include <unistd.h>
+
 #include <charconv>
+#include <fstream>
 #include <limits>
 
 #include <fmt/format.h>
 
+#include "base/byte_size.h"
 #include "base/parse.h"
 #include "io/atomic_file.h"
+#include "model/footprint.h"
 
 namespace drainsim::cli {
 
@@ -89,6 +94,63 @@ bool time_scale_applies(const std::optional<double>& time_scale, const std::vect
 
 void add_seeds_option(CLI::App* cmd, std::size_t& seeds, const std::string& help) {
   cmd->add_option("--seeds", seeds, help)->check(CLI::Range(std::size_t{1}, std::size_t{1000000}));
+}
+
+void add_max_memory_option(CLI::App* cmd, std::optional<std::uint64_t>& max_memory) {
+  cmd->add_option_function<std::string>(
+         "--max-memory",
+         [&max_memory](const std::string& text) { max_memory = *parse_byte_size(text); },
+         "Refuse a scenario whose run is estimated to need more memory than this, e.g. 12G or "
+         "512M (default: half of this machine's memory)")
+      ->check(CLI::Validator(
+          [](std::string& text) -> std::string {
+            if (parse_byte_size(text)) return "";
+            return fmt::format(
+                "expected a size like 12G or 512M (units K, M, G, T: powers of "
+                "1024), got \"{}\"",
+                text.substr(0, 40));
+          },
+          "SIZE"));
+}
+
+namespace {
+
+// This machine's memory, or its cgroup's limit when lower (a container's); 0 when unknown.
+std::uint64_t machine_memory() {
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+  std::uint64_t bytes = pages > 0 && page > 0
+                            ? static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page)
+                            : 0;
+  std::ifstream cgroup("/sys/fs/cgroup/memory.max");  // cgroup v2; "max" when unlimited
+  std::string limit;
+  if (cgroup >> limit) {
+    if (const auto v = parse_number<std::uint64_t>(limit); v && (bytes == 0 || *v < bytes)) {
+      bytes = *v;
+    }
+  }
+  return bytes;
+}
+
+}  // namespace
+
+std::uint64_t default_max_memory() { return machine_memory() / 2; }
+
+bool fits_in_memory(const Scenario& s, const std::string& source,
+                    const std::optional<std::uint64_t>& max_memory) {
+  const std::uint64_t limit = max_memory ? *max_memory : default_max_memory();
+  if (!max_memory && limit == 0) return true;  // the machine's memory is unknown
+  const MemoryEstimate m = estimate_memory(s);
+  if (m.total() <= static_cast<double>(limit)) return true;
+  const std::string given = max_memory
+                                ? ""
+                                : fmt::format(" (the default: half of this machine's {})",
+                                              format_byte_size(static_cast<double>(2 * limit)));
+  fmt::print(stderr,
+             "error: {}: estimated memory {} is over --max-memory {}{}: {}; lower the first, or "
+             "raise --max-memory\n",
+             source, format_byte_size(m.total()), format_byte_size(static_cast<double>(limit)),
+             given, m.explain());
+  return false;
 }
 
 void add_threads_option(CLI::App* cmd, unsigned& threads) {

@@ -81,6 +81,16 @@ void add_time_scale_option(CLI::App* cmd, std::optional<double>& time_scale);
 bool time_scale_applies(const std::optional<double>& time_scale, const std::vector<Engine>& engines,
                         const std::string& hint);
 void add_seeds_option(CLI::App* cmd, std::size_t& seeds, const std::string& help);
+// --max-memory SIZE ("12G", "512M": io of base/byte_size.h); unset: the default,
+// default_max_memory().
+void add_max_memory_option(CLI::App* cmd, std::optional<std::uint64_t>& max_memory);
+// Half of this machine's memory (or of its cgroup's limit, when lower); 0 when unknown.
+std::uint64_t default_max_memory();
+// True when a run of `s` fits in `max_memory` (unset: the default) by its estimate
+// (model/footprint.h); otherwise says why on stderr, naming `source` (the caller exits 2).
+// `validate` and `run` both ask it, so they accept the same scenarios.
+bool fits_in_memory(const Scenario& s, const std::string& source,
+                    const std::optional<std::uint64_t>& max_memory);
 void add_threads_option(CLI::App* cmd, unsigned& threads);
 void add_fault_option(CLI::App* cmd, std::string& fault);
 

@@ -23,14 +23,18 @@ std::string format_clock(double seconds) {
   return fmt::format("{}:{:02}", s / 60, s % 60);
 }
 
-ProgressReport::ProgressReport(std::string label, bool terminal, double plain_interval_s)
-    : label_(std::move(label)), terminal_(terminal), plain_interval_s_(plain_interval_s) {}
+ProgressReport::ProgressReport(std::string label, bool terminal, double plain_interval_s,
+                               std::string unit)
+    : label_(std::move(label)),
+      unit_(std::move(unit)),
+      terminal_(terminal),
+      plain_interval_s_(plain_interval_s) {}
 
 std::string ProgressReport::bar() const {
   const std::size_t filled = total_ == 0 ? kBarWidth : done_ * kBarWidth / total_;
-  std::string out =
-      fmt::format("{} [{}{}] {}/{} runs {}%", label_, std::string(filled, '#'),
-                  std::string(kBarWidth - filled, '.'), done_, total_, percent(done_, total_));
+  std::string out = fmt::format("{} [{}{}] {}/{} {} {}%", label_, std::string(filled, '#'),
+                                std::string(kBarWidth - filled, '.'), done_, total_, unit_,
+                                percent(done_, total_));
   if (done_ > 0 && done_ < total_) {
     const double eta =
         elapsed_s_ * static_cast<double>(total_ - done_) / static_cast<double>(done_);
@@ -41,7 +45,7 @@ std::string ProgressReport::bar() const {
 
 std::string ProgressReport::line() const {
   std::string out =
-      fmt::format("{}: {}/{} runs ({}%)", label_, done_, total_, percent(done_, total_));
+      fmt::format("{}: {}/{} {} ({}%)", label_, done_, total_, unit_, percent(done_, total_));
   if (done_ > 0) out += fmt::format(", {} elapsed", format_clock(elapsed_s_));
   if (done_ > 0 && done_ < total_) {
     const double eta =

@@ -3,6 +3,7 @@
 // Elsewhere (a CI log), plain lines, the first at once and then at most one per
 // plain_interval_s, plus a final one from finish():
 //   sweep: 120/300 runs (40%), 0:23 elapsed, ETA 0:35
+// The unit counted is "runs" unless told otherwise (a long run counts "simulated s").
 // Work of unknown size shows a status line instead, on a terminal only:
 //   tune: preStop 5s, grace 30s (7 settings run)
 // The caller passes the time (seconds since the start), so the text is a pure function of
@@ -20,9 +21,10 @@ std::string format_clock(double seconds);
 
 class ProgressReport {
  public:
-  ProgressReport(std::string label, bool terminal, double plain_interval_s = 10);
+  ProgressReport(std::string label, bool terminal, double plain_interval_s = 10,
+                 std::string unit = "runs");
 
-  // What to write for `done` of `total` runs at `elapsed_s`: a redrawn bar on a terminal,
+  // What to write for `done` of `total` units at `elapsed_s`: a redrawn bar on a terminal,
   // a line or nothing otherwise. The ETA assumes the remaining runs go at the mean rate
   // so far; none is given before the first run is done.
   std::string update(std::size_t done, std::size_t total, double elapsed_s);
@@ -42,6 +44,7 @@ class ProgressReport {
   std::string line() const;
 
   std::string label_;
+  std::string unit_;
   bool terminal_;
   double plain_interval_s_;
   std::size_t done_ = 0, total_ = 0;

@@ -65,5 +65,14 @@ TEST(ProgressReport, StatusIsRedrawnOnATerminalAndSilentElsewhere) {
   EXPECT_EQ(plain.clear(), "");
 }
 
+TEST(ProgressReport, CountsAnotherUnit) {
+  // A long run: 1800 of 7200 simulated seconds in 6 s, so the other 5400 take 18 s.
+  ProgressReport r("run", /*terminal=*/false, 10, "simulated s");
+  EXPECT_EQ(r.update(1800, 7200, 6), "run: 1800/7200 simulated s (25%), 0:06 elapsed, ETA 0:18\n");
+  ProgressReport bar("run", /*terminal=*/true, 10, "simulated s");
+  EXPECT_EQ(bar.update(1800, 7200, 6),
+            "\rrun [#####...............] 1800/7200 simulated s 25%  ETA 0:18\x1b[K");
+}
+
 }  // namespace
 }  // namespace drainsim

@@ -16,6 +16,7 @@
 #include "analysis/fidelity.h"
 #include "cli/common.h"
 #include "cli/progress.h"
+#include "cli/stop_signal.h"
 #include "io/atomic_file.h"
 #include "io/json_reader.h"
 #include "io/results.h"
@@ -32,6 +33,11 @@ struct RunArgs {
   std::string scenario;
   std::vector<std::string> sets;
   std::optional<std::uint64_t> seed;
+  std::optional<std::uint64_t> max_memory;  // unset: default_max_memory()
+  // virtual: a limit of events (0: none), and when a run shows its progress
+  std::uint64_t max_events = 0;
+  std::uint64_t progress_events = 100'000'000;
+  Duration progress_time = 24 * kHour;
   bool timeline = false;
   std::string out;
   std::string fault;
@@ -57,6 +63,29 @@ void add_scenario_options(CLI::App* cmd, RunArgs& args) {
   add_scenario_argument(cmd, args.scenario);
   add_seed_option(cmd, args.seed, "Seed (overrides the scenario's)");
   add_set_option(cmd, args.sets);
+  add_max_memory_option(cmd, args.max_memory);
+}
+
+// How long a virtual run may go, and when it says how far it got.
+void add_limit_options(CLI::App* cmd, RunArgs& args) {
+  cmd->add_option("--max-events", args.max_events,
+                  "virtual: stop after N events, the results partial and marked interrupted "
+                  "(exit 130; default 0: no limit)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--progress-events", args.progress_events,
+                  "virtual: show progress on stderr once the run has run N events (default "
+                  "100000000)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option_function<std::string>(
+         "--progress-time",
+         [&args](const std::string& text) { args.progress_time = *parse_duration(text); },
+         "virtual: show progress on stderr once the run has simulated this long (default 24h)")
+      ->check(CLI::Validator(
+          [](std::string& text) -> std::string {
+            if (parse_duration(text)) return "";
+            return fmt::format("expected a duration like \"24h\", got \"{}\"", text.substr(0, 40));
+          },
+          "DURATION"));
 }
 
 // How the real-time and process engines run it.
@@ -86,9 +115,10 @@ void print_summary(const Scenario& scenario, Engine engine, const RunOutput& out
   const JobTotals& j = s.jobs;
   fmt::print("drainsim {} — scenario {} (seed {}), engine {}\n", DRAINSIM_VERSION, scenario.name,
              scenario.seed, to_string(engine));
-  fmt::print(
-      "  simulated {}{}\n", format_seconds(to_seconds(s.ended_at)),
-      s.ended_early ? " (ended once nothing was left to do)" : " (cut off at duration + settle)");
+  fmt::print("  simulated {}{}\n", format_seconds(to_seconds(s.ended_at)),
+             !s.interrupted.by.empty() ? " (interrupted: the figures are partial)"
+             : s.ended_early           ? " (ended once nothing was left to do)"
+                                       : " (cut off at duration + settle)");
   fmt::print("jobs\n");
   fmt::print("  enqueued {}  completed {}  pending {}  discarded {}  lost {}\n", j.enqueued,
              j.completed, j.pending, j.discarded, j.lost);
@@ -154,6 +184,7 @@ bool prepare(const RunArgs& args, Scenario& s, RunOptions& options) {
     return false;
   }
   if (args.seed) s.seed = *args.seed;
+  if (!fits_in_memory(s, args.scenario, args.max_memory)) return false;
   options.timeline = args.timeline;
   options.stream_timeline = args.timeline;
   options.engine = args.engine;
@@ -186,21 +217,33 @@ bool prepare(const RunArgs& args, Scenario& s, RunOptions& options) {
 }
 
 // Runs the scenario; false (the error printed) when the run could not be done: its
-// worker program cannot start, or the user interrupted it.
-bool run_or_explain(const Scenario& s, const RunOptions& options, RunOutput& out, int& status) {
+// worker program cannot start, or (unless `partial`) the user interrupted it.
+// `lead` goes to stderr first, once the run returns (the newline after a progress bar).
+bool run_or_explain(const Scenario& s, const RunOptions& options, RunOutput& out, int& status,
+                    bool partial = false, const std::function<std::string()>& lead = {}) {
+  std::string error;
   try {
     out = run_scenario(s, options);
   } catch (const std::exception& e) {  // RunError, SystemMissing, InputError
-    fmt::print(stderr, "error: {}\n", e.what());
+    error = e.what();
+  }
+  if (lead) fmt::print(stderr, "{}", lead());
+  if (!error.empty()) {
+    fmt::print(stderr, "error: {}\n", error);
     status = kBadInput;
     return false;
   }
   if (out.interrupted) {
-    fmt::print(stderr, "interrupted at {} ({}); {} worker process(es) killed and reaped\n",
+    const bool workers = options.engine == Engine::kProcess || options.engine == Engine::kReal;
+    fmt::print(stderr, "interrupted at {} ({}) after {} events{}{}\n",
                format_seconds(to_seconds(out.ended_at)),
-               options.engine == Engine::kReal ? "real" : "simulated", out.processes_left);
+               options.engine == Engine::kReal ? "real" : "simulated", out.events,
+               out.summary.interrupted.by == "event_limit" ? " (--max-events)" : "",
+               workers
+                   ? fmt::format("; {} worker process(es) killed and reaped", out.processes_left)
+                   : "");
     status = kInterrupted;
-    return false;
+    return partial;
   }
   return true;
 }
@@ -263,10 +306,39 @@ int run(const RunArgs& args) {
     };
   }
   const auto t0 = std::chrono::steady_clock::now();
+  // A virtual run past its limits of events or simulated time says how far it got, and
+  // stops on Ctrl+C with partial results.
+  ProgressReport long_run("run", isatty(STDERR_FILENO), 10, "simulated s");
+  std::optional<StopSignal> stop;
+  double drawn_s = -1;  // when the bar was last drawn: 5 times a second at most
+  if (options.engine == Engine::kVirtual) {
+    stop.emplace();
+    options.max_events = args.max_events;
+    options.keep_going = [&](Time now, Time end, std::uint64_t events) {
+      if (StopSignal::stop_requested()) return false;
+      if (events >= args.progress_events || now >= args.progress_time) {
+        const double wall =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        if (drawn_s >= 0 && wall - drawn_s < 0.2) return true;
+        drawn_s = wall;
+        fmt::print(stderr, "{}",
+                   long_run.update(static_cast<std::size_t>(to_seconds(now)),
+                                   static_cast<std::size_t>(to_seconds(end)), wall));
+      }
+      return true;
+    };
+  } else if (args.max_events > 0) {
+    fmt::print(stderr, "error: --max-events applies only to the virtual engine\n");
+    return kBadInput;
+  }
   RunOutput out;
   int status = 0;
-  const bool ran = run_or_explain(s, options, out, status);
-  if (options.on_time) fmt::print(stderr, "{}", progress.clear());
+  // On a terminal the bar ends with a newline; plain lines need no last one.
+  const bool ran = run_or_explain(s, options, out, status, /*partial=*/true, [&] {
+    return (options.on_time ? progress.clear() : "") +
+           (isatty(STDERR_FILENO) ? long_run.finish() : "");
+  });
+  stop.reset();
   if (!ran) return status;
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
@@ -281,7 +353,12 @@ int run(const RunArgs& args) {
     }
     path = default_results_path(s, options.engine);
   }
-  return report(s, options, out, path, wall);
+  const int reported = report(s, options, out, path, wall);
+  if (out.interrupted && reported != kBadInput) {
+    fmt::print(stderr, "partial results written to {} (run.interrupted)\n", path);
+    return kInterrupted;
+  }
+  return reported;
 }
 
 // `drainsim real`: the scenario on a real system, repeat r with seed SEED + r, each run's
@@ -452,6 +529,7 @@ void declare_run(CLI::App* cmd, RunArgs& args) {
   cmd->add_flag("--timeline", args.timeline, "Record the timeline in the results");
   cmd->add_option("--out", args.out, "Results file (default results/<name>-<seed>.json)");
   add_enum_option(cmd, "--engine", args.engine, "virtual (default), realtime or process");
+  add_limit_options(cmd, args);
   add_engine_options(cmd, args);
   add_system_options(cmd, args);
   add_fault_option(cmd, args.fault);
@@ -476,6 +554,7 @@ void declare_fidelity(CLI::App* cmd, RunArgs& args) {
   cmd->add_option("scenario", args.scenario, "Scenario file (JSON) to run on the --engines");
   add_seed_option(cmd, args.seed, "Seed (overrides the scenario's)");
   add_set_option(cmd, args.sets);
+  add_max_memory_option(cmd, args.max_memory);
   add_engine_options(cmd, args);
   add_system_options(cmd, args);
   cmd->add_option("--from", args.from,

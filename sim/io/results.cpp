@@ -173,6 +173,10 @@ json build_results(const Scenario& scenario, const RunSummary& summary, const Pl
       {"pods", pods_json(platform)},
       {"warnings", warnings_json(summary.warnings)},
   };
+  if (!summary.interrupted.by.empty()) {  // only then: other runs' documents are unchanged
+    out["run"]["interrupted"] = true;
+    out["run"]["interrupted_by"] = summary.interrupted.by;
+  }
   return out;
 }
 

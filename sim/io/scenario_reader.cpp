@@ -43,7 +43,7 @@ int to_pod(const Context& c, const json& v, const std::string& path) {
 // A count of pods (a non-negative integer) or a whole percentage "N%" with 0 <= N <= 100.
 Amount to_amount(const Context& c, const json& v, const std::string& path) {
   const std::optional<std::int64_t> count = as_whole(v);
-  if (count && *count >= 0 && *count <= INT_MAX) return {false, static_cast<double>(*count)};
+  if (count && *count >= 0 && *count <= kMaxReplicas) return {false, static_cast<double>(*count)};
   if (v.is_string()) {
     const std::string& s = v.get_ref<const std::string&>();
     if (s.size() >= 2 && s.size() <= 4 && s.back() == '%' && (s[0] != '0' || s.size() == 2) &&
@@ -52,7 +52,10 @@ Amount to_amount(const Context& c, const json& v, const std::string& path) {
       if (n <= 100) return {true, static_cast<double>(n)};
     }
   }
-  c.expected(path, "a pod count like 1 or a percentage like \"25%\" from 0% to 100%", v);
+  c.expected(path,
+             fmt::format("a pod count from 0 to {} or a percentage like \"25%\" from 0% to 100%",
+                         kMaxReplicas),
+             v);
 }
 
 void read_pod(const Reader& r, std::string_view key, int& out) {
@@ -121,10 +124,15 @@ ArrivalProcess read_arrival(const Reader& r, Duration duration) {
     case AP::Kind::kConstant:
       r.need("rate_per_s", "a number > 0 (jobs per second)");
       r.number("rate_per_s", a.rate_per_s, {0, kInf, true});
+      if (a.rate_per_s > kMaxArrivalRate) {
+        r.expected("rate_per_s", fmt::format("at most {} jobs per second (one per microsecond, "
+                                             "the clock's resolution)",
+                                             static_cast<std::int64_t>(kMaxArrivalRate)));
+      }
       break;
     case AP::Kind::kBurst:
       r.need("count", "an integer >= 1");
-      r.integer("count", a.count, 1);
+      r.integer("count", a.count, 1, kMaxBurst);
       r.duration("at", a.at);
       if (a.at >= duration) r.expected("at", within(duration));
       break;
@@ -290,7 +298,7 @@ WorkerConfig read_worker(const Reader& r) {
   const Profile* profile = find_profile(name);
   if (profile == nullptr) r.fail("profile", unknown_profile(name));
   WorkerConfig w = profile->worker;
-  r.integer("concurrency", w.concurrency, 1);
+  r.integer("concurrency", w.concurrency, 1, kMaxConcurrency);
   if (const json* grace = r.find("grace_period"); grace && *grace == kForever) {
     w.grace_period = kNever;
   } else if (grace) {
@@ -321,8 +329,8 @@ PlatformConfig read_platform(const Reader& r) {
            "pod_start_delay", "restart_delay", "pid1_shell", "init"});
   r.choice("kind", p.kind, "platform kind");
   const bool docker = p.kind == PlatformConfig::Kind::kDocker;
-  r.integer("replicas", p.replicas, 0);
-  r.integer("nodes", p.nodes, 1);
+  r.integer("replicas", p.replicas, 0, kMaxReplicas);
+  r.integer("nodes", p.nodes, 1, kMaxReplicas);
   if (docker && r.find("termination_grace_period")) {
     r.fail("termination_grace_period", "a kubernetes field; docker uses \"stop_grace_period\"");
   }
@@ -376,14 +384,14 @@ ScenarioEvent read_event(const Reader& r, Time end, const PlatformConfig& platfo
       }
       break;
     case EK::kOomKill:
-      r.integer("count", e.count, 1);
+      r.integer("count", e.count, 1, kMaxReplicas);
       read_pod(r, "pod", e.pod);
       if (e.pod >= 0 && e.count != 1) r.expected("count", "1 when a pod is named");
       break;
     case EK::kScaleDown:
     case EK::kScaleUp:
       r.need("replicas", "an integer, the new replica count");
-      r.integer("replicas", e.replicas, e.kind == EK::kScaleUp ? 1 : 0);
+      r.integer("replicas", e.replicas, e.kind == EK::kScaleUp ? 1 : 0, kMaxReplicas);
       break;
     case EK::kSignal: {
       need_pod();
@@ -421,6 +429,16 @@ ScenarioEvent read_event(const Reader& r, Time end, const PlatformConfig& platfo
       break;
   }
   return e;
+}
+
+// The most replicas the scenario asks for (`replicas`, at `path`) times worker.concurrency,
+// within kMaxSlots.
+void check_slots(const Context& c, const std::string& path, int replicas, int concurrency) {
+  const std::int64_t slots = static_cast<std::int64_t>(replicas) * concurrency;
+  if (slots <= kMaxSlots) return;
+  c.fail(path, fmt::format("expected at most {} worker slots in all (replicas × "
+                           "worker.concurrency), got {} × {} = {}",
+                           kMaxSlots, replicas, concurrency, slots));
 }
 
 bool valid_name(const std::string& name) {
@@ -466,11 +484,17 @@ Scenario read_scenario(const Context& c, const json& root) {
   }
   r.need("platform", "an object like {\"kind\": \"kubernetes\", \"replicas\": 3}");
   s.platform = read_platform(r.object("platform"));
+  int most = s.platform.replicas;  // replicas at their most, and where the file asks for it
+  std::string most_at = "platform.replicas";
   if (r.find("events")) {
     const json& events = r.array("events", "a list of events", false);
     for (std::size_t i = 0; i < events.size(); ++i) {
       const Reader e(c, events[i], fmt::format("events[{}]", i));
       s.events.push_back(read_event(e, s.duration + s.settle, s.platform));
+      if (s.events.back().kind == EK::kScaleUp && s.events.back().replicas > most) {
+        most = s.events.back().replicas;
+        most_at = fmt::format("events[{}].replicas", i);
+      }
       if (s.events.back().kind == EK::kOomKillChild &&
           s.worker.shutdown.child_lost == ShutdownBehaviour::ChildLost::kNone) {
         e.fail("kind", fmt::format("profile \"{}\" runs its jobs in the worker process, which "
@@ -481,6 +505,7 @@ Scenario read_scenario(const Context& c, const json& root) {
     std::stable_sort(s.events.begin(), s.events.end(),
                      [](const ScenarioEvent& a, const ScenarioEvent& b) { return a.at < b.at; });
   }
+  check_slots(c, most_at, most, s.worker.concurrency);
   return s;
 }
 

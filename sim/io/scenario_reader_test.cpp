@@ -114,12 +114,12 @@ TEST(ScenarioLoaderTest, MissingSection) {
 
 TEST(ScenarioLoaderTest, WrongType) {
   EXPECT_EQ(error_of(with(minimal(), "/platform/replicas", "three")),
-            "x.json: platform.replicas: expected an integer >= 0, got \"three\"");
+            "x.json: platform.replicas: expected an integer from 0 to 100000, got \"three\"");
   EXPECT_EQ(error_of(with(minimal(), "/worker/concurrency", 2.5)),
-            "x.json: worker.concurrency: expected an integer >= 1, got 2.5");
+            "x.json: worker.concurrency: expected an integer from 1 to 100000, got 2.5");
   EXPECT_EQ(error_of(with(minimal(), "/worker/concurrency", 3.0)), "");  // a whole number
   EXPECT_EQ(error_of(with(minimal(), "/worker/concurrency", 0)),
-            "x.json: worker.concurrency: expected an integer >= 1, got 0");
+            "x.json: worker.concurrency: expected an integer from 1 to 100000, got 0");
   EXPECT_EQ(error_of(with(minimal(), "/platform", 3)),
             "x.json: platform: expected an object, got 3");
   EXPECT_EQ(error_of(with(minimal(), "/workload/classes", json::array({{{"weight", 1}}}))),
@@ -258,8 +258,8 @@ TEST(ScenarioLoaderTest, UnknownDistributionKind) {
 TEST(ScenarioLoaderTest, PercentOver100) {
   EXPECT_EQ(
       error_of(with_event({{"at", "10s"}, {"kind", "rolling_restart"}, {"max_surge", "150%"}})),
-      "x.json: events[0].max_surge: expected a pod count like 1 or a percentage like "
-      "\"25%\" from 0% to 100%, got \"150%\"");
+      "x.json: events[0].max_surge: expected a pod count from 0 to 100000 or a percentage "
+      "like \"25%\" from 0% to 100%, got \"150%\"");
   EXPECT_TRUE(Contains(
       error_of(with_event({{"at", "10s"}, {"kind", "rolling_restart"}, {"max_surge", "05%"}})),
       "events[0].max_surge: expected a pod count"));
@@ -428,7 +428,8 @@ TEST(ScenarioLoaderTest, ErrorPathNamesTheItem) {
   json j = minimal();
   j["events"] = {{{"at", "1s"}, {"kind", "scale_up"}, {"replicas", 3}},
                  {{"at", "2s"}, {"kind", "scale_down"}, {"replicas", -1}}};
-  EXPECT_EQ(error_of(j), "x.json: events[1].replicas: expected an integer >= 0, got -1");
+  EXPECT_EQ(error_of(j),
+            "x.json: events[1].replicas: expected an integer from 0 to 100000, got -1");
 }
 
 // --- Overrides ------------------------------------------------------------------------------
@@ -443,7 +444,7 @@ TEST(ScenarioLoaderTest, OverrideToUnknownPathSaysItCameFromSet) {
       "\"25s\", got \"soon\"");
   // An error elsewhere does not blame the override.
   EXPECT_EQ(error_of(with(minimal(), "/platform/nodes", 0), {"worker.grace_period=1s"}),
-            "x.json: platform.nodes: expected an integer >= 1, got 0");
+            "x.json: platform.nodes: expected an integer from 1 to 100000, got 0");
 }
 
 TEST(ScenarioLoaderTest, MalformedOverride) {

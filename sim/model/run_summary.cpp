@@ -15,7 +15,9 @@ std::optional<Spread> spread(const Percentiles& p) {
 
 std::optional<Warning> settle_warning(const Scenario& scenario, const RunSummary& s) {
   const std::int64_t running = s.attempts_in_flight_at_end;
-  if (s.ended_early || (s.jobs.pending == 0 && running == 0)) return std::nullopt;
+  if (s.ended_early || !s.interrupted.by.empty() || (s.jobs.pending == 0 && running == 0)) {
+    return std::nullopt;
+  }
   Warning w;
   w.code = "settle_reached";
   w.message = fmt::format(
@@ -31,8 +33,27 @@ std::optional<Warning> settle_warning(const Scenario& scenario, const RunSummary
   return w;
 }
 
+std::optional<Warning> interrupted_warning(const Scenario& scenario, const RunSummary& s) {
+  if (s.interrupted.by.empty()) return std::nullopt;
+  Warning w;
+  w.code = "interrupted";
+  w.message = fmt::format(
+      "the run was stopped at {} of duration + settle ({}) by {} after {} events: its figures "
+      "are partial; the {} jobs not finished count as pending and the {} attempts running are "
+      "in no outcome",
+      format_seconds(to_seconds(s.ended_at)), format_duration(scenario.duration + scenario.settle),
+      s.interrupted.by == "signal" ? "SIGINT or SIGTERM" : "its limit of events",
+      s.interrupted.events, s.jobs.pending, s.attempts_in_flight_at_end);
+  w.figures = {{"ended_at_s", to_seconds(s.ended_at)},
+               {"events", static_cast<double>(s.interrupted.events)},
+               {"jobs_pending", static_cast<double>(s.jobs.pending)},
+               {"attempts_running", static_cast<double>(s.attempts_in_flight_at_end)}};
+  return w;
+}
+
 RunSummary summarize(const Scenario& scenario, const Recorder& recorder, const Platform& platform,
-                     const AuditResult& audit, Time ended_at, bool ended_early) {
+                     const AuditResult& audit, Time ended_at, bool ended_early,
+                     Interruption interrupted) {
   RunSummary s;
   s.jobs = recorder.totals();
   const JobTotals& t = s.jobs;
@@ -74,6 +95,7 @@ RunSummary summarize(const Scenario& scenario, const Recorder& recorder, const P
   s.ended_at = ended_at;
   s.ended_early = ended_early;
   s.attempts_in_flight_at_end = recorder.in_flight();
+  s.interrupted = std::move(interrupted);
   s.warnings = recorder.warnings();
   if (auto w = overload_warning(scenario, recorder.queue().max())) {
     s.warnings.push_back(std::move(*w));
@@ -81,6 +103,7 @@ RunSummary summarize(const Scenario& scenario, const Recorder& recorder, const P
     s.warnings.push_back(std::move(*g));
   }
   if (auto w = settle_warning(scenario, s)) s.warnings.push_back(std::move(*w));
+  if (auto w = interrupted_warning(scenario, s)) s.warnings.push_back(std::move(*w));
   return s;
 }
 

@@ -32,6 +32,13 @@ struct JobLatency {
   double p50 = 0, p99 = 0;
 };
 
+// Why a run stopped before its end: "signal" (SIGINT or SIGTERM), "event_limit" (a limit
+// of events run); empty when it did not. Its figures are then partial.
+struct Interruption {
+  std::string by;
+  std::uint64_t events = 0;  // events run when it stopped
+};
+
 struct RunSummary {
   JobTotals jobs;
   double interrupted_fraction = 0;  // interrupted / enqueued (0 when nothing was enqueued)
@@ -50,7 +57,9 @@ struct RunSummary {
   Time ended_at = 0;
   bool ended_early = false;  // nothing was left to happen before duration + settle
   std::int64_t attempts_in_flight_at_end = 0;
-  // The recorder's, then the run's own: overload or queue_growth, settle_reached.
+  Interruption interrupted;
+  // The recorder's, then the run's own: overload or queue_growth, settle_reached or
+  // interrupted.
   std::vector<Warning> warnings;
 
   std::int64_t exit_count(ExitKind k) const { return exits[static_cast<std::size_t>(k)]; }
@@ -61,8 +70,13 @@ struct RunSummary {
 // attempts running.
 std::optional<Warning> settle_warning(const Scenario& scenario, const RunSummary& s);
 
+// The "interrupted" warning: the run stopped before its end (s.interrupted), so jobs not
+// finished are pending and attempts running are in no outcome.
+std::optional<Warning> interrupted_warning(const Scenario& scenario, const RunSummary& s);
+
 // The summary of a finished run of `scenario`: `audit` is what Recorder::finish returned.
 RunSummary summarize(const Scenario& scenario, const Recorder& recorder, const Platform& platform,
-                     const AuditResult& audit, Time ended_at, bool ended_early);
+                     const AuditResult& audit, Time ended_at, bool ended_early,
+                     Interruption interrupted = {});
 
 }  // namespace drainsim

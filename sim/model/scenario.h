@@ -19,6 +19,17 @@
 
 namespace drainsim {
 
+// The bounds of a scenario's counts and rates (docs/scenario.md, "Limits"; the schema's
+// maxima): generous for a real deployment, and small enough that what the loader accepts
+// can run. Memory beyond them is the run's estimate's to judge (model/footprint.h).
+inline constexpr int kMaxReplicas = 100'000;     // platform.replicas, nodes, events' counts
+inline constexpr int kMaxConcurrency = 100'000;  // worker.concurrency
+// Worker slots in all: the most replicas the scenario asks for times worker.concurrency.
+inline constexpr std::int64_t kMaxSlots = 10'000'000;
+// One arrival per microsecond, the clock's resolution.
+inline constexpr double kMaxArrivalRate = 1'000'000;
+inline constexpr std::int64_t kMaxBurst = 100'000'000;  // workload.arrival.count
+
 struct DurationDistribution {
   enum class Kind { kConstant, kUniform, kExponential, kLognormal, kPareto, kEmpirical, kSequence };
   struct Bucket {

@@ -60,10 +60,13 @@ struct Run {
     return workload.done() && script.done() && backend.unfinished() == 0 &&
            recorder.in_flight() == 0 && !platform.busy();
   }
-  RunOutput finish(Time ended_at, bool early, std::uint64_t events, Engine engine) {
+  RunOutput finish(Time ended_at, bool early, std::uint64_t events, Engine engine,
+                   Interruption interrupted = {}) {
     RunOutput out;
-    out.summary =
-        summarize(scenario, recorder, platform, recorder.finish(backend), ended_at, early);
+    interrupted.events = events;
+    out.summary = summarize(scenario, recorder, platform, recorder.finish(backend), ended_at, early,
+                            interrupted);
+    out.interrupted = !interrupted.by.empty();
     out.events = events;
     out.ended_at = ended_at;
     out.results = build_results(scenario, out.summary, platform, to_string(engine));
@@ -94,8 +97,25 @@ RunOutput run_virtual(const Scenario& s, const RunOptions& o) {
   run.start();
   const Time end = s.duration + s.settle;
   bool early = run.quiet();
-  while (!early && rt.step(end)) early = run.quiet();
-  return run.finish(early ? rt.now() : end, early, rt.events_run(), Engine::kVirtual);
+  // The limit and the watch are looked at every kWatchEvents events (and at the limit).
+  const std::uint64_t limit = o.max_events > 0 ? o.max_events : UINT64_MAX;
+  std::uint64_t next_look = std::min(kWatchEvents, limit);
+  Interruption stopped;
+  while (!early && rt.step(end)) {
+    early = run.quiet();
+    if (rt.events_run() < next_look || early) continue;
+    if (rt.events_run() >= limit) {
+      stopped.by = "event_limit";
+      break;
+    }
+    if (o.keep_going && !o.keep_going(rt.now(), end, rt.events_run())) {
+      stopped.by = "signal";
+      break;
+    }
+    next_look = std::min(rt.events_run() + kWatchEvents, limit);
+  }
+  const Time ended_at = early || !stopped.by.empty() ? rt.now() : end;
+  return run.finish(ended_at, early, rt.events_run(), Engine::kVirtual, stopped);
 }
 
 // The end of a run on a real-time engine: once it is quiet or its time is up (check(),
@@ -194,13 +214,25 @@ RunOutput run_realtime(const Scenario& s, const RunOptions& o) {
   });
   RealEnd ending(*rt, run, s.duration + s.settle, o.on_time);
   check = [&ending] { ending.check(); };
+  // SIGINT or SIGTERM ends the run early, its results partial (as on the process engine).
+  bool interrupted = false;
+  boost::asio::signal_set stop_signals(asio.context(), SIGINT, SIGTERM);
+  stop_signals.async_wait([&](const boost::system::error_code& ec, int) {
+    if (ec) return;
+    rt->post([&] {
+      interrupted = !ending.finished();
+      ending.finish(rt->now(), false);
+    });
+  });
   asio.start();
   ending.start([&run] { run.start(); });
   const auto [ended_at, early] = ending.wait();
+  boost::system::error_code ignored;
+  stop_signals.cancel(ignored);
   asio.stop();
   std::uint64_t events = rt->events_run();
   for (const auto& strand : strands) events += strand->events_run();
-  return run.finish(ended_at, early, events, Engine::kRealtime);
+  return run.finish(ended_at, early, events, Engine::kRealtime, {interrupted ? "signal" : "", 0});
 }
 
 std::string default_worker_binary() {
@@ -284,9 +316,9 @@ RunOutput run_process(const Scenario& s, const RunOptions& o) {
   asio.stop();  // nothing runs on the models' strand any more
   const int left = fleet->shut_down();
   if (!ending.failure.empty()) throw RunError(ending.failure);
-  RunOutput out = run.finish(ended_at, early, rt->events_run(), Engine::kProcess);
+  RunOutput out = run.finish(ended_at, early, rt->events_run(), Engine::kProcess,
+                             {interrupted ? "signal" : "", 0});
   out.processes_left = left;
-  out.interrupted = interrupted;
   return out;
 }
 

@@ -63,7 +63,16 @@ struct RunOptions {
   // realtime, process: told the simulated time as the run goes (on the models' side, at
   // most once per 1/200 of duration + settle), with the time the run ends at the latest.
   std::function<void(Time now, Time end)> on_time;
+  // virtual: stop once this many events have run (0: no limit), the results partial and
+  // marked interrupted (RunOutput::interrupted, results run.interrupted).
+  std::uint64_t max_events = 0;
+  // virtual: asked every kWatchEvents events with the simulated time, the time the run
+  // ends at the latest and the events run so far; false stops the run there, as
+  // max_events does (a Ctrl+C).
+  std::function<bool(Time now, Time end, std::uint64_t events)> keep_going;
 };
+
+inline constexpr std::uint64_t kWatchEvents = 1 << 16;
 
 // Thrown when a run cannot go on (a worker program that cannot be started); the message
 // says why. A run the user interrupts ends early, normally, with `interrupted` set.
@@ -82,8 +91,10 @@ struct RunOutput {
   std::shared_ptr<TimelineSpill> timeline;  // with RunOptions::stream_timeline
   std::uint64_t events = 0;
   Time ended_at = 0;
-  int processes_left = 0;    // process, real: workers still running at the end, killed, reaped
-  bool interrupted = false;  // process, real: SIGINT or SIGTERM ended it; results are partial
+  int processes_left = 0;  // process, real: workers still running at the end, killed, reaped
+  // SIGINT or SIGTERM (realtime, process, real; virtual: keep_going said no) or max_events
+  // ended it before its end: the results are partial (summary.interrupted says why).
+  bool interrupted = false;
 };
 
 RunOutput run_scenario(const Scenario& scenario, const RunOptions& options = {});

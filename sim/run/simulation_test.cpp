@@ -555,5 +555,83 @@ TEST(Progress, ARealtimeRunReportsItsSimulatedTimeAsItGoes) {
   EXPECT_GE(reports.back().first, 15 * kSecond);  // the jobs ran until about 20 s
 }
 
+// Ten jobs a second of 2 s on 3 pods of 10 slots, for ten hours and an hour's settle:
+// about 1.2 million events (121,324 for the first hour), far more than the tests below let
+// it run.
+Scenario long_run() {
+  return parse_scenario(R"({"name": "long", "duration": "10h", "settle": "1h",
+    "workload": {"arrival": {"kind": "constant", "rate_per_s": 10},
+                 "job_duration": {"kind": "constant", "value": "2s"}},
+    "worker": {"concurrency": 10}, "platform": {"replicas": 3}})",
+                        "long.json");
+}
+
+TEST(Interruption, TheEventLimitStopsTheRunWithBalancedPartialResults) {
+  RunOptions o;
+  o.max_events = 100'000;
+  const RunOutput r = run_scenario(long_run(), o);
+  EXPECT_TRUE(r.interrupted);
+  EXPECT_EQ(r.events, 100'000u);
+  EXPECT_EQ(r.summary.interrupted.by, "event_limit");
+  ASSERT_GT(r.ended_at, 0);
+  ASSERT_LT(r.ended_at, 10 * kHour);
+  // Every arrival due by then came first (scripted events go first at a time): one at 0 s
+  // and one every 100 ms.
+  const JobTotals& j = r.summary.jobs;
+  EXPECT_EQ(j.enqueued, r.ended_at / (100 * kMillisecond) + 1);
+  // The jobs not finished are pending; nothing is lost or discarded, and the audit balances.
+  EXPECT_TRUE(r.summary.audit.ok);
+  EXPECT_EQ(j.lost + j.discarded, 0);
+  EXPECT_EQ(j.completed + j.pending, j.enqueued);
+  EXPECT_GT(j.pending, 0);
+  const json& run = r.results["run"];
+  EXPECT_EQ(run["interrupted"], true);
+  EXPECT_EQ(run["interrupted_by"], "event_limit");
+  EXPECT_EQ(run["ended_early"], false);
+  EXPECT_EQ(run["ended_at_s"], to_seconds(r.ended_at));
+  const json& warnings = r.results["warnings"];
+  ASSERT_FALSE(warnings.empty());
+  EXPECT_EQ(warnings.back()["code"], "interrupted");
+  EXPECT_EQ(warnings.back()["figures"]["events"], 100'000);
+  EXPECT_EQ(warnings.back()["figures"]["jobs_pending"], j.pending);
+  for (const json& w : warnings) EXPECT_NE(w["code"], "settle_reached");
+  // The same stop gives the same document.
+  EXPECT_EQ(run_scenario(long_run(), o).hash, r.hash);
+}
+
+TEST(Interruption, AStopRequestEndsTheRunAtTheNextLook) {
+  // keep_going is asked every kWatchEvents events; it says stop at its third call.
+  RunOptions o;
+  int calls = 0;
+  std::uint64_t seen = 0;
+  o.keep_going = [&](Time now, Time end, std::uint64_t events) {
+    EXPECT_EQ(end, 11 * kHour);
+    EXPECT_GT(now, 0);
+    seen = events;
+    return ++calls < 3;
+  };
+  const RunOutput r = run_scenario(long_run(), o);
+  EXPECT_EQ(calls, 3);
+  EXPECT_EQ(seen, 3 * kWatchEvents);
+  EXPECT_EQ(r.events, 3 * kWatchEvents);
+  EXPECT_TRUE(r.interrupted);
+  EXPECT_EQ(r.summary.interrupted.by, "signal");
+  EXPECT_EQ(r.results["run"]["interrupted_by"], "signal");
+  EXPECT_TRUE(r.summary.audit.ok);
+}
+
+TEST(Interruption, ARunThatEndsIsNotInterrupted) {
+  // A watch that always says go on, and a limit above what the run needs: no trace of
+  // either in the results.
+  RunOptions o;
+  o.max_events = 1'000'000;
+  o.keep_going = [](Time, Time, std::uint64_t) { return true; };
+  const RunOutput r = run_json(one_pod("20s"), false);
+  const RunOutput limited = run_scenario(parse_scenario(one_pod("20s"), "test"), o);
+  EXPECT_FALSE(limited.interrupted);
+  EXPECT_EQ(limited.hash, r.hash);
+  EXPECT_FALSE(limited.results["run"].contains("interrupted"));
+}
+
 }  // namespace
 }  // namespace drainsim
