@@ -54,14 +54,19 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   at.sin_family = AF_INET;
   at.sin_port = htons(port);
   at.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  // The client closes first, so each connection leaves its port in TIME_WAIT for a minute:
+  // thousands of inputs a second would use up the ephemeral ports of one address. Each
+  // connection comes from the next address of 127.0.0.0/8 instead.
+  static std::uint32_t next = 0;
+  sockaddr_in from{};
+  from.sin_family = AF_INET;
+  from.sin_addr.s_addr = htonl(0x7F000000u | (1 + next++ % 0xFFFFFD));
+  if (bind(fd, reinterpret_cast<sockaddr*>(&from), sizeof from) != 0) fail("bind() failed");
   if (connect(fd, reinterpret_cast<sockaddr*>(&at), sizeof at) != 0) fail("connect() failed");
   // An answer (or the close) that takes seconds on loopback is a hang.
   const timeval wait{10, 0};
   setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &wait, sizeof wait);
   setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &wait, sizeof wait);
-  // Reset at close, so that a long run leaves no TIME_WAIT ports behind.
-  const linger reset{1, 0};
-  setsockopt(fd, SOL_SOCKET, SO_LINGER, &reset, sizeof reset);
   std::size_t sent = 0;
   while (sent < size) {
     const ssize_t n = send(fd, data + sent, size - sent, MSG_NOSIGNAL);

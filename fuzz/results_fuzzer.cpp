@@ -8,6 +8,7 @@
 
 #include "analysis/sweep_part.h"
 #include "fuzz_target.h"
+#include "io/json_reader.h"
 #include "io/results.h"
 #include "io/trace_export.h"
 
