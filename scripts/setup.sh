@@ -118,11 +118,18 @@ case "$action" in
       -DDRAINSIM_BUILD_TESTS=OFF -DDRAINSIM_BUILD_VIEWER=OFF -DDRAINSIM_BUILD_BENCHMARKS=OFF \
       -DDRAINSIM_MAN_PAGES=OFF >/dev/null
     cmake --build "$fuzz" -j "$(nproc)" --target fuzzers
-    bash "$here/scripts/fuzz.sh" "$fuzz" 60
+    # A finding of the fuzzers or the campaign fails the command at the end, after the
+    # suite has run.
+    found=0
+    bash "$here/scripts/fuzz.sh" "$fuzz" 60 || found=1
     # 1,000 random valid scenarios, each run twice and checked (scripts/campaign.py).
     "$python" "$here/scripts/campaign.py" "$build/sim/drainsim" "$here" --cases 1000 \
-      --jobs "$(nproc)" --out "$build/campaign"
+      --jobs "$(nproc)" --out "$build/campaign" || found=1
     ctest --test-dir "$build" --output-on-failure -j "$(nproc)"
+    if [ $found -ne 0 ]; then
+      echo "setup: the fuzz targets or the campaign found a bug (see above)" >&2
+      exit 1
+    fi
     ;;
   *)
     echo "usage: scripts/setup.sh [run [SCENARIO] [options] | test | build]" >&2
