@@ -21,6 +21,8 @@ packages=(
   # The man pages (help2man, at build time), the Debian package (cpack -G DEB runs
   # dpkg-shlibdeps), and zsh for the completion tests.
   help2man dpkg-dev zsh
+  # The fuzz targets (fuzz/, docs/reliability.md): clang and its libFuzzer runtime.
+  clang libclang-rt-14-dev
   # The real systems (drainsim real, adapters/) and their brokers: drainsim starts its own
   # throwaway instances, never the services these packages install.
   redis-server ruby-sidekiq postgresql python3-celery python3-redis rabbitmq-server
@@ -86,8 +88,10 @@ case "$action" in
     ;;
   test)
     # The real-time and process engines' tests under ThreadSanitizer first (no data races,
-    # in drainsim or in the drainsim-worker processes it spawns), then the whole suite,
-    # whose summary closes the output.
+    # in drainsim or in the drainsim-worker processes it spawns); the test suite under
+    # AddressSanitizer and UBSan; the fuzz targets for a minute each; the random-scenario
+    # campaign; then the whole suite, whose summary closes the output
+    # (docs/reliability.md).
     tsan="$build-tsan"
     cmake -S "$here" -B "$tsan" -G Ninja -DDRAINSIM_TSAN=ON -DDRAINSIM_WERROR=$werror \
       -DPython3_EXECUTABLE=$python >/dev/null
@@ -95,7 +99,37 @@ case "$action" in
       engine_fidelity_test http_test worker_signals_test process_engine_test
     TSAN_OPTIONS="halt_on_error=1" ctest --test-dir "$tsan" --output-on-failure -R \
       '^(AsioRuntime|TimerRunner|ThreadRunner|Workload|EngineFidelity|Http[A-Za-z]*|DrainsimWorker|ProcessEngine)\.'
+    # ASan + UBSan (-fno-sanitize-recover: any finding fails its test). Not the viewer, the
+    # benchmarks or the real systems' tests, which the normal tree runs, nor the install
+    # and package checks (nothing of ours runs there that the other tests do not run).
+    # Warnings are errors in the normal tree; GCC's sanitizer instrumentation adds false
+    # ones (-Wmaybe-uninitialized, -Wstringop-overflow), so not here.
+    asan="$build-asan"
+    cmake -S "$here" -B "$asan" -G Ninja -DDRAINSIM_ASAN=ON -DDRAINSIM_WERROR=OFF \
+      -DDRAINSIM_BUILD_VIEWER=OFF -DDRAINSIM_BUILD_BENCHMARKS=OFF -DDRAINSIM_MAN_PAGES=OFF \
+      -DPython3_EXECUTABLE=$python >/dev/null
+    cmake --build "$asan" -j "$(nproc)"
+    ASAN_OPTIONS="detect_leaks=1" UBSAN_OPTIONS="print_stacktrace=1" \
+      ctest --test-dir "$asan" --output-on-failure -j "$(nproc)" \
+      -E '^Real|Adapter|Broker|^Install\.|^Package\.'
+    # libFuzzer (clang): only the fuzz targets and the libraries they use, then 60 s each.
+    fuzz="$build-fuzz"
+    cmake -S "$here" -B "$fuzz" -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DDRAINSIM_FUZZ=ON \
+      -DDRAINSIM_BUILD_TESTS=OFF -DDRAINSIM_BUILD_VIEWER=OFF -DDRAINSIM_BUILD_BENCHMARKS=OFF \
+      -DDRAINSIM_MAN_PAGES=OFF >/dev/null
+    cmake --build "$fuzz" -j "$(nproc)" --target fuzzers
+    # A finding of the fuzzers or the campaign fails the command at the end, after the
+    # suite has run.
+    found=0
+    bash "$here/scripts/fuzz.sh" "$fuzz" 60 || found=1
+    # 1,000 random valid scenarios, each run twice and checked (scripts/campaign.py).
+    "$python" "$here/scripts/campaign.py" "$build/sim/drainsim" "$here" --cases 1000 \
+      --jobs "$(nproc)" --out "$build/campaign" || found=1
     ctest --test-dir "$build" --output-on-failure -j "$(nproc)"
+    if [ $found -ne 0 ]; then
+      echo "setup: the fuzz targets or the campaign found a bug (see above)" >&2
+      exit 1
+    fi
     ;;
   *)
     echo "usage: scripts/setup.sh [run [SCENARIO] [options] | test | build]" >&2

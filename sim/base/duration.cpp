@@ -27,8 +27,9 @@ std::optional<Duration> parse_duration(std::string_view text) {
     std::int64_t whole = 0;
     bool digits = false;
     while (i < text.size() && text[i] >= '0' && text[i] <= '9') {
-      if (whole > INT64_MAX / 100) return std::nullopt;
-      whole = whole * 10 + (text[i] - '0');
+      const int digit = text[i] - '0';
+      if (whole > (INT64_MAX - digit) / 10) return std::nullopt;
+      whole = whole * 10 + digit;
       digits = true;
       ++i;
     }

@@ -93,6 +93,17 @@ TEST(Duration, FormatThenParseRoundTrips) {
   }
 }
 
+TEST(Duration, FormatThenParseRoundTripsUpToTheLargest) {
+  // format_duration writes a duration that is not whole milliseconds in microseconds, 19
+  // digits for the largest; the parser read at most 18 (fuzz/regressions/duration/).
+  EXPECT_EQ(format_duration(2'880'000'000'000'000'004), "2880000000000000004us");
+  EXPECT_EQ(parse_duration("2880000000000000004us"), 2'880'000'000'000'000'004);
+  EXPECT_EQ(parse_duration("4us800000000h"), 2'880'000'000'000'000'004);
+  EXPECT_EQ(parse_duration(format_duration(INT64_MAX)), INT64_MAX);
+  EXPECT_EQ(parse_duration("9223372036854775807us"), INT64_MAX);
+  EXPECT_EQ(parse_duration("09223372036854775807us"), INT64_MAX);  // a leading zero
+}
+
 TEST(Duration, ParseThenFormatGivesCanonicalText) {
   EXPECT_EQ(format_duration(*parse_duration("90s")), "1m30s");
   EXPECT_EQ(format_duration(*parse_duration("1500ms")), "1.5s");

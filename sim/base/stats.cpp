@@ -9,8 +9,8 @@ namespace drainsim {
 
 namespace {
 
-constexpr double kLowest = 1e-6, kHighest = 1e9, kRatio = 1.02;
-constexpr std::size_t kLogBuckets = 1745;  // ceil(ln(kHighest / kLowest) / ln(kRatio))
+constexpr double kLowest = 1e-6, kRatio = 1.02;
+constexpr std::size_t kLogBuckets = 1745;  // ceil(ln(1e9 / kLowest) / ln(kRatio)): up to 1e9
 
 // Bucket edges by repeated IEEE multiplication (no libm), so histograms agree everywhere.
 const std::array<double, kLogBuckets + 1>& edges() {
