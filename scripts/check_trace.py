@@ -210,8 +210,8 @@ def main(argv):
         garbage = tmp / "garbage.json"
         garbage.write_text("{\"pods\": [")
         for path, message in ((plain, "no timeline: run drainsim with --timeline"),
-                              (garbage, "not a drainsim results file"),
-                              (tmp / "missing.json", "cannot open the results file")):
+                              (garbage, "not valid JSON: parse error at line 1, column 11"),
+                              (tmp / "missing.json", "cannot read: No such file or directory")):
             p = run([binary, "export", "--format", "chrome-trace", str(path)], tmp)
             if p.returncode != 2 or message not in p.stderr or p.stdout:
                 failures += 1

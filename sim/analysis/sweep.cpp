@@ -8,9 +8,6 @@
 #include <condition_variable>
 #include <cstring>
 #include <exception>
-#include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -19,6 +16,7 @@
 #include <boost/algorithm/string/trim.hpp>
 
 #include "base/duration.h"
+#include "base/input_file.h"
 #include "base/parse.h"
 #include "io/results.h"
 #include "io/scenario_reader.h"
@@ -45,7 +43,9 @@ std::optional<Duration> parse_signed_duration(std::string_view s) {
 }
 
 AxisParse fail(std::string_view spec, std::string_view why) {
-  return {std::nullopt, fmt::format("--grid {}: {}", spec, why)};
+  const std::string shown =
+      spec.size() > 80 ? std::string(spec.substr(0, 77)) + "..." : std::string(spec);
+  return {std::nullopt, fmt::format("--grid {}: {}", shown, why)};
 }
 
 // START..END/STEP into `axis` (path already set); an error message otherwise.
@@ -144,8 +144,9 @@ AxisParse parse_axis(std::string_view spec) {
     const std::size_t comma = rest.find(',');
     const std::string_view text = boost::algorithm::trim_copy(rest.substr(0, comma));
     if (text.empty()) return fail(spec, "an empty value in the list");
-    json value = json::parse(text, nullptr, false);
-    if (value.is_discarded()) value = std::string(text);
+    ParsedJson parsed = try_parse_json(text);
+    if (parsed.too_deep) return fail(spec, parsed.error);
+    json value = parsed.value ? std::move(*parsed.value) : json(std::string(text));
     axis.values.push_back(std::move(value));
     axis.overrides.push_back(axis.path + "=" + std::string(text));
     if (comma == std::string_view::npos) break;
@@ -210,19 +211,7 @@ SweepPart run_sweep_part(const SweepSpec& spec, SweepShard shard) {
   out.shard = shard;
 
   // The file is read once, so that its hash is of the bytes every run used.
-  std::string text;
-  {
-    std::error_code ec;
-    if (std::filesystem::is_directory(spec.scenario, ec)) {
-      throw ScenarioError(fmt::format("{}: cannot read: is a directory", spec.scenario));
-    }
-    std::ifstream in(spec.scenario, std::ios::binary);
-    if (!in) {
-      throw ScenarioError(fmt::format("{}: cannot read: {}", spec.scenario, std::strerror(errno)));
-    }
-    text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-    if (in.bad()) throw ScenarioError(fmt::format("{}: cannot read", spec.scenario));
-  }
+  const std::string text = read_input_file(spec.scenario, kMaxScenarioBytes, "a scenario file");
   out.scenario_hash = fnv1a64_hex(text);
   const auto load = [&](const std::vector<std::string>& overrides) {
     return parse_scenario(text, spec.scenario, overrides);

@@ -1,5 +1,6 @@
 #include "analysis/sweep_part.h"
 
+#include "io/json_reader.h"
 #include "io/results.h"
 
 #include <map>
@@ -19,9 +20,13 @@ class PartError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-std::string describe(const json& v) {
-  std::string s = v.dump();
-  if (s.size() > 60) s = s.substr(0, 57) + "...";
+std::string describe(const json& v) { return show(v); }
+
+// A part's axes, overrides or seeds in a message: whole, so that two parts' can be told
+// apart, but cut past 400 characters (a part file is read nested 100 deep at most).
+std::string listed(const json& v) {
+  std::string s = v.dump(-1, ' ', false, json::error_handler_t::replace);
+  if (s.size() > 400) s = s.substr(0, 397) + "...";
   return s;
 }
 
@@ -240,10 +245,12 @@ json sweep_part_json(const SweepPart& part) {
 }
 
 PartParse parse_sweep_part(std::string_view text, std::string_view source) {
-  const json root = json::parse(text, nullptr, false);
-  if (root.is_discarded()) {
-    return {std::nullopt, fmt::format("{}: not valid JSON (is it a sweep part file?)", source)};
+  ParsedJson parsed = try_parse_json(text);
+  if (!parsed.value) {
+    return {std::nullopt,
+            fmt::format("{}: not valid JSON: {} (is it a sweep part file?)", source, parsed.error)};
   }
+  const json& root = *parsed.value;
   try {
     return {read_part(root), {}};
   } catch (const PartError& e) {
@@ -280,16 +287,16 @@ PartMerge merge_sweep_parts(const std::vector<NamedPart>& parts) {
           fmt::format("the scenario differs (\"{}\" vs \"{}\")", p.scenario, f.scenario));
     }
     if (p.overrides != f.overrides) {
-      return differs(fmt::format("the overrides differ ({} vs {})", json(p.overrides).dump(),
-                                 json(f.overrides).dump()));
+      return differs(fmt::format("the overrides differ ({} vs {})", listed(json(p.overrides)),
+                                 listed(json(f.overrides))));
     }
     if (axes_json(p.axes) != axes_json(f.axes)) {
-      return differs(fmt::format("the axes differ ({} vs {})", axes_json(p.axes).dump(),
-                                 axes_json(f.axes).dump()));
+      return differs(fmt::format("the axes differ ({} vs {})", listed(axes_json(p.axes)),
+                                 listed(axes_json(f.axes))));
     }
     if (p.seeds != f.seeds) {
       return differs(
-          fmt::format("the seeds differ ({} vs {})", json(p.seeds).dump(), json(f.seeds).dump()));
+          fmt::format("the seeds differ ({} vs {})", listed(json(p.seeds)), listed(json(f.seeds))));
     }
     if (p.shard.count != f.shard.count) {
       return differs(fmt::format("it is shard {} but {} is shard {}: a different number of shards",

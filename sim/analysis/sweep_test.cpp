@@ -701,8 +701,9 @@ TEST_F(SweepCli, MergeRefusesPartsThatDoNotMakeOneSweepNamingTheFile) {
        "error: merge: whole.json: not a sweep part file (no \"format\": "
        "\"drainsim-sweep-part/1\"); `drainsim sweep --shard I/N` writes them\n"},
       {"p0.json broken.json",
-       "error: merge: broken.json: not valid JSON (is it a sweep part "
-       "file?)\n"},
+       "error: merge: broken.json: not valid JSON: parse error at line 1, column 12: syntax "
+       "error while parsing value - unexpected end of input; expected '[', '{', or a literal "
+       "(is it a sweep part file?)\n"},
       {"p0.json nosuch.json",
        "error: merge: nosuch.json: cannot read: No such file or "
        "directory\n"},

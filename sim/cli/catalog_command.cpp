@@ -1,7 +1,6 @@
 // The commands that run no scenario of the user's: `validate` (check scenario files),
 // `profiles` (the job systems modelled), `conformance` (a profile against the OJS
 // graceful-shutdown requirements) and `export` (a run's timeline in another format).
-#include <fstream>
 #include <optional>
 #include <string>
 #include <vector>
@@ -10,8 +9,10 @@
 #include <fmt/ranges.h>
 
 #include "analysis/conformance.h"
+#include "base/input_file.h"
 #include "cli/common.h"
 #include "io/profile_json.h"
+#include "io/results.h"
 #include "io/scenario_reader.h"
 #include "io/trace_export.h"
 #include "model/load.h"
@@ -105,6 +106,7 @@ int conformance(const ConformanceArgs& args) {
     fmt::print(stderr, "drainsim conformance: {}\n", unknown_profile(args.profile));
     return kBadInput;
   }
+  if (!outputs_ok({{"--out", args.out}}, {})) return kBadInput;
   const ConformanceReport report = check_conformance(*profile);
   const std::string text =
       args.format == "json" ? conformance_json(report).dump(2) + "\n" : conformance_text(report);
@@ -113,15 +115,17 @@ int conformance(const ConformanceArgs& args) {
 }
 
 int export_trace(const ExportArgs& args) {
-  std::ifstream f(args.results, std::ios::binary);
-  if (!f) {
-    fmt::print(stderr, "error: {}: cannot open the results file\n", args.results);
-    return kBadInput;
-  }
+  if (!outputs_ok({{"--out", args.out}}, {args.results})) return kBadInput;
   TraceExport trace;
   try {
-    trace = chrome_trace(json::parse(f));
-  } catch (const json::exception& e) {
+    const json doc =
+        parse_json(read_input_file(args.results, kMaxResultsBytes, "a results file"), args.results);
+    check_schema_version(doc, args.results);
+    trace = chrome_trace(doc);
+  } catch (const InputError& e) {
+    fmt::print(stderr, "error: {}\n", e.what());
+    return kBadInput;
+  } catch (const json::exception& e) {  // a field of the wrong type
     fmt::print(stderr, "error: {}: not a drainsim results file: {}\n", args.results, e.what());
     return kBadInput;
   }

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "base/byte_size.h"
+#include "base/input_file.h"
 #include "base/parse.h"
 #include "io/atomic_file.h"
 #include "model/footprint.h"
@@ -23,6 +24,27 @@ bool emit(const std::string& text, const std::string& path) {
   if (write_whole(path, [&](std::ostream& f) { f << text; })) return true;
   fmt::print(stderr, "error: {}: cannot write it\n", path);
   return false;
+}
+
+bool outputs_ok(const std::vector<Output>& outputs, const std::vector<std::string>& inputs) {
+  for (const Output& o : outputs) {
+    if (o.path.empty()) continue;
+    const std::string named = o.option.empty() ? o.path : fmt::format("{} {}", o.option, o.path);
+    const auto id = file_identity(o.path);
+    for (const std::string& in : inputs) {
+      if (id && id == file_identity(in)) {
+        fmt::print(stderr,
+                   "error: {}: is the input file {}: it would be overwritten; give another path\n",
+                   named, in);
+        return false;
+      }
+    }
+    if (const std::string why = cannot_write(o.path); !why.empty()) {
+      fmt::print(stderr, "error: {}: cannot write {} ({})\n", named, o.what, why);
+      return false;
+    }
+  }
+  return true;
 }
 
 void report_audit_failure(const std::string& where, const SeedRun& r) {
@@ -72,13 +94,13 @@ void add_time_scale_option(CLI::App* cmd, std::optional<double>& time_scale) {
       ->check(CLI::Validator(
           [](std::string& text) -> std::string {
             const std::optional<double> v = parse_number<double>(text);
-            if (v && *v > 0) return "";
+            if (v && *v >= kMinTimeScale && *v <= kMaxTimeScale) return "";
             return fmt::format(
-                "expected a number > 0 (simulated seconds per real second), got "
+                "expected a number from {} to {} (simulated seconds per real second), got "
                 "\"{}\"",
-                text);
+                kMinTimeScale, kMaxTimeScale, text.substr(0, 40));
           },
-          "POSITIVE"));
+          "0.001..1000000"));
 }
 
 bool time_scale_applies(const std::optional<double>& time_scale, const std::vector<Engine>& engines,

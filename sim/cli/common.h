@@ -61,6 +61,17 @@ int unknown_command(const CLI::App& app, const std::string& typed);
 // (said) when the file cannot be written.
 bool emit(const std::string& text, const std::string& path);
 
+// An output file of a command: the option that names it ("" for a default path), the
+// path ("" when not given: stdout), and what it is in messages ("it", "the results file").
+struct Output {
+  std::string option, path, what = "it";
+};
+// Checked before any work, so that none is lost: every output can be created
+// (io/atomic_file.h, cannot_write) and none is one of `inputs` (the same file by device
+// and inode, whatever the names). Otherwise says which and why ("error: --out x.json:
+// cannot write it (No such file or directory)") and returns false (the caller exits 2).
+bool outputs_ok(const std::vector<Output>& outputs, const std::vector<std::string>& inputs);
+
 // Says which run's audit failed and how.
 void report_audit_failure(const std::string& where, const SeedRun& r);
 
@@ -73,7 +84,9 @@ void add_set_option(CLI::App* cmd, std::vector<std::string>& sets,
                     const std::string& help = "Override a field: PATH=VALUE (repeatable)");
 // --seed N: a whole number from 0 to 2^64-1; anything else (-1, 1.5, 7x) is exit 2.
 void add_seed_option(CLI::App* cmd, std::optional<std::uint64_t>& seed, const std::string& help);
-// --time-scale N: a finite number > 0; unset when not given (the engines' default: 100).
+// --time-scale N: a number from kMinTimeScale to kMaxTimeScale (slower would never end, faster
+// overflows the timers); unset when not given (the engines' default: 100).
+constexpr double kMinTimeScale = 0.001, kMaxTimeScale = 1e6;
 void add_time_scale_option(CLI::App* cmd, std::optional<double>& time_scale);
 // True when --time-scale was not given or one of `engines` is paced to the wall clock
 // (realtime, process); otherwise says that it does not apply, and `hint` (the caller

@@ -35,6 +35,7 @@ int compare(const CompareArgs& args) {
   spec.seeds = args.seeds;
   spec.first_seed = args.seed;
   if (!parse_fault(args.fault, spec.faults)) return kBadInput;
+  if (!outputs_ok({{"--out", args.out}}, {args.scenario})) return kBadInput;
   Comparison c;
   try {
     c = compare_profiles(spec);

@@ -1,11 +1,14 @@
 // `drainsim run` (one scenario, a summary, the results file), `drainsim real` (the scenario
 // on a real job system, over repeats) and `drainsim fidelity` (the scenario on several
 // engines and results files, metrics side by side as statistics).
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 
 #include <chrono>
 #include <filesystem>
-#include <fstream>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -14,6 +17,7 @@
 #include <fmt/format.h>
 
 #include "analysis/fidelity.h"
+#include "base/input_file.h"
 #include "cli/common.h"
 #include "cli/progress.h"
 #include "cli/stop_signal.h"
@@ -295,6 +299,22 @@ int run(const RunArgs& args) {
     return kBadInput;
   }
   if (!parse_fault(args.fault, options.faults)) return kBadInput;
+  // The results file can be written, before the run rather than after it.
+  std::string path = args.out;
+  if (path.empty()) {
+    if (::mkdir("results", 0777) != 0 && errno != EEXIST) {
+      const int error = errno;
+      fmt::print(stderr,
+                 "error: {}: cannot write the results file (cannot create the folder results: "
+                 "{}); give --out FILE\n",
+                 default_results_path(s, options.engine), std::strerror(error));
+      return kBadInput;
+    }
+    path = default_results_path(s, options.engine);
+  }
+  if (!outputs_ok({{args.out.empty() ? "" : "--out", path, "the results file"}}, {args.scenario})) {
+    return kBadInput;
+  }
   // A run on the wall clock says how far it got, on a terminal (a CI log gets no bar).
   const ProgressReport progress("run", isatty(STDERR_FILENO));
   if (options.engine == Engine::kRealtime || options.engine == Engine::kProcess) {
@@ -342,17 +362,6 @@ int run(const RunArgs& args) {
   if (!ran) return status;
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
-  std::string path = args.out;
-  if (path.empty()) {
-    std::error_code ec;
-    std::filesystem::create_directories("results", ec);
-    if (ec) {
-      fmt::print(stderr, "error: results: cannot create the folder ({}); give --out FILE\n",
-                 ec.message());
-      return kBadInput;
-    }
-    path = default_results_path(s, options.engine);
-  }
   const int reported = report(s, options, out, path, wall);
   if (out.interrupted && reported != kBadInput) {
     fmt::print(stderr, "partial results written to {} (run.interrupted)\n", path);
@@ -370,7 +379,17 @@ int real(const RunArgs& args) {
   with_engine.engine = Engine::kReal;
   if (!prepare(with_engine, s, options)) return kBadInput;
   std::error_code ec;
-  std::filesystem::create_directories(args.out_dir, ec);
+  try {  // libstdc++ throws here even given `ec` when a component is a file
+    std::filesystem::create_directories(args.out_dir, ec);
+  } catch (const std::filesystem::filesystem_error&) {
+  }
+  // Each repeat's results file can be written: checked on the first before any run.
+  if (!outputs_ok(
+          {{"--out-dir", fmt::format("{}/{}-{}-{}.json", args.out_dir, s.name, args.system, s.seed),
+            "the results file"}},
+          {args.scenario})) {
+    return kBadInput;
+  }
   const std::uint64_t first = s.seed;
   int status = 0;
   for (std::size_t r = 0; r < args.repeats; ++r) {
@@ -415,14 +434,11 @@ std::optional<FidelitySource> read_source(const std::string& spec) {
   while (!files.empty()) {
     const std::string file(files.substr(0, files.find(',')));
     files.remove_prefix(std::min(files.size(), file.size() + 1));
-    std::ifstream in(file, std::ios::binary);
-    const json doc = in ? json::parse(in, nullptr, false) : json();
-    if (!in || doc.is_discarded() || !doc.is_object()) {
-      fmt::print(stderr, "error: {}: {}\n", file,
-                 in ? "not a drainsim results file (not a JSON object)" : "cannot open it");
-      return std::nullopt;
-    }
     try {
+      const json doc = parse_json(read_input_file(file, kMaxResultsBytes, "a results file"), file);
+      if (!doc.is_object()) {
+        throw InputError(fmt::format("{}: not a drainsim results file (not a JSON object)", file));
+      }
       source.runs.push_back(summary_values(doc, file));
       const json seed = doc.value("seed", json());
       if (!seed.is_number_unsigned()) {

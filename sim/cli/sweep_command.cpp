@@ -4,11 +4,7 @@
 #include <unistd.h>
 
 #include <atomic>
-#include <cerrno>
 #include <chrono>
-#include <cstring>
-#include <fstream>
-#include <iterator>
 #include <optional>
 #include <string>
 #include <vector>
@@ -17,6 +13,7 @@
 
 #include "analysis/sweep.h"
 #include "analysis/sweep_part.h"
+#include "base/input_file.h"
 #include "cli/common.h"
 #include "cli/progress.h"
 #include "io/scenario_reader.h"
@@ -139,6 +136,7 @@ int sweep(const SweepArgs& args) {
     shard = parsed.shard;
   }
   if (!parse_fault(args.fault, spec.faults)) return kBadInput;
+  if (!outputs_ok({{"--out", args.out}, {"--csv", args.csv}}, {args.scenario})) return kBadInput;
 
   const auto t0 = std::chrono::steady_clock::now();
   ProgressReport report("sweep", isatty(STDERR_FILENO) == 1);
@@ -191,14 +189,16 @@ int sweep(const SweepArgs& args) {
 }
 
 int merge(const MergeArgs& args) {
+  if (!outputs_ok({{"--out", args.out}, {"--csv", args.csv}}, args.files)) return kBadInput;
   std::vector<NamedPart> parts;
   for (const std::string& file : args.files) {
-    std::ifstream in(file, std::ios::binary);
-    if (!in) {
-      fmt::print(stderr, "error: merge: {}: cannot read: {}\n", file, std::strerror(errno));
+    std::string text;
+    try {
+      text = read_input_file(file, kMaxResultsBytes, "a sweep part file");
+    } catch (const InputError& e) {
+      fmt::print(stderr, "error: merge: {}\n", e.what());
       return kBadInput;
     }
-    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     PartParse parsed = parse_sweep_part(text, file);
     if (!parsed.part) {
       fmt::print(stderr, "error: merge: {}\n", parsed.error);

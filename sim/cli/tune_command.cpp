@@ -118,6 +118,7 @@ int tune(const TuneArgs& args) {
                progress.status(fmt::format("preStop {}: {} settings evaluated, {} runs",
                                            format_duration(pre_stop), settings, runs)));
   };
+  if (!outputs_ok({{"--out", args.out}}, {args.scenario})) return kBadInput;
   Tune result;
   try {
     result = run_tune(spec);

@@ -1,6 +1,11 @@
 #include "io/atomic_file.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 
 #include <filesystem>
 #include <fstream>
@@ -31,6 +36,28 @@ bool write_whole(const std::string& path, const std::function<void(std::ostream&
     return false;
   }
   return true;
+}
+
+std::string cannot_write(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode)) return "is a directory";
+    if (S_ISFIFO(st.st_mode)) {  // opening it would wait for a reader
+      return ::access(path.c_str(), W_OK) == 0 ? "" : std::strerror(errno);
+    }
+    if (!S_ISREG(st.st_mode)) {  // written directly: can it be opened for writing?
+      const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+      if (fd < 0) return std::strerror(errno);
+      ::close(fd);
+      return "";
+    }
+  }
+  const std::string tmp = fmt::format("{}.tmp-{}", path, getpid());
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0) return std::strerror(errno);
+  ::close(fd);
+  ::unlink(tmp.c_str());
+  return "";
 }
 
 }  // namespace drainsim

@@ -15,4 +15,11 @@ namespace drainsim {
 // cannot be written.
 bool write_whole(const std::string& path, const std::function<void(std::ostream&)>& write);
 
+// Whether write_whole(path, ...) can create its file, found out before any work is done:
+// "" when it can, else why not (strerror's words, "is a directory"). Creates the
+// temporary file beside `path` and removes it at once; an existing path that is not a
+// regular file (/dev/null, /dev/stdout) is checked by opening it for writing, without
+// truncating it.
+std::string cannot_write(const std::string& path);
+
 }  // namespace drainsim

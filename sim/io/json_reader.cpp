@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "base/input_file.h"
+
 namespace drainsim {
 
 using json = nlohmann::json;
@@ -18,10 +20,176 @@ bool starts_with_step(std::string_view path, std::string_view prefix) {
 
 }  // namespace
 
+namespace {
+
+constexpr std::size_t kShown = 60;
+
+// The compact dump of `v` appended to `out`, stopping once `out` is past kShown
+// characters: each level adds a bracket, so the recursion is at most kShown deep.
+void show_into(const json& v, std::string& out) {
+  if (out.size() > kShown) return;
+  const auto scalar = [&out](const json& x) {
+    out += x.dump(-1, ' ', false, json::error_handler_t::replace);
+  };
+  if (v.is_object() || v.is_array()) {
+    out += v.is_object() ? '{' : '[';
+    bool first = true;
+    for (auto it = v.begin(); it != v.end() && out.size() <= kShown; ++it) {
+      if (!first) out += ',';
+      first = false;
+      if (v.is_object()) {
+        scalar(json(it.key().substr(0, kShown)));
+        out += ':';
+      }
+      show_into(it.value(), out);
+    }
+    out += v.is_object() ? '}' : ']';
+  } else if (v.is_string()) {
+    scalar(json(v.get_ref<const std::string&>().substr(0, kShown)));
+  } else {
+    scalar(v);
+  }
+}
+
+std::string line_col(std::string_view text, std::size_t pos) {
+  pos = std::min(pos, text.size());
+  std::size_t line = 1, col = 1;
+  for (std::size_t i = 0; i < pos; ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      col = 1;
+    } else {
+      ++col;
+    }
+  }
+  return fmt::format("line {}, column {}", line, col);
+}
+
+// Where the nesting of `text` first goes past `max` levels (skipping strings and, when
+// `comments`, comments), or text.size().
+std::size_t too_deep_at(std::string_view text, int max, bool comments) {
+  int depth = 0;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '"') {
+      for (++i; i < text.size() && text[i] != '"'; ++i) i += text[i] == '\\' ? 1 : 0;
+    } else if (comments && c == '/' && i + 1 < text.size() && text[i + 1] == '/') {
+      i = std::min(text.find('\n', i), text.size());
+    } else if (comments && c == '/' && i + 1 < text.size() && text[i + 1] == '*') {
+      i = std::min(text.find("*/", i + 2), text.size()) + 1;
+    } else if (c == '[' || c == '{') {
+      if (++depth > max) return i;
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return text.size();
+}
+
+// nlohmann's DOM builder, refusing to nest deeper than kMaxJsonDepth and keeping the
+// first error instead of throwing it.
+class BoundedDom {
+ public:
+  explicit BoundedDom(json& root) : dom_(root, /*allow_exceptions=*/false) {}
+
+  bool null() { return dom_.null(); }
+  bool boolean(bool v) { return dom_.boolean(v); }
+  bool number_integer(json::number_integer_t v) { return dom_.number_integer(v); }
+  bool number_unsigned(json::number_unsigned_t v) { return dom_.number_unsigned(v); }
+  bool number_float(json::number_float_t v, const json::string_t& s) {
+    return dom_.number_float(v, s);
+  }
+  bool string(json::string_t& v) { return dom_.string(v); }
+  bool binary(json::binary_t& v) { return dom_.binary(v); }
+  bool start_object(std::size_t n) { return deeper() && dom_.start_object(n); }
+  bool key(json::string_t& k) { return dom_.key(k); }
+  bool end_object() { return --depth_, dom_.end_object(); }
+  bool start_array(std::size_t n) { return deeper() && dom_.start_array(n); }
+  bool end_array() { return --depth_, dom_.end_array(); }
+  bool parse_error(std::size_t position, const std::string& token,
+                   const nlohmann::detail::exception& e) {
+    error_position = position;
+    error_token = token;
+    error_id = e.id;
+    error_message = e.what();
+    return false;
+  }
+
+  bool too_deep = false;
+  std::size_t error_position = 0;
+  std::string error_token, error_message;
+  int error_id = 0;
+
+ private:
+  bool deeper() {
+    if (++depth_ <= kMaxJsonDepth) return true;
+    too_deep = true;
+    return false;
+  }
+
+  nlohmann::detail::json_sax_dom_parser<json> dom_;
+  int depth_ = 0;
+};
+
+}  // namespace
+
 std::string show(const json& v) {
-  std::string s = v.dump(-1, ' ', false, json::error_handler_t::replace);
-  if (s.size() > 60) s = s.substr(0, 57) + "...";
+  std::string s;
+  show_into(v, s);
+  if (s.size() > kShown) s = s.substr(0, kShown - 3) + "...";
   return s;
+}
+
+std::string read_input_file(const std::string& path, std::uint64_t max_bytes,
+                            const std::string& kind) {
+  InputFile file(path, max_bytes, kind);
+  std::optional<std::string> text;
+  if (file.fd() >= 0) text = file.read_all();
+  if (!text) throw InputError(fmt::format("{}: cannot read: {}", path, file.error()));
+  return std::move(*text);
+}
+
+ParsedJson try_parse_json(std::string_view text, bool comments) {
+  ParsedJson out;
+  // nlohmann's lexer takes a NUL byte for the end of the input, and would ignore the rest.
+  if (const std::size_t nul = text.find('\0'); nul != std::string_view::npos) {
+    out.error = fmt::format("a NUL byte at {}", line_col(text, nul));
+    return out;
+  }
+  json root;
+  BoundedDom dom(root);
+  if (json::sax_parse(text.begin(), text.end(), &dom, json::input_format_t::json,
+                      /*strict=*/true, /*ignore_comments=*/comments)) {
+    out.value = std::move(root);
+    return out;
+  }
+  if (dom.too_deep) {
+    out.too_deep = true;
+    out.error = fmt::format("nested more than {} levels deep at {}", kMaxJsonDepth,
+                            line_col(text, too_deep_at(text, kMaxJsonDepth, comments)));
+    return out;
+  }
+  if (dom.error_id == 406) {  // out_of_range: a number too large for a double
+    const std::size_t start =
+        dom.error_position - std::min(dom.error_position, dom.error_token.size());
+    out.error = fmt::format("number overflow at {}", line_col(text, start));
+    return out;
+  }
+  // Drop nlohmann's "[json.exception.parse_error.101] " prefix; its "last read: '...'"
+  // may quote a long token: cut it.
+  std::string_view what = dom.error_message;
+  if (const std::size_t end = what.find("] "); what.rfind("[json.", 0) == 0 && end != what.npos) {
+    what.remove_prefix(end + 2);
+  }
+  out.error = std::string(what.substr(0, 200));
+  if (what.size() > 200) out.error += "...";
+  return out;
+}
+
+json parse_json(std::string_view text, std::string_view source, bool comments) {
+  ParsedJson parsed = try_parse_json(text, comments);
+  if (!parsed.value) throw InputError(fmt::format("{}: not valid JSON: {}", source, parsed.error));
+  return std::move(*parsed.value);
 }
 
 std::string quoted_list(const std::vector<std::string_view>& names) {

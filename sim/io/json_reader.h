@@ -29,8 +29,36 @@ class InputError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// A JSON value as messages show it: compact, cut when long.
+// A JSON value as messages show it: compact, cut when long (at most 60 characters). Only
+// the part shown is visited: a long or deeply nested value costs no more than a short one.
 std::string show(const nlohmann::json& v);
+
+// --- Whole documents -------------------------------------------------------------------------
+
+// The deepest nesting of arrays and objects a reader accepts: no drainsim file comes near
+// it (a results timeline's rows are 4 deep), and it keeps the recursion of printing or
+// comparing a value far from the stack's end.
+constexpr int kMaxJsonDepth = 100;
+
+// The file `path`, read whole (base/input_file.h: a regular file of at most `max_bytes`,
+// `kind` naming it in the size message); InputError "PATH: cannot read: WHY" otherwise.
+std::string read_input_file(const std::string& path, std::uint64_t max_bytes,
+                            const std::string& kind);
+
+// `text`, all of it, as one JSON document (comments allowed when `comments`); InputError
+// "SOURCE: not valid JSON: ..." for a syntax error (nlohmann's message, with its line and
+// column), a NUL byte anywhere, a number too large for a double ("number overflow at line
+// L, column C"), or nesting deeper than kMaxJsonDepth.
+nlohmann::json parse_json(std::string_view text, std::string_view source, bool comments = false);
+
+// parse_json without throwing: the value, or why there is none (the message after "not
+// valid JSON: "); too_deep when that is why.
+struct ParsedJson {
+  std::optional<nlohmann::json> value;
+  std::string error;
+  bool too_deep = false;
+};
+ParsedJson try_parse_json(std::string_view text, bool comments = false);
 
 // "a", "b", "c" (each quoted, comma-separated).
 std::string quoted_list(const std::vector<std::string_view>& names);

@@ -53,17 +53,20 @@ void apply_override(json& root, const std::string& text, Context& c) {
   const std::size_t eq = text.find('=');
   const auto steps =
       eq == std::string::npos ? std::nullopt : parse_path(std::string_view(text).substr(0, eq));
-  if (!steps) throw InputError(fmt::format("--set {}: expected PATH=VALUE", text));
+  if (!steps) throw InputError(fmt::format("--set {}: expected PATH=VALUE", text.substr(0, 80)));
   std::string path;
   for (const Step& step : *steps) {
     path += fmt::format("{}{}", path.empty() ? "" : ".", step.key);
     for (std::size_t i : step.indexes) path += fmt::format("[{}]", i);
   }
-  c.add_override(path, text);
+  // Messages show the override as given, cut when long.
+  const std::string shown = text.size() > 80 ? text.substr(0, 77) + "..." : text;
+  c.add_override(path, shown);
 
   const std::string value_text = text.substr(eq + 1);
-  json value = json::parse(value_text, nullptr, false);
-  if (value.is_discarded()) value = value_text;
+  ParsedJson parsed = try_parse_json(value_text);
+  if (parsed.too_deep) throw InputError(fmt::format("--set {}: {}", shown, parsed.error));
+  json value = parsed.value ? std::move(*parsed.value) : json(value_text);
 
   json* node = &root;
   std::string at;

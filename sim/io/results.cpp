@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "base/parse.h"
 #include "base/timeline_schema.h"
 #include "io/scenario_reader.h"
 #include "io/scenario_writer.h"
@@ -230,24 +231,43 @@ void write_results_once(const json& results, TimelineSpill& timeline, const Text
       results, [&] { timeline.write_and_release(out); }, out);
 }
 
+std::pair<int, int> check_schema_version(const json& results, const std::string& where) {
+  const auto bad = [&](const std::string& message) {
+    return InputError(fmt::format("{}: schema_version: {}", where, message));
+  };
+  if (!results.is_object()) {
+    throw InputError(fmt::format("{}: not a drainsim results file (not a JSON object)", where));
+  }
+  const auto it = results.find("schema_version");
+  const std::string like = fmt::format("a version like \"{}\"", kResultsSchemaVersion);
+  if (it == results.end()) throw bad("required field missing, expected " + like);
+  const std::string text = it->is_string() ? it->get<std::string>() : std::string();
+  const std::size_t dot = text.find('.');
+  const std::optional<int> major = dot == std::string::npos
+                                       ? std::nullopt
+                                       : parse_number<int>(std::string_view(text).substr(0, dot));
+  const std::optional<int> minor = dot == std::string::npos
+                                       ? std::nullopt
+                                       : parse_number<int>(std::string_view(text).substr(dot + 1));
+  if (!major || !minor || *major < 0 || *minor < 0) {
+    throw bad(fmt::format("expected {}, got {}", like, show(*it)));
+  }
+  if (*major < 1 || *major > 3) {
+    throw InputError(
+        fmt::format("{}: schema_version {}, this reader knows 1.x to 3.x (use the "
+                    "drainsim that wrote it)",
+                    where, text));
+  }
+  return {*major, *minor};
+}
+
 MetricValues summary_values(const json& results, const std::string& where) {
   const auto find = [](const json& object, std::string_view key) -> const json* {
     if (!object.is_object()) return nullptr;
     const auto it = object.find(key);
     return it == object.end() ? nullptr : &*it;
   };
-  const json* version = find(results, "schema_version");
-  int major = 0, minor = 0;
-  char rest = 0;
-  if (version == nullptr || !version->is_string() ||
-      std::sscanf(version->get_ref<const std::string&>().c_str(), "%d.%d%c", &major, &minor,
-                  &rest) != 2 ||
-      major < 1 || major > 3) {
-    throw InputError(
-        fmt::format("{}: schema_version: expected \"1.x\", \"2.x\" or \"3.x\" (this drainsim "
-                    "writes {})",
-                    where, kResultsSchemaVersion));
-  }
+  const auto [major, minor] = check_schema_version(results, where);
   const json* found = find(results, "summary");
   const json summary = found == nullptr ? json() : *found;
   MetricValues out;

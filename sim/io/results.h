@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
@@ -36,6 +37,13 @@ std::string fnv1a64_hex(std::string_view bytes);
 // The results document's "timeline" object, of records kept in memory. A TimelineSpill
 // (io/timeline_spill.h) writes the same bytes.
 nlohmann::json timeline_json(const Timeline& timeline);
+
+// The schema_version of a results document, checked as every reader does
+// (results/README.md, Versioning): {MAJOR, MINOR} when it is "MAJOR.MINOR" with a MAJOR
+// this drainsim reads (1 to 3); otherwise InputError naming `where`: missing, not a
+// string, empty or malformed ("expected a version like \"3.0\""), or an unknown MAJOR
+// ("schema_version 4.0, this reader knows 1.x to 3.x").
+std::pair<int, int> check_schema_version(const nlohmann::json& results, const std::string& where);
 
 // The metrics (model/metrics.h) of a results document's "summary"; `where` names the
 // document in messages. Throws InputError naming the JSON path when the schema_version is

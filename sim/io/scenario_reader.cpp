@@ -2,19 +2,16 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cerrno>
 #include <climits>
 #include <cmath>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <limits>
 #include <optional>
 #include <utility>
 
 #include <fmt/format.h>
 
+#include "base/input_file.h"
 #include "io/overrides.h"
 #include "profiles/profile.h"
 
@@ -546,32 +543,15 @@ Scenario parse_scenario(std::string_view text, std::string_view source,
                   [](char ch) { return std::isspace(static_cast<unsigned char>(ch)); })) {
     c.fail("", "empty file, expected a JSON object");
   }
-  json root;
-  try {
-    root = json::parse(text, nullptr, /*allow_exceptions=*/true, /*ignore_comments=*/true);
-  } catch (const json::parse_error& e) {
-    // Drop nlohmann's "[json.exception.parse_error.101] " prefix.
-    std::string_view what = e.what();
-    if (const std::size_t end = what.find("] "); what.rfind("[json.", 0) == 0 && end != what.npos) {
-      what.remove_prefix(end + 2);
-    }
-    c.fail("", fmt::format("not valid JSON: {}", what));
-  }
+  json root = parse_json(text, source, /*comments=*/true);
   if (!root.is_object()) c.expected("", "a JSON object at the top level", root);
   for (const std::string& o : overrides) apply_override(root, o, c);
   return read_scenario(c, root);
 }
 
 Scenario load_scenario_file(const std::string& path, const std::vector<std::string>& overrides) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {
-    throw ScenarioError(fmt::format("{}: cannot read: is a directory", path));
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ScenarioError(fmt::format("{}: cannot read: {}", path, std::strerror(errno)));
-  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) throw ScenarioError(fmt::format("{}: cannot read", path));
-  return parse_scenario(text, path, overrides);
+  return parse_scenario(read_input_file(path, kMaxScenarioBytes, "a scenario file"), path,
+                        overrides);
 }
 
 }  // namespace drainsim

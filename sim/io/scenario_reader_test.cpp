@@ -717,3 +717,60 @@ TEST(ScenarioLoaderTest, UnreadableFile) {
 
 }  // namespace
 }  // namespace drainsim
+
+namespace drainsim {
+namespace {
+
+// The whole-document reader every JSON input goes through (io/json_reader.h).
+std::string parse_error_of(std::string_view text, bool comments = false) {
+  try {
+    parse_json(text, "x.json", comments);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(ParseJson, RefusesWhatNlohmannWouldIgnoreOrThrow) {
+  // 1e400 is no double: nlohmann threw out_of_range (uncaught). Column of its first digit.
+  EXPECT_EQ(parse_error_of("{\"a\": [1,\n  1e400]}"),
+            "x.json: not valid JSON: number overflow at line 2, column 3");
+  EXPECT_EQ(parse_error_of("-1e400"),
+            "x.json: not valid JSON: number overflow at line 1, column 1");
+  // A NUL byte ended the text: "{}\0garbage" was {}.
+  EXPECT_EQ(parse_error_of(std::string_view("{}\n\0{{", 5)),
+            "x.json: not valid JSON: a NUL byte at line 2, column 1");
+  // 100 levels are read; the 101st is refused where it opens.
+  EXPECT_EQ(parse_error_of(std::string(100, '[') + std::string(100, ']')), "");
+  EXPECT_EQ(parse_error_of(std::string(101, '[') + std::string(101, ']')),
+            "x.json: not valid JSON: nested more than 100 levels deep at line 1, column 101");
+  // Brackets in strings do not count; the object is level 1, so the 100th bracket after its
+  // 18 characters opens level 101, at column 18 + 100.
+  EXPECT_EQ(parse_error_of("{\"a\": \"[[[\", \"b\": " + std::string(200000, '[')),
+            "x.json: not valid JSON: nested more than 100 levels deep at line 1, column 118");
+  // Brackets in comments do not count when comments are allowed.
+  EXPECT_EQ(parse_error_of("// " + std::string(300, '[') + "\n[1]", true), "");
+  // nlohmann's own message, its quote of a long token cut.
+  const std::string long_token = "\"" + std::string(100000, 'x');
+  const std::string e = parse_error_of(long_token);
+  EXPECT_EQ(
+      e.rfind("x.json: not valid JSON: parse error at line 1, column 100002: syntax error", 0), 0u)
+      << e.substr(0, 200);
+  EXPECT_LT(e.size(), 300u);
+}
+
+TEST(Show, PrintsABoundedPrefixOfAnyValue) {
+  EXPECT_EQ(show(json::parse(R"({"a":[1,2.5,"x"],"b":null})")), R"({"a":[1,2.5,"x"],"b":null})");
+  json wide = json::array();
+  for (int i = 0; i < 100000; ++i) wide.push_back(i);
+  // 57 characters ("[0," to "21,") and "...".
+  EXPECT_EQ(show(wide), "[0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,...");
+  EXPECT_EQ(show(json(std::string(1000000, 'y'))), "\"" + std::string(56, 'y') + "...");
+  // Built by hand 200,000 deep (a parse would refuse it): only 60 levels are visited.
+  json deep = json::array();
+  for (int i = 0; i < 200000; ++i) deep = json::array({std::move(deep)});
+  EXPECT_EQ(show(deep), std::string(57, '[') + "...");
+}
+
+}  // namespace
+}  // namespace drainsim

@@ -1,12 +1,11 @@
 #include "io/system_manifest.h"
 
 #include <filesystem>
-#include <fstream>
 #include <set>
-#include <sstream>
 
 #include <fmt/format.h>
 
+#include "base/input_file.h"
 #include "io/json_reader.h"
 #include "io/scenario_reader.h"
 #include "io/scenario_writer.h"
@@ -51,17 +50,8 @@ bool honoured(const std::string& path, const std::vector<std::string>& honours) 
 
 SystemManifest read_manifest(const std::string& folder) {
   const std::string file = (fs::path(folder) / "system.json").string();
-  std::ifstream in(file);
-  if (!in) throw InputError(fmt::format("{}: cannot read it", file));
-  std::stringstream text;
-  text << in.rdbuf();
   const Context c(file);
-  json root;
-  try {
-    root = json::parse(text.str());
-  } catch (const json::parse_error& e) {
-    c.fail("", fmt::format("not JSON: {}", e.what()));
-  }
+  const json root = parse_json(read_input_file(file, kMaxScenarioBytes, "a system.json"), file);
   if (!root.is_object()) c.expected("", "a JSON object", root);
   const Reader r(c, root, "");
   r.allow({"system", "profile", "broker", "packages", "worker", "enqueue", "inspect", "env",

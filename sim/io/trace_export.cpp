@@ -4,11 +4,15 @@
 #include <cmath>
 #include <cstdint>
 #include <map>
+#include <optional>
+#include <string_view>
+#include <tuple>
 #include <vector>
 
 #include <fmt/format.h>
 
 #include "base/timeline_schema.h"
+#include "io/json_reader.h"
 
 namespace drainsim {
 
@@ -27,6 +31,51 @@ bool has_columns(const json& table, const std::array<std::string_view, N>& names
     if (cols[i] != names[i]) return false;
   }
   return true;
+}
+
+// What is wrong with the rows of timeline.NAME, or "": each row must be an array of one
+// value per column, of the kind `kinds` gives column by column: t a time in seconds (a
+// number of magnitude at most 1e12, so that its microseconds fit), i a count or index (a
+// whole number from 0 to 2^31 - 2), j a job id (a whole number >= 0), s a string, a
+// anything.
+std::string row_problem(const json& table, std::string_view name, std::string_view kinds) {
+  const json& rows = table["rows"];
+  if (!rows.is_array())
+    return fmt::format("timeline.{}.rows: expected an array, got {}", name, show(rows));
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    const json& row = rows[r];
+    if (!row.is_array() || row.size() != kinds.size()) {
+      return fmt::format("timeline.{}.rows[{}]: expected {} values, got {}", name, r, kinds.size(),
+                         show(row));
+    }
+    for (std::size_t c = 0; c < kinds.size(); ++c) {
+      const json& v = row[c];
+      const std::optional<std::int64_t> whole = as_whole(v);
+      const char* what = nullptr;
+      switch (kinds[c]) {
+        case 't':
+          if (!v.is_number() || std::fabs(v.get<double>()) > 1e12) what = "a time in seconds";
+          break;
+        case 'i':
+          if (!whole || *whole < 0 || *whole > 0x7ffffffe)
+            what = "a whole number from 0 to 2147483646";
+          break;
+        case 'j':
+          if (!whole || *whole < 0) what = "a whole number >= 0";
+          break;
+        case 's':
+          if (!v.is_string()) what = "a string";
+          break;
+        default:
+          break;
+      }
+      if (what != nullptr) {
+        return fmt::format("timeline.{}.rows[{}][{}] ({}): expected {}, got {}", name, r, c,
+                           table["columns"][c].get<std::string>(), what, show(v));
+      }
+    }
+  }
+  return "";
 }
 
 struct Slice {
@@ -65,6 +114,15 @@ TraceExport chrome_trace(const json& results) {
       !has_columns(signals, ts::signals::kColumns) || !has_columns(series, ts::series::kColumns)) {
     out.error = "a timeline table has other columns than this export reads (results/README.md)";
     return out;
+  }
+  for (const auto& [table, name, kinds] : {std::tuple{&attempts, ts::attempts::kName, "jiiiitts"},
+                                           std::tuple{&states, ts::pod_states::kName, "tis"},
+                                           std::tuple{&signals, ts::signals::kName, "tisas"},
+                                           std::tuple{&series, ts::series::kName, "taaa"}}) {
+    if (std::string problem = row_problem(*table, name, kinds); !problem.empty()) {
+      out.error = std::move(problem);
+      return out;
+    }
   }
   namespace ta = ts::attempts;
   const int a_job = ta::kJob, a_attempt = ta::kAttempt, a_pod = ta::kPod, a_worker = ta::kWorker,

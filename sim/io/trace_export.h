@@ -26,7 +26,10 @@ struct TraceExport {
   std::string error;  // why there is none (no timeline, not a results file)
 };
 
-// REQUIRES: `results` is a parsed drainsim results document (schema 1.x).
+// `results`: a parsed results document, its schema_version checked (io/results.h). Rows of
+// the wrong length or kind give `error` naming the JSON path, e.g.
+// "timeline.series.rows[0]: expected 4 values, got [4.4]"; another field of the wrong type
+// (a pod that is not an object) throws nlohmann::json::type_error.
 TraceExport chrome_trace(const nlohmann::json& results);
 
 }  // namespace drainsim

@@ -19,14 +19,19 @@ using nlohmann::json;
 
 namespace {
 
+// An environment variable's value in a message: cut past 80 characters.
+std::string shown(std::string_view text) {
+  return text.size() > 80 ? std::string(text.substr(0, 77)) + "..." : std::string(text);
+}
+
 Duration env_duration(const std::function<const char*(const char*)>& get, const char* name,
                       Duration fallback) {
   const char* text = get(name);
   if (text == nullptr) return fallback;
   const std::optional<Duration> d = parse_duration(text);
   if (!d || *d <= 0) {
-    throw std::invalid_argument(
-        fmt::format("{}=\"{}\": expected a positive duration such as 250ms or 1.5s", name, text));
+    throw std::invalid_argument(fmt::format(
+        "{}=\"{}\": expected a positive duration such as 250ms or 1.5s", name, shown(text)));
   }
   return *d;
 }
@@ -44,7 +49,7 @@ void set_options(std::string_view text, ProfileOptions& options) {
     if (!value) {
       throw std::invalid_argument(fmt::format(
           "DRAINSIM_PROFILE_OPTIONS: \"{}\": expected NAME=VALUE with an option of the profile",
-          item));
+          shown(item)));
     }
     it->second = *value;
   }
@@ -62,7 +67,7 @@ HttpWorkerConfig worker_config_from_env(const std::function<const char*(const ch
   const std::string_view scheme = "http://";
   if (url == nullptr || std::string_view(url).substr(0, scheme.size()) != scheme) {
     throw std::invalid_argument(
-        fmt::format("OJS_URL=\"{}\": expected http://HOST:PORT", url ? url : ""));
+        fmt::format("OJS_URL=\"{}\": expected http://HOST:PORT", shown(url ? url : "")));
   }
   std::string_view rest = std::string_view(url).substr(scheme.size());
   if (!rest.empty() && rest.back() == '/') rest.remove_suffix(1);
@@ -71,7 +76,8 @@ HttpWorkerConfig worker_config_from_env(const std::function<const char*(const ch
                                            ? std::nullopt
                                            : parse_number<unsigned>(rest.substr(colon + 1));
   if (!port || *port == 0 || *port > 65535) {
-    throw std::invalid_argument(fmt::format("OJS_URL=\"{}\": expected http://HOST:PORT", url));
+    throw std::invalid_argument(
+        fmt::format("OJS_URL=\"{}\": expected http://HOST:PORT", shown(url)));
   }
   c.host = std::string(rest.substr(0, colon));
   c.port = static_cast<std::uint16_t>(*port);
@@ -96,7 +102,7 @@ HttpWorkerConfig worker_config_from_env(const std::function<const char*(const ch
     const std::optional<int> value = parse_number<int>(n);
     if (!value || *value < 1 || *value > 10000) {
       throw std::invalid_argument(
-          fmt::format("OJS_CONCURRENCY=\"{}\": expected an integer from 1 to 10000", n));
+          fmt::format("OJS_CONCURRENCY=\"{}\": expected an integer from 1 to 10000", shown(n)));
     }
     c.worker.concurrency = *value;
   }
@@ -107,7 +113,7 @@ HttpWorkerConfig worker_config_from_env(const std::function<const char*(const ch
   if (const char* profile_name = get("DRAINSIM_PROFILE")) {
     const Profile* profile = find_profile(profile_name);
     if (profile == nullptr) {
-      throw std::invalid_argument("DRAINSIM_PROFILE: " + unknown_profile(profile_name));
+      throw std::invalid_argument("DRAINSIM_PROFILE: " + unknown_profile(shown(profile_name)));
     }
     c.worker.profile = profile_name;
     c.worker.options = default_options(*profile);
@@ -118,7 +124,8 @@ HttpWorkerConfig worker_config_from_env(const std::function<const char*(const ch
   }
   if (const char* pid1 = get("DRAINSIM_PID1")) {
     if (std::string_view(pid1) != "0" && std::string_view(pid1) != "1") {
-      throw std::invalid_argument(fmt::format("DRAINSIM_PID1=\"{}\": expected 1 or 0", pid1));
+      throw std::invalid_argument(
+          fmt::format("DRAINSIM_PID1=\"{}\": expected 1 or 0", shown(pid1)));
     }
     c.pid1 = std::string_view(pid1) == "1";
   }
@@ -126,7 +133,7 @@ HttpWorkerConfig worker_config_from_env(const std::function<const char*(const ch
     const std::optional<JobBody> b = from_name<JobBody>(body);
     if (!b) {
       throw std::invalid_argument(
-          fmt::format("DRAINSIM_JOB_BODY=\"{}\": expected sleep, spin or timer", body));
+          fmt::format("DRAINSIM_JOB_BODY=\"{}\": expected sleep, spin or timer", shown(body)));
     }
     c.bodies = *b;
   }

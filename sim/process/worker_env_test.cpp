@@ -116,5 +116,23 @@ TEST(WorkerEnv, BadValuesAreRefusedByName) {
   }
 }
 
+// Hostile values (issue 20): refused by name, numbers too large for their type included, and
+// the message quotes at most 80 characters of the value.
+TEST(WorkerEnv, HostileValuesAreRefusedWithABoundedMessage) {
+  EXPECT_EQ(error_of(with(kMinimal, "OJS_CONCURRENCY", "99999999999999999999")),
+            "OJS_CONCURRENCY=\"99999999999999999999\": expected an integer from 1 to 10000");
+  EXPECT_EQ(error_of(with(kMinimal, "OJS_SHUTDOWN_GRACE_PERIOD", "1e400s")),
+            "OJS_SHUTDOWN_GRACE_PERIOD=\"1e400s\": expected a positive duration such as 250ms or "
+            "1.5s");
+  EXPECT_EQ(error_of(with(kMinimal, "OJS_URL", "http://x:99999999999999999999")),
+            "OJS_URL=\"http://x:99999999999999999999\": expected http://HOST:PORT");
+  const std::string long_value(100000, '7');
+  EXPECT_EQ(error_of(with(kMinimal, "OJS_CONCURRENCY", long_value)),
+            "OJS_CONCURRENCY=\"" + std::string(77, '7') +
+                "...\": expected an integer from 1 to "
+                "10000");
+  EXPECT_LT(error_of(with(kMinimal, "DRAINSIM_PROFILE", long_value)).size(), 1000u);
+}
+
 }  // namespace
 }  // namespace drainsim

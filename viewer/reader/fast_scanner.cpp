@@ -108,7 +108,7 @@ class FastReader {
           continue;
         }
         ++i_;
-        if (d == '{' || d == '[') ++depth;
+        if ((d == '{' || d == '[') && ++depth > static_cast<int>(kMaxDepth)) return false;
         if (d == '}' || d == ']') {
           if (--depth == 0) return true;
         }

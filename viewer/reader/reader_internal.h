@@ -36,6 +36,11 @@ int index_of(const std::array<const char*, N>& names, std::string_view s) {
   return -1;
 }
 
+// The deepest nesting of arrays and objects the reader takes (as the simulator's readers,
+// io/json_reader.h): no drainsim file comes near it, and it bounds the recursion of
+// printing or destroying what was read.
+inline constexpr std::size_t kMaxDepth = 100;
+
 // One cell of a timeline row.
 struct Cell {
   enum Kind : std::uint8_t { kNull, kBool, kInt, kDouble, kString } kind = kNull;
@@ -137,6 +142,7 @@ class Reader {
 
   bool start_object(std::size_t) {
     if (in_row_ || skipping_rows_) return nested();
+    if (frames_.size() >= kMaxDepth) return too_deep();
     frames_.push_back({false, key_});
     return open(json::object());
   }
@@ -163,6 +169,7 @@ class Reader {
       skipping_rows_ = true;
       return true;
     }
+    if (frames_.size() >= kMaxDepth) return too_deep();
     frames_.push_back({true, key_});
     return open(json::array());
   }
@@ -252,6 +259,11 @@ class Reader {
     s.values.push_back(v);
   }
   bool nested() { return fail("a timeline cell holds an object or array"); }
+  bool too_deep() {
+    if (error.empty())
+      error = fmt::format("not valid JSON: nested more than {} levels deep", kMaxDepth);
+    return false;
+  }
   bool too_many_cells() { return fail("a timeline row has more cells than columns"); }
   bool fail(std::string what) {
     if (error.empty()) {

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <optional>
 
+#include "base/input_file.h"
 #include "reader/reader_internal.h"
 
 namespace drainsim::viewer {
@@ -16,6 +17,17 @@ namespace drainsim::viewer {
 using namespace detail;
 
 namespace {
+
+// Far beyond any run (a year is 3.2e7 s); small enough that a chart's bins fit.
+constexpr double kMaxEndedAt = 1e9;
+
+// A JSON value for a message: compact, cut at 60 characters. Values here come from a
+// document nested at most kMaxDepth deep, so the dump is bounded in depth.
+std::string shown(const json& v) {
+  std::string s = v.dump(-1, ' ', false, json::error_handler_t::replace);
+  if (s.size() > 60) s = s.substr(0, 57) + "...";
+  return s;
+}
 
 std::string line_col(std::string_view text, std::size_t pos) {
   pos = std::min(pos, text.size());
@@ -34,6 +46,11 @@ std::string line_col(std::string_view text, std::size_t pos) {
 Document parse_or_throw(std::string_view text, const std::string& path,
                         const std::function<void(std::size_t)>& consumed) {
   if (text.empty()) return fail(path, "the file is empty");
+  // nlohmann's lexer takes a NUL byte for the end of the input, and would ignore the rest.
+  if (const std::size_t nul = text.find('\0'); nul != std::string_view::npos) {
+    return fail(path, fmt::format("not valid JSON at byte {} ({}): a NUL byte", nul,
+                                  line_col(text, nul + 1)));
+  }
   std::optional<Reader> fast(std::in_place);
   fast->consumed = consumed;
   Reader* used = &*fast;
@@ -81,7 +98,10 @@ Document parse_or_throw(std::string_view text, const std::string& path,
                 "not a drainsim results, sweep or compare file (no \"schema_version\", "
                 "\"axes\" or \"profiles\")");
   }
-  if (!doc["schema_version"].is_string()) return fail(path, "schema_version is not a string");
+  if (!doc["schema_version"].is_string() || r.schema_version.empty()) {
+    return fail(path, fmt::format("schema_version: expected a version like \"{}.0\", got {}",
+                                  kSchemaMajor, shown(doc["schema_version"])));
+  }
   if (std::string v = version_problem(); !v.empty()) return fail(path, v);
   for (const char* key : {"summary", "pods", "scenario", "run"}) {
     if (!doc.contains(key)) return fail(path, fmt::format("a results file needs \"{}\"", key));
@@ -101,7 +121,17 @@ Document parse_or_throw(std::string_view text, const std::string& path,
   if (doc.contains("profile") && doc["profile"].is_object()) {
     run.profile = doc["profile"].value("name", std::string());
   }
-  run.ended_at = doc["run"].value("ended_at_s", 0.0);
+  if (!doc["run"].is_object())
+    return fail(path, "run: expected an object, got " + shown(doc["run"]));
+  if (const auto it = doc["run"].find("ended_at_s"); it != doc["run"].end()) {
+    // Sizes the charts' bins: a negative or absurd end would size a vector from it.
+    if (!it->is_number() || it->get<double>() < 0 || it->get<double>() > kMaxEndedAt) {
+      return fail(path, fmt::format("run.ended_at_s: expected a number of seconds from 0 to {:g}, "
+                                    "got {}",
+                                    kMaxEndedAt, shown(*it)));
+    }
+    run.ended_at = it->get<double>();
+  }
   const json& scenario = doc["scenario"];
   if (scenario.contains("worker") && scenario["worker"].is_object()) {
     run.concurrency = scenario["worker"].value("concurrency", 1);
@@ -178,20 +208,12 @@ Document parse_document(std::string_view text, const std::string& path) {
 
 Document load_document(const std::string& path) {
   // Mapped, not read: a big timeline is not copied before it is scanned.
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return fail(path, "cannot open the file");
-  struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(fd);
-    return fail(path, "cannot read the file (not a regular file)");
-  }
-  const auto size = static_cast<std::size_t>(st.st_size);
-  if (size == 0) {
-    ::close(fd);
-    return parse_document({}, path);
-  }
-  void* map = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
-  ::close(fd);
+  // A regular file (a FIFO or /dev/zero is refused by its type) of a bounded size.
+  const InputFile file(path, kMaxResultsBytes, "a results file");
+  if (file.fd() < 0) return fail(path, "cannot read the file: " + file.error());
+  const auto size = static_cast<std::size_t>(file.size());
+  if (size == 0) return parse_document({}, path);
+  void* map = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, file.fd(), 0);
   if (map == MAP_FAILED) return fail(path, "cannot read the file");
   // Read front to back once: the kernel reads ahead, and the pages already scanned are
   // dropped as the reader goes, so a 731 MB timeline never has more than a few MB of it

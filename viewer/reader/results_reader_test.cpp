@@ -11,6 +11,9 @@
 #include "reader/results_reader.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <cstdio>
 
 #include <fmt/format.h>
 
@@ -440,7 +443,50 @@ TEST(ViewerReader, OtherBrokenFiles) {
     EXPECT_EQ(doc.error.substr(0, std::string(c.message).size()), c.message) << doc.error;
   }
   EXPECT_EQ(load_document("/nonexistent/rr.json").error,
-            "/nonexistent/rr.json: cannot open the file");
+            "/nonexistent/rr.json: cannot read the file: No such file or directory");
+}
+
+// Hostile input (issue 20): refused with a message, never an abort or a hang.
+TEST(ViewerReader, HostileInputIsRefused) {
+  const std::string ok =
+      R"({"schema_version":"1.1","run":{"ended_at_s":60.0},"summary":{},"scenario":{},"pods":[]})";
+  ASSERT_TRUE(parse_document(ok, "x.json").ok()) << parse_document(ok, "x.json").error;
+  const auto replaced = [&](const std::string& from, const std::string& to) {
+    std::string t = ok;
+    return t.replace(t.find(from), from.size(), to);
+  };
+  const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  struct Case {
+    std::string text, message;
+  } cases[] = {
+      // Sized the charts' bins from it: std::length_error, abort.
+      {replaced("60.0", "-100"),
+       "x.json: run.ended_at_s: expected a number of seconds from 0 to 1e+09, got -100"},
+      {replaced("60.0", "\"1m\""),
+       "x.json: run.ended_at_s: expected a number of seconds from 0 to 1e+09, got \"1m\""},
+      {replaced("\"1.1\"", "\"\""),
+       "x.json: schema_version: expected a version like \"3.0\", got \"\""},
+      {replaced("\"1.1\"", "\"4.0\""), "x.json: results of schema_version \"4.0\""},
+      // nlohmann's lexer ends the text at a NUL: what follows was ignored.
+      {ok + std::string(1, '\0') + "{{{",
+       "x.json: not valid JSON at byte 87 (line 1, column 88): a NUL byte"},
+      {replaced("{}", deep), "x.json: not valid JSON: nested more than 100 levels deep"},
+      {replaced("[]", deep), "x.json: not valid JSON: nested more than 100 levels deep"},
+  };
+  for (const Case& c : cases) {
+    const Document doc = parse_document(c.text, "x.json");
+    ASSERT_FALSE(doc.ok()) << c.text.substr(0, 200);
+    EXPECT_EQ(doc.error.substr(0, c.message.size()), c.message) << doc.error.substr(0, 300);
+  }
+  // By type, before reading: /dev/zero was read for ever, a FIFO waited for a writer.
+  EXPECT_EQ(load_document("/dev/zero").error,
+            "/dev/zero: cannot read the file: not a regular file (a character device)");
+  const std::string fifo = ::testing::TempDir() + "viewer-reader-fifo.json";
+  std::remove(fifo.c_str());
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_EQ(load_document(fifo).error,
+            fifo + ": cannot read the file: not a regular file (a FIFO)");
+  std::remove(fifo.c_str());
 }
 
 TEST(ViewerReader, CapacityFollowsReadyPodsAndChaosWindowsLastUntilSettled) {
