@@ -1,5 +1,6 @@
 #include "engine/asio_runtime.h"
 
+#include <algorithm>
 #include <future>
 
 #include <boost/asio/bind_executor.hpp>
@@ -65,8 +66,8 @@ Rng& StrandRuntime::rng(Stream stream) {
   return streams_[static_cast<std::size_t>(stream) % streams_.size()];
 }
 
-TimerId StrandRuntime::schedule(Time at, Priority /*priority*/, TimerTarget* target,
-                                std::uint32_t tag, std::uint64_t arg) {
+TimerId StrandRuntime::schedule(Time at, Priority priority, TimerTarget* target, std::uint32_t tag,
+                                std::uint64_t arg) {
   std::lock_guard lock(mu_);
   std::uint32_t index;
   if (!free_.empty()) {
@@ -82,8 +83,9 @@ TimerId StrandRuntime::schedule(Time at, Priority /*priority*/, TimerTarget* tar
   slot.tag = tag;
   slot.arg = arg;
   slot.at = at;
+  slot.priority = priority;
   slot.seq = next_seq_++;
-  pending_.emplace(at, slot.seq, index);
+  pending_.emplace(at, priority, slot.seq, index);
   slot.timer->expires_at(owner_.real_time(at));
   slot.timer->async_wait(asio::bind_executor(strand_, [this](const boost::system::error_code& e) {
     if (e != asio::error::operation_aborted) fire();
@@ -98,7 +100,7 @@ void StrandRuntime::cancel(TimerId& id) {
         slots_[id.slot].target != nullptr) {
       Slot& slot = slots_[id.slot];
       slot.timer->cancel();
-      pending_.erase(Due{slot.at, slot.seq, id.slot});
+      pending_.erase(Due{slot.at, slot.priority, slot.seq, id.slot});
       slot.target = nullptr;
       ++slot.generation;
       free_.push_back(id.slot);
@@ -123,10 +125,13 @@ void StrandRuntime::fire() {
     {
       std::lock_guard lock(mu_);
       if (halted_ || pending_.empty()) return;
-      const auto [at, seq, index] = *pending_.begin();
+      const auto [at, priority, seq, index] = *pending_.begin();
       Slot& slot = slots_[index];
       if (slot.timer->expiry() > Clock::now()) return;  // nothing due yet (asio's own test)
       pending_.erase(pending_.begin());
+      const Duration late = std::max<Duration>(0, owner_.now() - at);
+      behind_.most = std::max(behind_.most, late);
+      if (late > tolerance_) ++behind_.beyond_tolerance;
       if (record_lateness_) {
         lateness_.push_back(
             std::chrono::duration<double, std::micro>(Clock::now() - slot.timer->expiry()).count());
@@ -155,6 +160,11 @@ void StrandRuntime::post(std::function<void()> fn) {
     std::lock_guard held(*lock);
     fn();
   });
+}
+
+StrandRuntime::Behind StrandRuntime::behind() const {
+  std::lock_guard lock(mu_);
+  return behind_;
 }
 
 std::vector<double> StrandRuntime::take_lateness() {

@@ -3,8 +3,10 @@
 // lasts 5 ms. Each actor (the models of a run, a worker, ...) gets a StrandRuntime of its
 // own: its timers' callbacks run on its strand, so one actor's callbacks never overlap
 // while different actors' may run in parallel on the pool. now() is the simulated time
-// since start(), the same for every strand. Real time has no ties, so the equal-time
-// priorities of the virtual engine are not honoured. Thread-safe, except that a
+// since start(), the same for every strand. A strand fires its timers that are due in
+// the virtual engine's order, (time, priority, schedule order), however late they are:
+// timers overdue together (a thread that fell behind) fire as they would in virtual
+// time; timers of different strands have no order. Thread-safe, except that a
 // StrandRuntime must not be destroyed before stop() has joined the pool.
 #pragma once
 
@@ -86,6 +88,14 @@ class StrandRuntime final : public Runtime {
   // How late timers fired, in real microseconds, kept when asked (for benchmarks).
   void record_lateness(bool on) { record_lateness_ = on; }
   std::vector<double> take_lateness();
+  // How far behind its timers fell, in simulated time: the most any fired after its due
+  // time, and how many fired later than `tolerance` (set_tolerance, before start()).
+  struct Behind {
+    Duration most = 0;
+    std::uint64_t beyond_tolerance = 0;
+  };
+  void set_tolerance(Duration tolerance) { tolerance_ = tolerance; }
+  Behind behind() const;
 
  private:
   struct Slot {
@@ -95,17 +105,19 @@ class StrandRuntime final : public Runtime {
     std::uint32_t tag = 0;
     std::uint32_t generation = 0;
     Time at = 0;
+    Priority priority = Priority::kScripted;
     std::uint64_t seq = 0;  // schedule order, for ties
   };
-  // Pending timers in (time, schedule order): a timer's wake-up fires the earliest one
-  // due, so timers that are overdue together (a late thread, a timer scheduled in the
-  // past) still fire in time order, whatever order asio completes them in.
-  using Due = std::tuple<Time, std::uint64_t, std::uint32_t>;
+  // Pending timers in (time, priority, schedule order): a timer's wake-up fires the
+  // earliest one due, so timers that are overdue together (a late thread, a timer
+  // scheduled in the past) still fire in the virtual engine's order, whatever order asio
+  // completes them in.
+  using Due = std::tuple<Time, Priority, std::uint64_t, std::uint32_t>;
   void fire();
 
   AsioRuntime& owner_;
   boost::asio::strand<boost::asio::io_context::executor_type> strand_;
-  std::mutex mu_;  // guards slots_, free_, pending_, next_seq_, lateness_
+  mutable std::mutex mu_;  // guards slots_, free_, pending_, next_seq_, lateness_, behind_
   std::vector<Slot> slots_;
   std::vector<std::uint32_t> free_;
   std::set<Due> pending_;
@@ -117,6 +129,8 @@ class StrandRuntime final : public Runtime {
   std::atomic<bool> halted_{false};
   bool record_lateness_ = false;
   std::vector<double> lateness_;
+  Duration tolerance_ = kNever;
+  Behind behind_;
 };
 
 }  // namespace drainsim

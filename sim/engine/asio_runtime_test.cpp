@@ -82,6 +82,40 @@ TEST(AsioRuntime, TimersOverdueTogetherStillFireInTimeOrder) {
   EXPECT_EQ(out_of_order, 0);
 }
 
+TEST(AsioRuntime, TimersOverdueTogetherFireInTheVirtualEnginesOrder) {
+  // The strand is busy for 60 ms (60 simulated s), then schedules, at 10 s and at 20 s, one
+  // timer of each priority in reverse order, plus a second backend timer at 10 s: all
+  // overdue at once. They fire as the virtual engine runs them, by (time, priority,
+  // schedule order): 10 s scripted, completion, timer, backend, backend (the one scheduled
+  // first), then 20 s in priority order. The strand reports how far behind it fell: at
+  // least the 40 s the 20 s timers waited, every timer later than a 1 s tolerance.
+  AsioRuntime asio(1, /*time_scale=*/1000, /*threads=*/2);
+  auto rt = asio.strand();
+  rt->set_tolerance(kSecond);
+  Recording r;
+  r.rt = rt.get();
+  r.expected = 9;
+  asio.start();
+  rt->post([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(60));
+    const Priority order[] = {Priority::kBackend, Priority::kTimer, Priority::kCompletion,
+                              Priority::kScripted};
+    std::uint32_t tag = 0;
+    for (const Time at : {20 * kSecond, 10 * kSecond}) {
+      for (const Priority p : order) rt->schedule(at, p, &r, tag++, static_cast<std::uint64_t>(p));
+    }
+    rt->schedule(10 * kSecond, Priority::kBackend, &r, tag++, 3);
+  });
+  r.done.get_future().wait();
+  asio.stop();
+  ASSERT_EQ(r.fired.size(), 9u);
+  const std::uint32_t expected[] = {7, 6, 5, 4, 8, 3, 2, 1, 0};
+  for (std::size_t i = 0; i < 9; ++i) EXPECT_EQ(r.fired[i].tag, expected[i]) << i;
+  const StrandRuntime::Behind behind = rt->behind();
+  EXPECT_GE(behind.most, 40 * kSecond);
+  EXPECT_EQ(behind.beyond_tolerance, 9u);
+}
+
 // Many timers due at once on one strand, two pool threads: callbacks must not overlap.
 struct Overlap final : TimerTarget {
   void on_timer(std::uint32_t, std::uint64_t) override {

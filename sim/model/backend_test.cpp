@@ -429,6 +429,94 @@ TEST_F(BackendTest, DeadWorkerJobIsDiscardedWhenAttemptsAreUsedUp) {
   EXPECT_EQ(recorder.totals().discarded_by_shutdown, 1);
 }
 
+TEST_F(BackendTest, ALateAckAfterAHeartbeatTimeoutRecoveryLeavesTheJobOneFate) {
+  // What a real-time engine whose worker strand fell behind produces: the worker fetches
+  // job 0 at 0 s and never heartbeats (heartbeat_timeout 30 s, max_attempts 1), so at 30 s
+  // the backend recovers the job and, its one attempt used, discards it: its ledger entry
+  // is settled and freed. At 31 s the worker's reports of that attempt arrive: started,
+  // completed, then the ACK. The ACK is refused (the lease was recovered), the attempt's
+  // two reports are late reports that change nothing, and job 0 keeps its one fate:
+  // enqueued 1 = discarded 1, completed 0, audit ok (it was "discarded 2" before).
+  config.heartbeat_timeout = 30 * kSecond;
+  config.retry.max_attempts = 1;
+  make();
+  enqueue();
+  const WorkerId w = add_worker();
+  const auto l = fetch(w, 1);
+  ASSERT_EQ(l.size(), 1u);
+  rt.run_until(31 * kSecond);
+  EXPECT_EQ(state(l[0]), std::nullopt);  // discarded at 30 s
+  complete_attempt(l[0], w);
+  EXPECT_FALSE(backend->ack(w, l[0]));
+  EXPECT_EQ(recorder.late_reports(), 2);
+  EXPECT_EQ(recorder.totals().completions_rejected, 1);
+  expect_audit_ok();
+  const JobTotals& t = recorder.totals();
+  EXPECT_EQ(t.enqueued, 1);
+  EXPECT_EQ(t.discarded, 1);
+  EXPECT_EQ(t.completed, 0);
+  EXPECT_EQ(t.attempts[static_cast<int>(Outcome::kCompleted)], 0);  // not the ledger's
+  ASSERT_EQ(recorder.warnings().size(), 1u);
+  EXPECT_EQ(recorder.warnings()[0].code, "late_reports");
+  EXPECT_EQ(recorder.warnings()[0].figures.at(0).second, 2.0);
+}
+
+TEST_F(BackendTest, ALateReportNeverLandsOnTheJobThatReusedTheLedgerSlot) {
+  // As above, but job 1 is enqueued at 30.5 s, after job 0 was discarded: it takes job 0's
+  // freed backend record and ledger slot. Job 0's late reports at 31 s must not touch job
+  // 1: job 1 stays queued with no attempt (pending at the end), job 0 discarded.
+  config.heartbeat_timeout = 30 * kSecond;
+  config.retry.max_attempts = 1;
+  make();
+  enqueue();
+  const WorkerId w = add_worker();
+  const auto l = fetch(w, 1);
+  rt.run_until(30 * kSecond + 500 * kMillisecond);
+  enqueue();
+  rt.run_until(31 * kSecond);
+  complete_attempt(l[0], w);
+  EXPECT_FALSE(backend->ack(w, l[0]));
+  EXPECT_EQ(recorder.late_reports(), 2);
+  expect_audit_ok();
+  const JobTotals& t = recorder.totals();
+  EXPECT_EQ(t.enqueued, 2);
+  EXPECT_EQ(t.discarded, 1);
+  EXPECT_EQ(t.completed, 0);
+  EXPECT_EQ(t.pending, 1);
+  EXPECT_EQ(t.duplicate_executions, 0);
+}
+
+TEST_F(BackendTest, AStaleRunsLateAckAfterARecoveryCountsTheJobCompletedOnce) {
+  // max_attempts 2: the job recovered from the dead worker w1 at 30 s is fetched again by
+  // w2 (attempt 2). w1's run reports late, at 31 s: it started and completed, but its ACK is
+  // refused (w1 no longer holds the lease). w2 then completes and ACKs: the job completes
+  // once; w1's finished run is a duplicate execution, as on the virtual engine.
+  config.heartbeat_timeout = 30 * kSecond;
+  config.retry.max_attempts = 2;
+  make();
+  enqueue();
+  const WorkerId w1 = add_worker();
+  const auto l1 = fetch(w1, 1);
+  rt.run_until(30 * kSecond);
+  const WorkerId w2 = add_worker();
+  const auto l2 = fetch(w2, 1);
+  ASSERT_EQ(l2.size(), 1u);
+  EXPECT_EQ(l2[0].attempt, 2);
+  rt.run_until(31 * kSecond);
+  complete_attempt(l1[0], w1);
+  EXPECT_FALSE(backend->ack(w1, l1[0]));
+  complete_attempt(l2[0], w2);
+  EXPECT_TRUE(backend->ack(w2, l2[0]));
+  EXPECT_EQ(recorder.late_reports(), 0);  // the job was not settled yet: a real run
+  expect_audit_ok();
+  const JobTotals& t = recorder.totals();
+  EXPECT_EQ(t.enqueued, 1);
+  EXPECT_EQ(t.completed, 1);
+  EXPECT_EQ(t.discarded, 0);
+  EXPECT_EQ(t.completions_rejected, 1);
+  EXPECT_EQ(t.duplicate_executions, 1);
+}
+
 TEST_F(BackendTest, NoDeadWorkerRecoveryWithoutHeartbeatDetection) {
   config.heartbeat_timeout = 30 * kSecond;
   make(detection_and_lease(false,

@@ -99,7 +99,15 @@ void Recorder::report_rejected(std::uint32_t /*ledger*/, bool ack) {
   ++(ack ? totals_.completions_rejected : totals_.rejected_fails);
 }
 
+bool Recorder::settled(const Lease& lease) {
+  const bool gone = lease.ledger >= entries_.size() || !entries_[lease.ledger].live ||
+                    entries_[lease.ledger].id != lease.id;
+  if (gone) ++late_reports_;
+  return gone;
+}
+
 void Recorder::attempt_started(const Lease& lease, Time now) {
+  if (settled(lease)) return;
   Entry& e = entry(lease.ledger);
   ++e.open_attempts;
   e.claim_ran = true;
@@ -118,6 +126,7 @@ void Recorder::attempt_started(const Lease& lease, Time now) {
 }
 
 void Recorder::attempt_ended(const Lease& lease, const AttemptRecord& record, Duration saved) {
+  if (settled(lease)) return;
   Entry& e = entry(lease.ledger);
   --e.open_attempts;
   --in_flight_;
@@ -258,6 +267,15 @@ AuditResult Recorder::finish(const BackendView& backend) {
   if (static_cast<std::size_t>(held_by_backend) != backend.live_jobs()) {
     audit_error(fmt::format("the backend holds {} jobs but the ledger accounts for {}",
                             backend.live_jobs(), held_by_backend));
+  }
+  if (late_reports_ > 0) {
+    warnings_.push_back(
+        {"late_reports",
+         fmt::format("{} reports of attempts reached the ledger after their job's fate was "
+                     "settled (the engine fell behind the wall clock): ignored, no job counted "
+                     "twice",
+                     late_reports_),
+         {{"late_reports", static_cast<double>(late_reports_)}}});
   }
   const JobTotals& t = totals_;
   if (t.enqueued != t.completed + t.lost + t.discarded + t.pending) {

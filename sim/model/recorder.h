@@ -81,9 +81,15 @@ class Recorder {
   void push_refused();
 
   // --- from worker processes
+  // A report of an attempt whose job the ledger has settled already (completed,
+  // discarded or lost, its entry freed, perhaps reused by another job) is a late report:
+  // on a real-time engine a worker's start or end can reach the models after a recovery
+  // settled the job. It changes nothing but late_reports(), so no job gets a second fate;
+  // finish() warns `late_reports` when there were any.
   void attempt_started(const Lease& lease, Time now);
   // `saved` is the work this attempt checkpointed.
   void attempt_ended(const Lease& lease, const AttemptRecord& record, Duration saved);
+  std::int64_t late_reports() const { return late_reports_; }
 
   // --- from the platform (timeline only)
   void pod_state(Time now, int pod, PodState state);
@@ -153,6 +159,8 @@ class Recorder {
   };
 
   Entry& entry(std::uint32_t ledger) { return entries_[ledger]; }
+  // Whether the lease's job is no longer in the ledger (counted as a late report).
+  bool settled(const Lease& lease);
   void set_state(Entry& e, JobState s, Time now);
   void maybe_finalize(std::uint32_t ledger);
   void count_job(const Entry& e);
@@ -173,6 +181,7 @@ class Recorder {
   std::vector<Warning> warnings_;
   QueueWatch queue_;
   AuditResult audit_;
+  std::int64_t late_reports_ = 0;
 };
 
 }  // namespace drainsim

@@ -118,9 +118,12 @@ RunOutput run_virtual(const Scenario& s, const RunOptions& o) {
   return run.finish(ended_at, early, rt.events_run(), Engine::kVirtual, stopped);
 }
 
-// The end of a run on a real-time engine: once it is quiet or its time is up (check(),
-// called after every callback on the models' side), or when told (finish()). All on the
-// models' side; the driver waits for it with wait().
+// The end of a run on a real-time engine: once it is quiet (check(), called after every
+// callback on the models' side), when its end timer fires, or when told (finish()). The
+// end timer is due 1 µs after duration + settle, so every timer of the models due at or
+// before the end fires first, in order, however far behind the wall clock the strand
+// is: a late strand catches up rather than dropping work that was due (the virtual
+// engine's rt.step(end)). All on the models' side; the driver waits with wait().
 class RealEnd final : public TimerTarget {
  public:
   RealEnd(StrandRuntime& rt, const Run& run, Time end, std::function<void(Time, Time)> on_time = {})
@@ -137,7 +140,7 @@ class RealEnd final : public TimerTarget {
         finish(rt_.now(), false);
         return;
       }
-      rt_.schedule(end_, Priority::kBackend, this, 0);
+      rt_.schedule(end_ + 1, Priority::kBackend, this, 0);
       check();
     });
   }
@@ -147,9 +150,9 @@ class RealEnd final : public TimerTarget {
       next_report_ = rt_.now() + std::max<Duration>(end_ / 200, 1);
     }
     if (run_.quiet()) {
-      finish(rt_.now(), true);
-    } else if (rt_.now() >= end_) {
-      finish(end_, false);
+      // Quiet after the end in wall time (the strand was behind): the work is done, at the end.
+      const Time now = rt_.now();
+      finish(std::min(now, end_), now < end_);
     }
   }
   void finish(Time at, bool early) {
@@ -161,7 +164,7 @@ class RealEnd final : public TimerTarget {
   bool finished() const { return finished_; }
   // Blocks until the run has ended: when, and whether early.
   std::pair<Time, bool> wait() { return done_.get_future().get(); }
-  void on_timer(std::uint32_t, std::uint64_t) override { check(); }
+  void on_timer(std::uint32_t, std::uint64_t) override { finish(end_, false); }
 
   std::string failure;  // why start() failed
 
@@ -175,12 +178,43 @@ class RealEnd final : public TimerTarget {
   bool finished_ = false;
 };
 
+// Timers that fire later than this, in simulated time, make a run on a real-time engine
+// warn `timers_late` (docs/engines.md): 1 % of the scenario's duration.
+Duration lateness_tolerance(const Scenario& s) { return s.duration / 100; }
+
+// The `timers_late` warning, when any timer of `strands` fired later than the tolerance.
+void warn_if_late(Recorder& recorder, const Scenario& s, double time_scale,
+                  const std::vector<const StrandRuntime*>& strands) {
+  StrandRuntime::Behind behind;
+  for (const StrandRuntime* strand : strands) {
+    const StrandRuntime::Behind b = strand->behind();
+    behind.most = std::max(behind.most, b.most);
+    behind.beyond_tolerance += b.beyond_tolerance;
+  }
+  if (behind.beyond_tolerance == 0) return;
+  const Duration tolerance = lateness_tolerance(s);
+  recorder.warning(Warning{
+      "timers_late",
+      fmt::format("the engine fell behind the wall clock: {} timers fired more than {} late "
+                  "(1 % of the duration), the latest {} late in simulated time ({:.3f} ms "
+                  "of real time at --time-scale {}); every timer due before the end still "
+                  "fired, in order, but the run's timings are stretched: lower --time-scale",
+                  behind.beyond_tolerance, format_seconds(to_seconds(tolerance)),
+                  format_seconds(to_seconds(behind.most)),
+                  to_seconds(behind.most) * 1000 / time_scale, time_scale),
+      {{"timers_late", static_cast<double>(behind.beyond_tolerance)},
+       {"tolerance_s", to_seconds(tolerance)},
+       {"most_late_s", to_seconds(behind.most)},
+       {"time_scale", time_scale}}});
+}
+
 // The same models paced to the wall clock on one strand of a thread pool, every worker
 // process on a strand of its own; a process reaches the models by posting to their strand
 // or under their lock (RunOptions::access).
 RunOutput run_realtime(const Scenario& s, const RunOptions& o) {
   AsioRuntime asio(s.seed, o.time_scale, o.threads);
   std::unique_ptr<StrandRuntime> rt = asio.strand();  // the models': the virtual streams
+  rt->set_tolerance(lateness_tolerance(s));
   std::mutex models_lock;
   const bool locked = o.access == ModelAccess::kLock;
   if (locked) rt->set_lock(&models_lock);
@@ -191,6 +225,7 @@ RunOutput run_realtime(const Scenario& s, const RunOptions& o) {
     return [&](int pod, ProcessObserver& observer) -> std::unique_ptr<ProcessHandle> {
       strands.push_back(asio.strand());
       StrandRuntime& own = *strands.back();
+      own.set_tolerance(lateness_tolerance(s));
       Hops hops;
       hops.to_process = [&own](std::function<void()> fn) { own.post(std::move(fn)); };
       if (locked) {
@@ -231,7 +266,12 @@ RunOutput run_realtime(const Scenario& s, const RunOptions& o) {
   stop_signals.cancel(ignored);
   asio.stop();
   std::uint64_t events = rt->events_run();
-  for (const auto& strand : strands) events += strand->events_run();
+  std::vector<const StrandRuntime*> all{rt.get()};
+  for (const auto& strand : strands) {
+    events += strand->events_run();
+    all.push_back(strand.get());
+  }
+  warn_if_late(run.recorder, s, o.time_scale, all);
   return run.finish(ended_at, early, events, Engine::kRealtime, {interrupted ? "signal" : "", 0});
 }
 
@@ -247,6 +287,7 @@ std::string default_worker_binary() {
 RunOutput run_process(const Scenario& s, const RunOptions& o) {
   AsioRuntime asio(s.seed, o.time_scale, o.threads);
   std::unique_ptr<StrandRuntime> rt = asio.strand();
+  rt->set_tolerance(lateness_tolerance(s));
   FleetOptions fleet_options;
   fleet_options.worker_binary = o.worker_binary.empty() ? default_worker_binary() : o.worker_binary;
   fleet_options.worker_cmd = o.worker_cmd;
@@ -316,6 +357,7 @@ RunOutput run_process(const Scenario& s, const RunOptions& o) {
   asio.stop();  // nothing runs on the models' strand any more
   const int left = fleet->shut_down();
   if (!ending.failure.empty()) throw RunError(ending.failure);
+  warn_if_late(run.recorder, s, o.time_scale, {rt.get()});
   RunOutput out = run.finish(ended_at, early, rt->events_run(), Engine::kProcess,
                              {interrupted ? "signal" : "", 0});
   out.processes_left = left;
