@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Checks the results format against what drainsim writes.
 
-Runs DRAINSIM_BINARY on every REPO_ROOT/scenarios/*.json, with --timeline and without, into a
+Runs DRAINSIM_BINARY on every REPO_ROOT/scenarios/*.json (and the random campaign's finds,
+tests/reliability/campaign-*.json), with --timeline and without, into a
 temporary folder, validates each results file against docs/results.schema.json (which refers
 to docs/scenario.schema.json for the embedded scenario) and checks the rules a schema cannot
 express: the result hash recomputes, the summary's sums and identities hold, the audit is ok,
@@ -339,6 +340,9 @@ def main(argv):
     if not scenarios:
         print(f"error: {root / 'scenarios'}: no scenario files", file=sys.stderr)
         return 2
+    # What the random-scenario campaign found (docs/reliability.md), e.g. an overload
+    # warning whose unbounded figures were written as null.
+    scenarios += sorted((root / "tests" / "reliability").glob("campaign-*.json"))
     try:
         validator = make_validator(root / "docs")
     except CheckError as e:
@@ -351,7 +355,8 @@ def main(argv):
         for scenario in scenarios:
             docs = {}
             for timeline in (True, False):
-                label = f"scenarios/{scenario.name}" + (" --timeline" if timeline else "")
+                label = (f"{scenario.relative_to(root)}" +
+                         (" --timeline" if timeline else ""))
                 out = tmp / (scenario.stem + ("-timeline" if timeline else "") + ".json")
                 checked += 1
                 try:

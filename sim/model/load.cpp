@@ -93,15 +93,24 @@ std::optional<Warning> overload_warning(const Scenario& s, std::optional<std::in
   w.code = "overload";
   const double percent = load->slots > 0 ? 100 * load->busy_slots / static_cast<double>(load->slots)
                                          : std::numeric_limits<double>::infinity();
+  // JSON has no infinity: an unbounded figure (no slots, or a mean job that is infinite,
+  // e.g. pareto shape <= 1) is said in words and left out of the figures.
+  const auto count = [](double v, const char* unit) {
+    return std::isfinite(v) ? fmt::format("{:.0f}{}", v, unit) : std::string("unbounded");
+  };
   w.message = fmt::format(
-      "offered load ≈ {:.0f} busy slots > {} slots ({:.0f} %): {:g} jobs/s × {} mean job, "
+      "offered load ≈ {} busy slots > {} slots ({}): {:g} jobs/s × {} mean job, "
       "so the queue grows without bound and every figure reflects the backlog",
-      load->busy_slots, load->slots, percent, load->rate_per_s, format_seconds(load->mean_job_s));
-  w.figures = {{"offered_busy_slots", load->busy_slots},
-               {"slots", static_cast<double>(load->slots)},
-               {"load_percent", percent},
-               {"arrival_rate_per_s", load->rate_per_s},
-               {"mean_job_duration_s", load->mean_job_s}};
+      count(load->busy_slots, ""), load->slots, count(percent, " %"), load->rate_per_s,
+      std::isfinite(load->mean_job_s) ? format_seconds(load->mean_job_s) : "an infinite");
+  for (const auto& [name, value] :
+       {std::pair<const char*, double>{"offered_busy_slots", load->busy_slots},
+        {"slots", static_cast<double>(load->slots)},
+        {"load_percent", percent},
+        {"arrival_rate_per_s", load->rate_per_s},
+        {"mean_job_duration_s", load->mean_job_s}}) {
+    if (std::isfinite(value)) w.figures.emplace_back(name, value);
+  }
   if (max_queue) {
     w.message += fmt::format(" (max queue {})", *max_queue);
     w.figures.emplace_back("max_queue", static_cast<double>(*max_queue));

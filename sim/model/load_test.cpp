@@ -86,6 +86,37 @@ TEST(OfferedLoad, TheIssuesSidekiqDeployOffers470SlotsOfWorkTo100) {
   EXPECT_FALSE(overload_warning(sidekiq_deploy(8)));
 }
 
+TEST(OfferedLoad, AnUnboundedLoadIsSaidInWordsAndLeftOutOfTheFigures) {
+  // No slots: 5/s × 9.411 s = 47 busy slots of 0, an infinite percentage.
+  Scenario none = sidekiq_deploy(5);
+  none.platform.replicas = 0;
+  const std::optional<Warning> w = overload_warning(none);
+  ASSERT_TRUE(w);
+  EXPECT_EQ(w->message.rfind("offered load ≈ 47 busy slots > 0 slots (unbounded): 5 jobs/s × "
+                             "9.411s mean job",
+                             0),
+            0u)
+      << w->message;
+  ASSERT_EQ(w->figures.size(), 4u);  // no load_percent
+  EXPECT_EQ(w->figures[1], (std::pair<std::string, double>{"slots", 0}));
+  EXPECT_EQ(w->figures[2].first, "arrival_rate_per_s");
+  // Pareto shape 0.8: an infinite mean job, so infinite busy slots and percentage.
+  Scenario pareto = sidekiq_deploy(5);
+  pareto.workload.job_duration.kind = DurationDistribution::Kind::kPareto;
+  pareto.workload.job_duration.scale = kSecond;
+  pareto.workload.job_duration.shape = 0.8;
+  const std::optional<Warning> p = overload_warning(pareto);
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->message.rfind("offered load ≈ unbounded busy slots > 100 slots (unbounded): 5 "
+                             "jobs/s × an infinite mean job",
+                             0),
+            0u)
+      << p->message;
+  ASSERT_EQ(p->figures.size(), 2u);
+  EXPECT_EQ(p->figures[0], (std::pair<std::string, double>{"slots", 100}));
+  EXPECT_EQ(p->figures[1], (std::pair<std::string, double>{"arrival_rate_per_s", 5}));
+}
+
 TEST(OfferedLoad, ClassesWeighTheirMeansAndABurstHasNoRate) {
   Scenario s;
   s.workload.arrival.rate_per_s = 2;

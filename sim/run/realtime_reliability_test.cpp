@@ -49,7 +49,7 @@ void expect_sane_lateness(const RunSummary& s, double tolerance_s) {
   }
 }
 
-TEST(Reliability, RealtimeAuditFailsKeepsEveryJobsFateAt5000x) {
+TEST(RealtimeReliability, RealtimeAuditFailsKeepsEveryJobsFateAt5000x) {
   // 145 jobs in a burst, heartbeat_timeout 3 s (0.6 ms of real time): workers are found
   // dead while their own reports are still on the way. Before the fix, about half the runs
   // failed the audit with "discarded 147" of 145 (a late report of an attempt reopened a
@@ -67,7 +67,7 @@ TEST(Reliability, RealtimeAuditFailsKeepsEveryJobsFateAt5000x) {
   }
 }
 
-TEST(Reliability, RealtimeDropsArrivalsEnqueuesTheBurstAt5000x) {
+TEST(RealtimeReliability, RealtimeDropsArrivalsEnqueuesTheBurstAt5000x) {
   // A 1 s run (0.2 ms of real time) whose 100-job burst is due at 0.5 s: before the fix,
   // most runs ended at 1 s with 0 enqueued, no warning. The end is now a timer after every
   // timer due before it, so the burst always arrives.
