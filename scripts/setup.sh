@@ -92,9 +92,9 @@ case "$action" in
     cmake -S "$here" -B "$tsan" -G Ninja -DDRAINSIM_TSAN=ON -DDRAINSIM_WERROR=$werror \
       -DPython3_EXECUTABLE=$python >/dev/null
     cmake --build "$tsan" -j "$(nproc)" --target asio_runtime_test job_runner_test workload_test \
-      engine_fidelity_test http_test worker_signals_test process_engine_test
+      engine_fidelity_test http_test worker_signals_test process_engine_test reliability_test
     TSAN_OPTIONS="halt_on_error=1" ctest --test-dir "$tsan" --output-on-failure -R \
-      '^(AsioRuntime|TimerRunner|ThreadRunner|Workload|EngineFidelity|Http[A-Za-z]*|DrainsimWorker|ProcessEngine)\.'
+      '^(AsioRuntime|TimerRunner|ThreadRunner|Workload|EngineFidelity|Http[A-Za-z]*|DrainsimWorker|ProcessEngine|Reliability)\.'
     ctest --test-dir "$build" --output-on-failure -j "$(nproc)"
     ;;
   *)

@@ -15,7 +15,7 @@ _drainsim_engines="virtual realtime process real"
 
 # Each command's options. Hidden, testing-only options are left out.
 _drainsim_options() {
-  local run_engine="--time-scale --job-body --model-access --worker-cmd --worker-log"
+  local run_engine="--time-scale --job-body --model-access --worker-cmd --worker-log --worker-log-max"
   local system="--system --adapters"
   case $1 in
     run) echo "--help --seed --set --timeline --out --engine $run_engine $system" ;;
@@ -136,7 +136,7 @@ _drainsim() {
     *:--seed | *:--seeds | *:--set | *:--time-scale | *:--repeats | *:--threads | *:--grid | \
       *:--shard | *:--from | *:--max-job-loss | *:--max-interrupted | \
       *:--max-deploy-duration | *:--grace-range | *:--pre-stop | *:--platform-range | \
-      *:--timeout-range | \
+      *:--timeout-range | *:--worker-log-max | \
       *:--margin | *:--safety-margin | *:--format)
       return
       ;;

@@ -63,6 +63,11 @@ struct RunOptions {
   // realtime, process: told the simulated time as the run goes (on the models' side, at
   // most once per 1/200 of duration + settle), with the time the run ends at the latest.
   std::function<void(Time now, Time end)> on_time;
+  // process: told a warning the moment it is found (a worker that ended without
+  // registering), before the results list it; on the models' side.
+  std::function<void(const std::string&)> on_warning;
+  // process: the most of the workers' output worker_log gets, in bytes (0: no cap)
+  std::uint64_t worker_log_max = std::uint64_t{64} << 20;
 };
 
 // Thrown when a run cannot go on (a worker program that cannot be started); the message
