@@ -96,9 +96,9 @@ case "$action" in
     cmake -S "$here" -B "$tsan" -G Ninja -DDRAINSIM_TSAN=ON -DDRAINSIM_WERROR=$werror \
       -DPython3_EXECUTABLE=$python >/dev/null
     cmake --build "$tsan" -j "$(nproc)" --target asio_runtime_test job_runner_test workload_test \
-      engine_fidelity_test http_test worker_signals_test process_engine_test
+      engine_fidelity_test http_test worker_signals_test process_engine_test realtime_reliability_test
     TSAN_OPTIONS="halt_on_error=1" ctest --test-dir "$tsan" --output-on-failure -R \
-      '^(AsioRuntime|TimerRunner|ThreadRunner|Workload|EngineFidelity|Http[A-Za-z]*|DrainsimWorker|ProcessEngine)\.'
+      '^(AsioRuntime|TimerRunner|ThreadRunner|Workload|EngineFidelity|Http[A-Za-z]*|DrainsimWorker|ProcessEngine|RealtimeReliability)\.'
     # ASan + UBSan (-fno-sanitize-recover: any finding fails its test). Not the viewer, the
     # benchmarks or the real systems' tests, which the normal tree runs, nor the install
     # and package checks (nothing of ours runs there that the other tests do not run).

@@ -15,7 +15,7 @@ _drainsim_engines="virtual realtime process real"
 
 # Each command's options. Hidden, testing-only options are left out.
 _drainsim_options() {
-  local run_engine="--time-scale --job-body --model-access --worker-cmd --worker-log"
+  local run_engine="--time-scale --job-body --model-access --worker-cmd --worker-log --worker-log-max"
   local system="--system --adapters"
   case $1 in
     run)
@@ -143,7 +143,7 @@ _drainsim() {
       *:--shard | *:--from | *:--max-job-loss | *:--max-interrupted | \
       *:--max-deploy-duration | *:--grace-range | *:--pre-stop | *:--platform-range | \
       *:--timeout-range | *:--max-memory | *:--max-events | *:--progress-events | \
-      *:--progress-time | \
+      *:--progress-time | *:--worker-log-max | \
       *:--margin | *:--safety-margin | *:--format)
       return
       ;;

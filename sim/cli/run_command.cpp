@@ -50,6 +50,7 @@ struct RunArgs {
   JobBody job_body = JobBody::kSleep;
   std::string worker_cmd;
   std::string worker_log;
+  std::uint64_t worker_log_max = std::uint64_t{64} << 20;  // 64 MiB
   ModelAccess access = ModelAccess::kLock;
   // real
   std::string system;
@@ -105,6 +106,11 @@ void add_engine_options(CLI::App* cmd, RunArgs& args) {
                   "instead of drainsim-worker");
   cmd->add_option("--worker-log", args.worker_log,
                   "process: append the workers' output to this file (default: discarded)");
+  cmd->add_option("--worker-log-max", args.worker_log_max,
+                  "process: the most of the workers' output --worker-log gets per run, e.g. "
+                  "1MiB, 10GB (KB = 1024 bytes; default 64MiB; 0: no cap); the rest is "
+                  "dropped, and a line in the log says so")
+      ->transform(CLI::AsSizeValue(false));
 }
 
 std::string fmt_spread(const std::optional<Spread>& d) {
@@ -195,6 +201,10 @@ bool prepare(const RunArgs& args, Scenario& s, RunOptions& options) {
   options.access = args.access;
   options.worker_cmd = args.worker_cmd;
   options.worker_log = args.worker_log;
+  options.worker_log_max = args.worker_log_max;
+  options.on_warning = [](const std::string& message) {
+    fmt::print(stderr, "warning: {}\n", message);
+  };
   if (args.time_scale) options.time_scale = *args.time_scale;
   options.job_body = args.job_body;
   options.system = args.system;

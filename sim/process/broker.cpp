@@ -103,26 +103,6 @@ bool reaped_within(pid_t pid, std::chrono::milliseconds wait) {
   }
 }
 
-// The processes whose parent is `pid` (from /proc).
-std::vector<pid_t> children_of(pid_t pid) {
-  std::vector<pid_t> out;
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator("/proc", ec)) {
-    const std::string name = e.path().filename();
-    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::ifstream stat(e.path() / "stat");
-    const std::string text((std::istreambuf_iterator<char>(stat)),
-                           std::istreambuf_iterator<char>());
-    const std::size_t close = text.rfind(')');
-    if (close == std::string::npos) continue;
-    std::istringstream rest(text.substr(close + 1));  // "state ppid ..." after "pid (comm)"
-    std::string state;
-    pid_t ppid = 0;
-    if (rest >> state >> ppid && ppid == pid) out.push_back(std::stoi(name));
-  }
-  return out;
-}
-
 // Whether `pid`, not our child, has ended (SIGKILLed if it has not after `wait`).
 bool ended_within(pid_t pid, std::chrono::milliseconds wait) {
   const auto until = Clock::now() + wait;

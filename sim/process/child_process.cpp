@@ -1,5 +1,6 @@
 #include "process/child_process.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -8,14 +9,23 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
+#include <optional>
+#include <set>
 #include <stdexcept>
 
 #include <fmt/format.h>
 
+#include "base/parse.h"
+
 namespace drainsim {
 
 namespace {
+
+// How deep a tree of leftovers is killed at once (each level comes to drainsim when the
+// one above it dies); deeper ones wait for the next SIGCHLD.
+constexpr int kMaxLevels = 64;
 
 ChildExit decode(int status) {
   if (WIFSIGNALED(status)) return ChildExit{true, WTERMSIG(status)};
@@ -29,7 +39,51 @@ std::vector<char*> pointers(std::vector<std::string>& strings) {
   return out;
 }
 
+// Every child spawn() started and not yet known to be reaped. Held across fork(), so
+// that a Reaper that looks for leftovers never takes a child just spawned for one.
+std::mutex& spawn_mutex() {
+  static std::mutex m;
+  return m;
+}
+std::set<pid_t>& spawned() {
+  static std::set<pid_t> s;
+  return s;
+}
+
+// Adopting Reapers alive: drainsim is a subreaper while there is one.
+int adopting = 0;
+
 }  // namespace
+
+std::vector<pid_t> children_of(pid_t parent) {
+  std::vector<pid_t> out;
+  DIR* proc = opendir("/proc");
+  if (proc == nullptr) return out;
+  while (const dirent* entry = readdir(proc)) {
+    const std::optional<pid_t> pid = parse_number<pid_t>(entry->d_name);
+    if (!pid) continue;
+    // "PID (COMM) STATE PPID ...": COMM may hold spaces and parentheses, so read after the
+    // last ')'.
+    char path[64];
+    std::snprintf(path, sizeof path, "/proc/%d/stat", *pid);
+    const int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) continue;
+    char buf[512];
+    const ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0) continue;
+    buf[n] = '\0';
+    const char* close_paren = std::strrchr(buf, ')');
+    char state = 0;
+    int ppid = 0;
+    if (close_paren != nullptr && std::sscanf(close_paren + 1, " %c %d", &state, &ppid) == 2 &&
+        ppid == parent) {
+      out.push_back(*pid);
+    }
+  }
+  closedir(proc);
+  return out;
+}
 
 pid_t spawn(const SpawnSpec& spec) {
   if (spec.argv.empty()) throw std::runtime_error("spawn: no program");
@@ -43,6 +97,7 @@ pid_t spawn(const SpawnSpec& spec) {
     throw std::runtime_error(fmt::format("spawn {}: pipe: {}", spec.argv[0], strerror(errno)));
   }
   const pid_t parent = getpid();
+  std::unique_lock registry(spawn_mutex());
   const pid_t pid = fork();
   if (pid < 0) {
     close(err_pipe[0]);
@@ -53,10 +108,12 @@ pid_t spawn(const SpawnSpec& spec) {
     setpgid(0, 0);
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != parent) _exit(127);  // the parent died before prctl took effect
+    if (spec.subreaper) prctl(PR_SET_CHILD_SUBREAPER, 1);
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, nullptr);
-    const int fd = open(output.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+    const int fd = spec.output_fd >= 0 ? dup(spec.output_fd)
+                                       : open(output.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
     if (fd >= 0) {
       dup2(fd, 1);
       dup2(fd, 2);
@@ -72,12 +129,18 @@ pid_t spawn(const SpawnSpec& spec) {
     _exit(127);
   }
   setpgid(pid, pid);  // also here, so the group exists before anyone signals it
+  spawned().insert(pid);
+  registry.unlock();
   close(err_pipe[1]);
   int e = 0;
   const ssize_t n = read(err_pipe[0], &e, sizeof e);
   close(err_pipe[0]);
   if (n == sizeof e) {
     waitpid(pid, nullptr, 0);
+    {
+      const std::lock_guard lock(spawn_mutex());
+      spawned().erase(pid);
+    }
     throw std::runtime_error(fmt::format("cannot run {}: {}", spec.argv[0], strerror(e)));
   }
   return pid;
@@ -121,8 +184,12 @@ void deliver_signal(pid_t child, pid_t worker, Signal signal, SignalTarget targe
   }
 }
 
-Reaper::Reaper(boost::asio::any_io_executor executor, OnExit on_exit)
-    : sigchld_(executor, SIGCHLD), on_exit_(std::move(on_exit)) {
+Reaper::Reaper(boost::asio::any_io_executor executor, OnExit on_exit, bool adopt)
+    : sigchld_(executor, SIGCHLD), on_exit_(std::move(on_exit)), adopt_(adopt) {
+  if (adopt_) {
+    const std::lock_guard lock(spawn_mutex());
+    if (adopting++ == 0) prctl(PR_SET_CHILD_SUBREAPER, 1);
+  }
   arm();
 }
 
@@ -130,6 +197,35 @@ Reaper::~Reaper() {
   boost::system::error_code ignored;
   sigchld_.cancel(ignored);
   kill_all();
+  if (adopt_) {
+    const std::lock_guard lock(spawn_mutex());
+    if (--adopting == 0) prctl(PR_SET_CHILD_SUBREAPER, 0);
+  }
+}
+
+void Reaper::kill_leftovers(int rounds) {
+  const std::lock_guard registry(spawn_mutex());
+  std::set<pid_t>& ours = spawned();
+  for (int round = 0; round < rounds; ++round) {
+    std::vector<pid_t> leftovers;
+    std::set<pid_t> children;
+    for (const pid_t child : children_of(getpid())) {
+      children.insert(child);
+      if (!ours.contains(child)) leftovers.push_back(child);
+    }
+    // A pid spawn() started that is no longer a child was reaped by its owner.
+    std::erase_if(ours, [&](pid_t p) { return !children.contains(p); });
+    if (leftovers.empty()) return;
+    for (const pid_t p : leftovers) {
+      kill(p, SIGKILL);
+      kill(-p, SIGKILL);  // its group, when it leads one (a new session does)
+    }
+    for (const pid_t p : leftovers) {
+      while (waitpid(p, nullptr, 0) < 0 && errno == EINTR) {
+      }
+    }
+    leftovers_killed_ += static_cast<int>(leftovers.size());
+  }
 }
 
 void Reaper::watch(pid_t pid) {
@@ -163,6 +259,9 @@ void Reaper::reap() {
         ++it;
       }
     }
+    // Its descendants in other groups came to drainsim when it died (or, a leftover
+    // exiting by itself, wait to be reaped).
+    if (adopt_) kill_leftovers(kMaxLevels);
   }
   for (const auto& [pid, how] : ended) on_exit_(pid, how);
 }
@@ -176,6 +275,7 @@ int Reaper::kill_all() {
     }
   }
   live_.clear();
+  if (adopt_) kill_leftovers(kMaxLevels);
   return count;
 }
 

@@ -96,13 +96,18 @@ void ChildProcessProxy::start() {
   }
   spec.env.push_back("DRAINSIM_PROFILE_OPTIONS=" + options);
   slots_.assign(static_cast<std::size_t>(w.concurrency), false);
+  spec.subreaper = true;  // its orphans stay in its subtree, as in a container
   try {
+    if (fleet_.log != nullptr) spec.output_fd = fleet_.log->add();
     pid_ = spawn(spec);
   } catch (const std::exception& e) {
+    if (spec.output_fd >= 0) close(spec.output_fd);
     fleet_.fatal(e.what());  // the run stops; this process never runs
     return;
   }
+  if (spec.output_fd >= 0) close(spec.output_fd);  // the child has its own copy
   alive_ = true;
+  started_at_ = fleet_.rt.now();
   fleet_.reaper.watch(pid_);
 }
 
@@ -334,6 +339,9 @@ void ChildProcessProxy::ended(ChildExit how) {
     fleet_.fatal(fmt::format("the worker command `{}` exited with {} before registering ({})",
                              fleet_.shell, how.code,
                              how.code == 127 ? "not found" : "cannot execute"));
+  }
+  if (worker_id_ == kNoWorker && fleet_.unregistered_end) {
+    fleet_.unregistered_end(name_, how, fleet_.rt.now() - started_at_);
   }
   const Outcome outcome = how.signalled ? Outcome::kKilled : Outcome::kAbandoned;
   while (!held_.empty()) end_attempt(held_.begin()->second, outcome);

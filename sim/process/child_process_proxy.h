@@ -24,6 +24,7 @@
 #include "model/scenario.h"
 #include "process/child_process.h"
 #include "process/http_server.h"
+#include "process/worker_log.h"
 
 namespace drainsim {
 
@@ -47,6 +48,11 @@ struct FleetContext {
   std::string shell;    // the worker's command line, to run under a shell as PID 1
   // Stops the run: the worker program cannot be run at all.
   std::function<void(std::string)> fatal;
+  // The workers' output, when it is kept (--worker-log); null: discarded.
+  WorkerLog* log = nullptr;
+  // A process ended without having registered (told with how it ended and after how long,
+  // in simulated time).
+  std::function<void(const std::string& name, ChildExit how, Duration lived)> unregistered_end;
 
   double real_ms(Duration simulated) const;
   Duration simulated(double real_ms) const;
@@ -71,6 +77,8 @@ class ChildProcessProxy final : public ProcessHandle, public WorkerListener, pub
   const std::string& name() const { return name_; }
   pid_t pid() const { return pid_; }
   bool alive() const { return alive_; }
+  bool registered() const { return worker_id_ != kNoWorker; }
+  Time started_at() const { return started_at_; }
 
   // A request to /ojs/v1/workers/<op>; answers through `respond`, at once or later.
   // Throws RequestError.
@@ -110,6 +118,7 @@ class ChildProcessProxy final : public ProcessHandle, public WorkerListener, pub
   WorkerId worker_id_ = kNoWorker;
   WorkerState state_ = WorkerState::kStarting;
   bool alive_ = false;
+  Time started_at_ = 0;
   bool term_delivered_ = false;  // a TERM or INT reached the worker: "quiet" means draining
   std::map<JobId, Held> held_;
   std::vector<bool> slots_;  // for the attempt records' slot numbers

@@ -24,17 +24,22 @@ ProcessEngineServer::ProcessEngineServer(StrandRuntime& rt, boost::asio::io_cont
                                          const Scenario& scenario, Backend& backend,
                                          Recorder& recorder, const FleetOptions& options)
     : rt_(rt),
+      time_scale_(options.time_scale),
+      notice_(options.notice),
+      log_(options.output.empty()
+               ? nullptr
+               : std::make_unique<WorkerLog>(options.output, options.output_cap)),
       server_(io, [this](HttpRequest request, Responder respond) { serve(request, respond); }),
-      reaper_(io.get_executor(), [this](pid_t pid, ChildExit how) {
-        rt_.post([this, pid, how] { on_exit(pid, how); });
-      }) {
+      reaper_(
+          io.get_executor(),
+          [this](pid_t pid, ChildExit how) { rt_.post([this, pid, how] { on_exit(pid, how); }); },
+          /*adopt=*/true) {
   const std::uint16_t port = server_.listen();
   SpawnSpec program;
   for (char** e = environ; *e != nullptr; ++e) {
     if (std::string_view(*e).substr(0, 4) != "OJS_") program.env.emplace_back(*e);
   }
   program.env.push_back(fmt::format("DRAINSIM_RUN={}", getpid()));  // finds leftovers in tests
-  program.output = options.output;
   std::string shell;
   if (options.worker_cmd.empty()) {
     program.argv = {options.worker_binary};
@@ -43,12 +48,60 @@ ProcessEngineServer::ProcessEngineServer(StrandRuntime& rt, boost::asio::io_cont
     program.argv = {"/bin/sh", "-c", "exec " + options.worker_cmd};
     shell = options.worker_cmd;
   }
-  context_.reset(new FleetContext{rt, backend, recorder, reaper_, scenario, options.time_scale,
-                                  std::move(program), fmt::format("http://127.0.0.1:{}", port),
-                                  std::move(shell), [this](std::string why) {
-                                    if (fatal_.empty()) fatal_ = std::move(why);
-                                    if (after_request_) after_request_();
-                                  }});
+  context_.reset(new FleetContext{
+      rt, backend, recorder, reaper_, scenario, options.time_scale, std::move(program),
+      fmt::format("http://127.0.0.1:{}", port), std::move(shell),
+      [this](std::string why) {
+        if (fatal_.empty()) fatal_ = std::move(why);
+        if (after_request_) after_request_();
+      },
+      log_.get(),
+      [this](const std::string& name, ChildExit how, Duration lived) {
+        if (ended_unregistered_++ > 0) return;
+        first_unregistered_ = fmt::format("{} {} {} after {:.0f} ms", name,
+                                          how.signalled ? "died of signal" : "exited with code",
+                                          how.code, to_seconds(lived) * 1000 / time_scale_);
+        first_unregistered_code_ = how.signalled ? 128 + how.code : how.code;
+        if (notice_) {
+          notice_(
+              fmt::format("worker {} {} {} after {:.0f} ms of real time without "
+                          "registering with the backend: its pod will restart it "
+                          "and do no work (check --worker-cmd)",
+                          name, how.signalled ? "died of signal" : "exited with code", how.code,
+                          to_seconds(lived) * 1000 / time_scale_));
+        }
+      }});
+}
+
+std::optional<Warning> ProcessEngineServer::registration_warning() const {
+  int running = 0;
+  for (const auto& [name, process] : by_name_) {
+    if (process->alive() && !process->registered() &&
+        to_seconds(rt_.now() - process->started_at()) / time_scale_ >= kRegisterWithinS) {
+      ++running;
+    }
+  }
+  const int never = ended_unregistered_ + running;
+  if (never == 0) return std::nullopt;
+  const int started = static_cast<int>(by_name_.size());
+  std::string how;
+  if (ended_unregistered_ > 0) {
+    how = fmt::format("{} ended before registering, the first {}", ended_unregistered_,
+                      first_unregistered_);
+  }
+  if (running > 0) {
+    how += fmt::format("{}{} ran {} s of real time or more without registering",
+                       how.empty() ? "" : "; ", running, kRegisterWithinS);
+  }
+  return Warning{"worker_unregistered",
+                 fmt::format("{} of {} worker processes never registered with the backend ({}): "
+                             "their pods did no work; check --worker-cmd",
+                             never, started, how),
+                 {{"processes_unregistered", static_cast<double>(never)},
+                  {"processes_started", static_cast<double>(started)},
+                  {"ended_unregistered", static_cast<double>(ended_unregistered_)},
+                  {"running_unregistered", static_cast<double>(running)},
+                  {"first_exit_code", static_cast<double>(first_unregistered_code_)}}};
 }
 
 ProcessEngineServer::~ProcessEngineServer() { shut_down(); }
@@ -105,7 +158,9 @@ void ProcessEngineServer::on_exit(pid_t pid, ChildExit how) {
 
 int ProcessEngineServer::shut_down() {
   server_.stop();
-  return reaper_.kill_all();
+  const int left = reaper_.kill_all();
+  if (log_) log_->stop();  // every writer is gone: what they wrote is in the pipes
+  return left;
 }
 
 }  // namespace drainsim

@@ -7,6 +7,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,9 +15,11 @@
 
 #include "engine/asio_runtime.h"
 #include "model/process_handle.h"
+#include "model/warning.h"
 #include "process/child_process.h"
 #include "process/child_process_proxy.h"
 #include "process/http_server.h"
+#include "process/worker_log.h"
 
 namespace drainsim {
 
@@ -24,7 +27,11 @@ struct FleetOptions {
   std::string worker_binary;  // drainsim-worker
   std::string worker_cmd;     // a shell command line that replaces it, when not empty
   std::string output;         // file for the workers' stdout and stderr; empty: /dev/null
+  std::uint64_t output_cap = WorkerLog::kDefaultCap;  // bytes of `output` per run; 0: no cap
   double time_scale = 50;
+  // Told a warning as soon as it is found (the first worker that ends unregistered), on
+  // the models' strand.
+  std::function<void(const std::string&)> notice;
 };
 
 class ProcessEngineServer {
@@ -39,15 +46,25 @@ class ProcessEngineServer {
   void set_after_request(std::function<void()> fn) { after_request_ = std::move(fn); }
   // Why the run cannot go on (the worker program cannot be run), or empty. Models' strand.
   const std::string& fatal() const { return fatal_; }
-  // Stops serving, then SIGKILLs and reaps every process still running; returns how
-  // many there were. Idempotent.
+  // Stops serving, then SIGKILLs and reaps every process still running and every
+  // descendant of theirs (child_process.h); returns how many workers were running.
+  // Idempotent.
   int shut_down();
+  // `worker_unregistered` when some worker process never registered: it ended without
+  // registering, or ran kRegisterWithin of real time or more without. Call on the models'
+  // strand, or once it has stopped, before shut_down().
+  std::optional<Warning> registration_warning() const;
+  // A worker running unregistered this long (real time) counts as never registering.
+  static constexpr double kRegisterWithinS = 2.0;
 
  private:
   void serve(const HttpRequest& request, const Responder& respond);
   void on_exit(pid_t pid, ChildExit how);
 
   StrandRuntime& rt_;
+  double time_scale_;
+  std::function<void(const std::string&)> notice_;
+  std::unique_ptr<WorkerLog> log_;  // before the server: requests never outlive it
   HttpServer server_;
   Reaper reaper_;
   std::unique_ptr<FleetContext> context_;
@@ -55,6 +72,9 @@ class ProcessEngineServer {
   std::vector<int> starts_;                            // per pod, for worker names
   std::function<void()> after_request_;
   std::string fatal_;
+  int ended_unregistered_ = 0;
+  std::string first_unregistered_;  // how the first ended, for the warning
+  int first_unregistered_code_ = 0;
 };
 
 }  // namespace drainsim

@@ -12,6 +12,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -37,11 +38,24 @@ constexpr double kScale = 10;
 constexpr double kScale = 50;
 #endif
 
-// Processes whose environment says a drainsim with this pid started them.
-int leftovers(pid_t driver) {
+std::string read_file(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  std::stringstream text;
+  text << f.rdbuf();
+  return text.str();
+}
+
+// Processes whose environment says a drainsim with this pid started them (only those
+// running `command`, when given).
+int leftovers(pid_t driver, const std::string& command = "") {
   const std::string mark = "DRAINSIM_RUN=" + std::to_string(driver);
   int count = 0;
   for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    if (!command.empty()) {
+      std::ifstream c(entry.path() / "comm");
+      std::string comm;
+      if (!std::getline(c, comm) || comm != command) continue;
+    }
     std::ifstream f(entry.path() / "environ", std::ios::binary);
     if (!f) continue;
     std::stringstream text;
@@ -164,6 +178,94 @@ TEST(ProcessEngine, ADrainsimThatDiesLeavesNoWorkerBehind) {
   ASSERT_EQ(waitpid(pid, nullptr, 0), pid);
   wait_for([](int n) { return n == 0; });
   EXPECT_EQ(leftovers(pid), 0);
+}
+
+TEST(ProcessEngine, AWorkersChildInANewSessionDoesNotOutliveTheRun) {
+  // tests/reliability/daemonizing_worker.py starts `sleep 300` in a session of its own
+  // (start_new_session), out of the worker's process group, then sleeps itself. Three pods
+  // run it for 5 simulated minutes (3 s at scale 100); once the sleeps are seen running, the
+  // run must end with none of them, nor any worker, left: killing the workers' groups
+  // alone left three `sleep 300` per run.
+  const Scenario s = load_scenario_file(
+      std::string(DRAINSIM_SOURCE_DIR) + "/scenarios/double-sigterm.json", {"settle=0s"});
+  RunOptions options;
+  options.engine = Engine::kProcess;
+  options.time_scale = 100;
+  options.worker_cmd = std::string(DRAINSIM_PYTHON) + " " + DRAINSIM_SOURCE_DIR +
+                       "/tests/reliability/daemonizing_worker.py";
+  int sleeps_seen = 0;
+  options.on_time = [&](Time now, Time) {
+    if (now >= 4 * kMinute && sleeps_seen == 0) sleeps_seen = leftovers(getpid(), "sleep");
+  };
+  const RunOutput r = run_scenario(s, options);
+  EXPECT_GE(sleeps_seen, 1);  // the case happened: a descendant in a new session ran
+  EXPECT_EQ(leftovers(getpid()), 0);
+  EXPECT_TRUE(children_of(getpid()).empty());  // reaped too: no zombie left
+  // The worker never registers (it only sleeps): that is said too.
+  bool unregistered = false;
+  for (const Warning& w : r.summary.warnings) unregistered |= w.code == "worker_unregistered";
+  EXPECT_TRUE(unregistered);
+}
+
+// One pod of one slot for 20 simulated seconds, one job that keeps the run going to its
+// end: 2 s of real time at scale 10.
+Scenario one_slot_for_20s() {
+  return parse_scenario(R"({"name": "case", "duration": "20s", "settle": "0s",
+    "workload": {"arrival": {"kind": "burst", "count": 1, "at": "0s"},
+                 "job_duration": {"kind": "constant", "value": "1s"}},
+    "worker": {"concurrency": 1}, "platform": {"replicas": 1}, "events": []})",
+                        "case");
+}
+
+TEST(ProcessEngine, AWorkerThatExitsAtOnceIsAWarningNotASilentCrashLoop) {
+  // `sh -c 'exit 1'` exits before registering, and the platform restarts it all run. The
+  // first end is told at once (on stderr, through on_warning), once; the results warn
+  // worker_unregistered with exit code 1; the job is never run (pending), audit ok.
+  RunOptions options;
+  options.engine = Engine::kProcess;
+  options.time_scale = 10;
+  options.worker_cmd = "sh -c 'exit 1'";
+  std::vector<std::string> told;
+  options.on_warning = [&](const std::string& message) { told.push_back(message); };
+  const RunOutput r = run_scenario(one_slot_for_20s(), options);
+  ASSERT_TRUE(r.summary.audit.ok);
+  EXPECT_EQ(r.summary.jobs.pending, 1);
+  ASSERT_EQ(told.size(), 1u);
+  EXPECT_NE(told[0].find("worker pod-0.1 exited with code 1"), std::string::npos) << told[0];
+  EXPECT_NE(told[0].find("without registering"), std::string::npos) << told[0];
+  const Warning* warning = nullptr;
+  for (const Warning& w : r.summary.warnings) {
+    if (w.code == "worker_unregistered") warning = &w;
+  }
+  ASSERT_NE(warning, nullptr);
+  std::map<std::string, double> f(warning->figures.begin(), warning->figures.end());
+  EXPECT_GE(f["ended_unregistered"], 1.0);
+  EXPECT_EQ(f["processes_unregistered"], f["processes_started"]);  // not one registered
+  EXPECT_EQ(f["first_exit_code"], 1.0);
+  EXPECT_NE(warning->message.find("never registered"), std::string::npos) << warning->message;
+}
+
+TEST(ProcessEngine, AFloodingWorkersLogStopsAtItsCap) {
+  // A worker that writes 3 MiB to stderr at once (`yes >&2` grew the log to 1.6 GB in
+  // 4.5 s) with --worker-log-max 1 MiB: the log holds exactly the first 1 MiB of the
+  // output, then the line that says it was cut, and nothing after.
+  const std::string log = testing::TempDir() + "flood.log";
+  std::filesystem::remove(log);
+  RunOptions options;
+  options.engine = Engine::kProcess;
+  options.time_scale = 10;
+  options.worker_cmd = "sh -c 'head -c 3145728 /dev/zero >&2; sleep 100'";
+  options.worker_log = log;
+  options.worker_log_max = 1 << 20;
+  const RunOutput r = run_scenario(one_slot_for_20s(), options);
+  ASSERT_TRUE(r.summary.audit.ok);
+  const std::string cut =
+      "\n[drainsim] the worker log reached its cap of 1048576 bytes (--worker-log-max): the "
+      "workers' further output was discarded\n";
+  ASSERT_EQ(std::filesystem::file_size(log), (1u << 20) + cut.size());
+  const std::string text = read_file(log);
+  EXPECT_EQ(text.substr(1u << 20), cut);
+  EXPECT_EQ(text.find_first_not_of('\0'), std::size_t{1} << 20);
 }
 
 // What a process-engine run of `s` refuses with (the RunError's message); "" and a test

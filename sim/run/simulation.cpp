@@ -292,7 +292,9 @@ RunOutput run_process(const Scenario& s, const RunOptions& o) {
   fleet_options.worker_binary = o.worker_binary.empty() ? default_worker_binary() : o.worker_binary;
   fleet_options.worker_cmd = o.worker_cmd;
   fleet_options.output = o.worker_log;
+  fleet_options.output_cap = o.worker_log_max;
   fleet_options.time_scale = o.time_scale;
+  fleet_options.notice = o.on_warning;
   if (o.worker_cmd.empty() &&
       s.worker.shutdown.at_deadline == ShutdownBehaviour::AtDeadline::kRequeue) {
     throw RunError(fmt::format(
@@ -322,8 +324,12 @@ RunOutput run_process(const Scenario& s, const RunOptions& o) {
   }
   std::unique_ptr<ProcessEngineServer> fleet;
   Run run(*rt, s, o, [&](Backend& backend, Recorder& recorder) {
-    fleet = std::make_unique<ProcessEngineServer>(*rt, asio.context(), s, backend, recorder,
-                                                  fleet_options);
+    try {
+      fleet = std::make_unique<ProcessEngineServer>(*rt, asio.context(), s, backend, recorder,
+                                                    fleet_options);
+    } catch (const std::runtime_error& e) {  // the worker log cannot be opened
+      throw RunError(e.what());
+    }
     return fleet->factory();
   });
   if (s.workload.checkpointing) {
@@ -355,9 +361,11 @@ RunOutput run_process(const Scenario& s, const RunOptions& o) {
   boost::system::error_code ignored;
   stop_signals.cancel(ignored);
   asio.stop();  // nothing runs on the models' strand any more
+  const std::optional<Warning> unregistered = fleet->registration_warning();
   const int left = fleet->shut_down();
   if (!ending.failure.empty()) throw RunError(ending.failure);
   warn_if_late(run.recorder, s, o.time_scale, {rt.get()});
+  if (unregistered) run.recorder.warning(*unregistered);
   RunOutput out = run.finish(ended_at, early, rt->events_run(), Engine::kProcess,
                              {interrupted ? "signal" : "", 0});
   out.processes_left = left;

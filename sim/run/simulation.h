@@ -70,6 +70,11 @@ struct RunOptions {
   // ends at the latest and the events run so far; false stops the run there, as
   // max_events does (a Ctrl+C).
   std::function<bool(Time now, Time end, std::uint64_t events)> keep_going;
+  // process: told a warning the moment it is found (a worker that ended without
+  // registering), before the results list it; on the models' side.
+  std::function<void(const std::string&)> on_warning;
+  // process: the most of the workers' output worker_log gets, in bytes (0: no cap)
+  std::uint64_t worker_log_max = std::uint64_t{64} << 20;
 };
 
 inline constexpr std::uint64_t kWatchEvents = 1 << 16;
