@@ -78,7 +78,7 @@ TEST_F(Reliability, DeepNesting) {
   text.replace(text.find("\"replicas\": 1"), 13, "\"replicas\": " + hundred);
   const drainsim::test::CliResult shown = drainsim("validate '" + write("ok100.json", text) + "'");
   EXPECT_EQ(shown.code, 2);
-  EXPECT_NE(shown.err.find("platform.replicas: expected an integer >= 0, got " +
+  EXPECT_NE(shown.err.find("platform.replicas: expected an integer from 0 to 100000, got " +
                            std::string(57, '[') + "...\n"),
             std::string::npos)
       << shown.err;
