@@ -121,12 +121,12 @@ struct Overlap final : TimerTarget {
   void on_timer(std::uint32_t, std::uint64_t) override {
     if (inside) overlapped = true;
     inside = true;
-    for (int i = 0; i < 2000; ++i) sink = sink + i;  // some work inside the callback
+    for (unsigned i = 0; i < 2000; ++i) sink = sink + i;  // some work inside the callback
     ++count;  // plain int: ThreadSanitizer reports a race if two callbacks overlap
     inside = false;
     if (count == total) done.set_value();
   }
-  volatile int sink = 0;
+  volatile unsigned sink = 0;  // unsigned: the sum wraps (as int it overflowed: UBSan)
   bool inside = false;
   bool overlapped = false;
   int count = 0;
