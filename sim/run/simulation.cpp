@@ -178,6 +178,19 @@ class RealEnd final : public TimerTarget {
   bool finished_ = false;
 };
 
+// SIGINT or SIGTERM ends a real-time run early, its results partial: `interrupted` is set
+// (on the models' strand) when the signal ended a run that had not ended by itself.
+void end_on_signals(boost::asio::signal_set& signals, StrandRuntime& rt, RealEnd& ending,
+                    bool& interrupted) {
+  signals.async_wait([&](const boost::system::error_code& ec, int) {
+    if (ec) return;
+    rt.post([&] {
+      interrupted = !ending.finished();
+      ending.finish(rt.now(), false);
+    });
+  });
+}
+
 // Timers that fire later than this, in simulated time, make a run on a real-time engine
 // warn `timers_late` (docs/engines.md): 1 % of the scenario's duration.
 Duration lateness_tolerance(const Scenario& s) { return s.duration / 100; }
@@ -249,16 +262,9 @@ RunOutput run_realtime(const Scenario& s, const RunOptions& o) {
   });
   RealEnd ending(*rt, run, s.duration + s.settle, o.on_time);
   check = [&ending] { ending.check(); };
-  // SIGINT or SIGTERM ends the run early, its results partial (as on the process engine).
   bool interrupted = false;
   boost::asio::signal_set stop_signals(asio.context(), SIGINT, SIGTERM);
-  stop_signals.async_wait([&](const boost::system::error_code& ec, int) {
-    if (ec) return;
-    rt->post([&] {
-      interrupted = !ending.finished();
-      ending.finish(rt->now(), false);
-    });
-  });
+  end_on_signals(stop_signals, *rt, ending, interrupted);
   asio.start();
   ending.start([&run] { run.start(); });
   const auto [ended_at, early] = ending.wait();
@@ -348,13 +354,7 @@ RunOutput run_process(const Scenario& s, const RunOptions& o) {
     }
   });
   boost::asio::signal_set stop_signals(asio.context(), SIGINT, SIGTERM);
-  stop_signals.async_wait([&](const boost::system::error_code& ec, int) {
-    if (ec) return;
-    rt->post([&] {
-      interrupted = !ending.finished();
-      ending.finish(rt->now(), false);
-    });
-  });
+  end_on_signals(stop_signals, *rt, ending, interrupted);
   asio.start();
   ending.start([&run] { run.start(); });
   const auto [ended_at, early] = ending.wait();
