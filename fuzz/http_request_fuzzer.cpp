@@ -7,11 +7,13 @@
 // request it refuses (ProcessEngineServer::serve checks the same JSON body).
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstring>
 #include <string>
 #include <thread>
 
@@ -39,6 +41,12 @@ struct Server {
   std::thread thread{[this] { io.run(); }};
 };
 
+// A system call failed: say which, and why.
+[[noreturn]] void fail_errno(const char* call) {
+  const std::string what = std::string(call) + " failed: " + std::strerror(errno);
+  fail(what.c_str());
+}
+
 Server& server() {
   static Server* s = new Server;  // lives as long as the process
   return *s;
@@ -49,7 +57,7 @@ Server& server() {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::uint16_t port = server().port;
   const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  if (fd < 0) fail("socket() failed");
+  if (fd < 0) fail_errno("socket()");
   sockaddr_in at{};
   at.sin_family = AF_INET;
   at.sin_port = htons(port);
@@ -61,8 +69,23 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   sockaddr_in from{};
   from.sin_family = AF_INET;
   from.sin_addr.s_addr = htonl(0x7F000000u | (1 + next++ % 0xFFFFFD));
-  if (bind(fd, reinterpret_cast<sockaddr*>(&from), sizeof from) != 0) fail("bind() failed");
-  if (connect(fd, reinterpret_cast<sockaddr*>(&at), sizeof at) != 0) fail("connect() failed");
+  if (bind(fd, reinterpret_cast<sockaddr*>(&from), sizeof from) != 0) fail_errno("bind()");
+  // libFuzzer's -timeout watchdog is a SIGALRM, which interrupts a blocking call: a
+  // connect() it interrupts goes on in the background, so wait for it to end; a send() or
+  // recv() it interrupts is made again.
+  if (connect(fd, reinterpret_cast<sockaddr*>(&at), sizeof at) != 0) {
+    if (errno != EINTR) fail_errno("connect()");
+    pollfd ready{fd, POLLOUT, 0};
+    int n;
+    while ((n = poll(&ready, 1, 10'000)) < 0 && errno == EINTR) {
+    }
+    if (n == 0) fail("connect() took 10 s");
+    int error = 0;
+    socklen_t length = sizeof error;
+    if (n < 0 || getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &length) != 0) fail_errno("poll()");
+    errno = error;
+    if (error != 0) fail_errno("connect()");
+  }
   // An answer (or the close) that takes seconds on loopback is a hang.
   const timeval wait{10, 0};
   setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &wait, sizeof wait);
@@ -70,6 +93,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::size_t sent = 0;
   while (sent < size) {
     const ssize_t n = send(fd, data + sent, size - sent, MSG_NOSIGNAL);
+    if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;  // the server closed on a malformed request: fine
     sent += static_cast<std::size_t>(n);
   }
@@ -82,6 +106,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       answer.append(buffer, static_cast<std::size_t>(n));
       continue;
     }
+    if (n < 0 && errno == EINTR) continue;
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
       fail("the server neither answered nor closed");
     break;  // closed (or reset)
