@@ -236,7 +236,9 @@ TEST_F(Cli, FidelityComparesResultsFilesWithKnownVerdicts) {
   const drainsim::test::CliResult missing =
       drainsim("fidelity --from a=nosuch.json --from 'b=" + b + "'");
   EXPECT_EQ(missing.code, 2);
-  EXPECT_NE(missing.err.find("nosuch.json: cannot read: No such file or directory"), std::string::npos) << missing.err;
+  EXPECT_NE(missing.err.find("nosuch.json: cannot read: No such file or directory"),
+            std::string::npos)
+      << missing.err;
   nlohmann::json broken = base;
   broken["summary"].erase("job_loss");
   write("broken.json", broken.dump());
@@ -296,6 +298,15 @@ TEST_F(Cli, WorkerCmdPutsAnotherProgramInEveryPod) {
   EXPECT_NE(virtual_engine.err.find("--worker-cmd and --worker-log need --engine process"),
             std::string::npos)
       << virtual_engine.err;
+  // A cap on a log that is not written is a mistake, not a silent no-op.
+  for (const std::string engine : {"", " --engine process"}) {
+    const drainsim::test::CliResult cap =
+        drainsim("run '" + file + "'" + engine + " --worker-log-max 1MiB");
+    EXPECT_EQ(cap.code, 2) << engine;
+    EXPECT_NE(cap.err.find("--worker-log-max caps --worker-log, which is not given"),
+              std::string::npos)
+        << cap.err;
+  }
   // A command the shell cannot run stops the run at once (not a crash loop of pods).
   const drainsim::test::CliResult missing =
       drainsim("run '" + file + "' --engine process --worker-cmd " + "/nonexistent/worker --out '" +

@@ -51,6 +51,7 @@ struct RunArgs {
   std::string worker_cmd;
   std::string worker_log;
   std::uint64_t worker_log_max = std::uint64_t{64} << 20;  // 64 MiB
+  bool worker_log_max_given = false;
   ModelAccess access = ModelAccess::kLock;
   // real
   std::string system;
@@ -110,7 +111,8 @@ void add_engine_options(CLI::App* cmd, RunArgs& args) {
                   "process: the most of the workers' output --worker-log gets per run, e.g. "
                   "1MiB, 10GB (KB = 1024 bytes; default 64MiB; 0: no cap); the rest is "
                   "dropped, and a line in the log says so")
-      ->transform(CLI::AsSizeValue(false));
+      ->transform(CLI::AsSizeValue(false))
+      ->each([&args](const std::string&) { args.worker_log_max_given = true; });
 }
 
 std::string fmt_spread(const std::optional<Spread>& d) {
@@ -306,6 +308,10 @@ int run(const RunArgs& args) {
   if ((!args.worker_cmd.empty() || !args.worker_log.empty()) &&
       options.engine != Engine::kProcess) {
     fmt::print(stderr, "error: --worker-cmd and --worker-log need --engine process\n");
+    return kBadInput;
+  }
+  if (args.worker_log_max_given && args.worker_log.empty()) {
+    fmt::print(stderr, "error: --worker-log-max caps --worker-log, which is not given\n");
     return kBadInput;
   }
   if (!parse_fault(args.fault, options.faults)) return kBadInput;
