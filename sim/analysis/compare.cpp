@@ -8,6 +8,7 @@
 
 #include "analysis/text_table.h"
 #include "analysis/warning_tally.h"
+#include "io/results.h"
 #include "io/scenario_reader.h"
 #include "io/stats_json.h"
 #include "model/metrics.h"
@@ -259,7 +260,8 @@ json compare_json(const Comparison& c) {
   }
   json metric_keys = json::array();
   for (const Metric* m : kMetrics) metric_keys.push_back(std::string(m->name));
-  return {{"drainsim_version", DRAINSIM_VERSION},
+  return {{"schema_version", kReportSchemaVersion},
+          {"drainsim_version", DRAINSIM_VERSION},
           {"engine", "virtual"},
           {"scenario", c.scenario},
           {"overrides", c.overrides},

@@ -7,6 +7,7 @@
 #include "analysis/sweep.h"
 #include "analysis/text_table.h"
 #include "analysis/warning_tally.h"
+#include "io/results.h"
 #include "io/stats_json.h"
 
 namespace drainsim {
@@ -185,7 +186,8 @@ json sweep_json(const Sweep& s) {
                       {"audit_failures", failures},
                       {"warnings", tallies_json(tally_warnings(p.runs))}});
   }
-  return {{"drainsim_version", DRAINSIM_VERSION},
+  return {{"schema_version", kReportSchemaVersion},
+          {"drainsim_version", DRAINSIM_VERSION},
           {"engine", "virtual"},
           {"scenario", s.scenario},
           {"overrides", s.overrides},

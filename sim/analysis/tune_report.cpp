@@ -290,7 +290,8 @@ json tune_json(const Tune& t) {
                    {"metrics", metrics}};
   }
   const TuneTargets& tg = t.targets;
-  return {{"drainsim_version", DRAINSIM_VERSION},
+  return {{"schema_version", kReportSchemaVersion},
+          {"drainsim_version", DRAINSIM_VERSION},
           {"engine", "virtual"},
           {"scenario", t.scenario},
           {"overrides", t.overrides},

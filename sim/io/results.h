@@ -22,6 +22,9 @@
 namespace drainsim {
 
 inline constexpr const char* kResultsSchemaVersion = "3.0";
+// The version of the sweep, compare and tune files (docs/sweep.md). Files of drainsim
+// before it have none: they are 1.0.
+inline constexpr const char* kReportSchemaVersion = "1.0";
 
 // {"code", "message", "figures": {name: number}}: a warning in every output that has them.
 nlohmann::json warning_json(const Warning& w);

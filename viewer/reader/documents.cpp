@@ -1,6 +1,9 @@
 // Sweep and comparison files as the widgets show them (reader_internal.h).
 #include <algorithm>
+#include <cstdio>
 #include <map>
+
+#include <fmt/format.h>
 
 #include "base/duration.h"
 #include "reader/reader_internal.h"
@@ -33,9 +36,31 @@ std::vector<NamedInterval> intervals_of(const json& metrics) {
   return out;
 }
 
+// What is wrong with a sweep's or a comparison's schema_version (`kind` names the file),
+// empty when this viewer reads it.
+std::string version_problem(const json& doc, const char* kind) {
+  const auto it = doc.find("schema_version");
+  if (it == doc.end()) return {};
+  int major = -1, minor = -1;
+  char rest = 0;
+  const std::string text = it->is_string() ? it->get<std::string>() : std::string();
+  if (std::sscanf(text.c_str(), "%d.%d%c", &major, &minor, &rest) != 2 || major < 0 || minor < 0) {
+    return fmt::format("schema_version: expected a version like \"{}.0\", got {}",
+                       kReportSchemaMajor, shown(*it));
+  }
+  if (major != kReportSchemaMajor) {
+    return fmt::format(
+        "a {} file of schema_version {}, which this viewer cannot read (it reads {}.x); use the "
+        "drainsim-viewer of the drainsim that wrote it",
+        kind, shown(*it), kReportSchemaMajor);
+  }
+  return {};
+}
+
 }  // namespace
 
 Document read_sweep(const json& doc, const std::string& path) {
+  if (std::string v = version_problem(doc, "sweep"); !v.empty()) return fail(path, v);
   if (!doc["axes"].is_array() || !doc["points"].is_array()) {
     return fail(path, "a sweep file needs arrays \"axes\" and \"points\"");
   }
@@ -89,6 +114,7 @@ Document read_sweep(const json& doc, const std::string& path) {
 }
 
 Document read_comparison(const json& doc, const std::string& path) {
+  if (std::string v = version_problem(doc, "comparison"); !v.empty()) return fail(path, v);
   if (!doc["profiles"].is_array()) return fail(path, "a comparison needs an array \"profiles\"");
   Comparison c;
   c.path = path;
@@ -118,6 +144,12 @@ Document fail(const std::string& path, const std::string& what) {
   Document d;
   d.error = path + ": " + what;
   return d;
+}
+
+std::string shown(const json& v) {
+  std::string s = v.dump(-1, ' ', false, json::error_handler_t::replace);
+  if (s.size() > 60) s = s.substr(0, 57) + "...";
+  return s;
 }
 
 }  // namespace drainsim::viewer::detail

@@ -402,6 +402,12 @@ void flatten(const json& v, const std::string& prefix, std::vector<SummaryRow>& 
 
 // A document that could not be read: "PATH: WHAT".
 Document fail(const std::string& path, const std::string& what);
+// A JSON value for a message: compact, cut at 60 characters. Values here come from a
+// document nested at most kMaxDepth deep, so the dump is bounded in depth.
+std::string shown(const json& v);
+// The version of sweep and comparison files this viewer reads (1.x; a file without a
+// schema_version was written before there was one, and is 1.0).
+inline constexpr int kReportSchemaMajor = 1;
 // A sweep's or a comparison's file (documents.cpp).
 Document read_sweep(const json& doc, const std::string& path);
 Document read_comparison(const json& doc, const std::string& path);

@@ -21,14 +21,6 @@ namespace {
 // Far beyond any run (a year is 3.2e7 s); small enough that a chart's bins fit.
 constexpr double kMaxEndedAt = 1e9;
 
-// A JSON value for a message: compact, cut at 60 characters. Values here come from a
-// document nested at most kMaxDepth deep, so the dump is bounded in depth.
-std::string shown(const json& v) {
-  std::string s = v.dump(-1, ' ', false, json::error_handler_t::replace);
-  if (s.size() > 60) s = s.substr(0, 57) + "...";
-  return s;
-}
-
 std::string line_col(std::string_view text, std::size_t pos) {
   pos = std::min(pos, text.size());
   std::size_t line = 1, col = 1;

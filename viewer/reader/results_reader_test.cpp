@@ -16,6 +16,7 @@
 #include <cstdio>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include <fstream>
 #include <numeric>
@@ -23,6 +24,8 @@
 
 namespace drainsim::viewer {
 namespace {
+
+using nlohmann::json;
 
 const std::string kDir = VIEWER_TESTDATA;
 
@@ -259,6 +262,40 @@ TEST(ViewerReader, CompareFileGivesOneRowPerProfile) {
   // the worker at the kubelet's SIGKILL, 40 + 30 s.
   EXPECT_EQ(c.profiles[2].metric("wasted_work_s")->mean, 70);
   EXPECT_EQ(c.profiles[0].metric("wasted_work_s")->mean, 65);
+}
+
+TEST(ViewerReader, SweepAndCompareFilesCheckTheirSchemaVersion) {
+  for (const char* name : {"/one-pod-rollout.sweep.json", "/one-pod-rollout.compare.json"}) {
+    json doc = json::parse(slurp(kDir + name));
+    ASSERT_EQ(doc.at("schema_version"), "1.0") << name;
+    const auto read = [&](const json& version) {
+      json d = doc;
+      if (version.is_null()) {
+        d.erase("schema_version");
+      } else {
+        d["schema_version"] = version;
+      }
+      return parse_document(d.dump(), "f.json");
+    };
+    // A later 1.x reads; so does a file from before there was a version.
+    EXPECT_TRUE(read("1.7").ok()) << name << read("1.7").error;
+    EXPECT_TRUE(read(json()).ok()) << name << read(json()).error;
+    const Document later = read("2.0");
+    ASSERT_FALSE(later.ok()) << name;
+    EXPECT_NE(later.error.find("f.json: a "), std::string::npos) << later.error;
+    EXPECT_NE(later.error.find(" file of schema_version \"2.0\", which this viewer cannot read "
+                               "(it reads 1.x)"),
+              std::string::npos)
+        << later.error;
+    for (const json& bad : {json(1), json("one"), json("1"), json(std::string(500, '9'))}) {
+      const Document d = read(bad);
+      ASSERT_FALSE(d.ok()) << name << " " << bad;
+      EXPECT_NE(d.error.find("schema_version: expected a version like \"1.0\", got "),
+                std::string::npos)
+          << d.error;
+      EXPECT_LT(d.error.size(), 200u) << d.error;  // the value shown is cut
+    }
+  }
 }
 
 TEST(ViewerReader, FastAndStreamingReadersAgree) {
