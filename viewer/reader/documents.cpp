@@ -41,14 +41,12 @@ std::vector<NamedInterval> intervals_of(const json& metrics) {
 std::string version_problem(const json& doc, const char* kind) {
   const auto it = doc.find("schema_version");
   if (it == doc.end()) return {};
-  int major = -1, minor = -1;
-  char rest = 0;
-  const std::string text = it->is_string() ? it->get<std::string>() : std::string();
-  if (std::sscanf(text.c_str(), "%d.%d%c", &major, &minor, &rest) != 2 || major < 0 || minor < 0) {
+  const std::optional<int> major = version_major(it->is_string() ? it->get<std::string>() : "");
+  if (!major) {
     return fmt::format("schema_version: expected a version like \"{}.0\", got {}",
                        kReportSchemaMajor, shown(*it));
   }
-  if (major != kReportSchemaMajor) {
+  if (*major != kReportSchemaMajor) {
     return fmt::format(
         "a {} file of schema_version {}, which this viewer cannot read (it reads {}.x); use the "
         "drainsim-viewer of the drainsim that wrote it",
@@ -144,6 +142,14 @@ Document fail(const std::string& path, const std::string& what) {
   Document d;
   d.error = path + ": " + what;
   return d;
+}
+
+std::optional<int> version_major(const std::string& text) {
+  int major = -1, minor = -1;
+  char rest = 0;
+  if (std::sscanf(text.c_str(), "%d.%d%c", &major, &minor, &rest) != 2 || major < 0 || minor < 0)
+    return std::nullopt;
+  return major;
 }
 
 std::string shown(const json& v) {

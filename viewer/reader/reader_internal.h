@@ -7,6 +7,7 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -405,6 +406,8 @@ Document fail(const std::string& path, const std::string& what);
 // A JSON value for a message: compact, cut at 60 characters. Values here come from a
 // document nested at most kMaxDepth deep, so the dump is bounded in depth.
 std::string shown(const json& v);
+// The major number of a version "MAJOR.MINOR" (two whole numbers), nullopt for any other text.
+std::optional<int> version_major(const std::string& text);
 // The version of sweep and comparison files this viewer reads (1.x; a file without a
 // schema_version was written before there was one, and is 1.0).
 inline constexpr int kReportSchemaMajor = 1;

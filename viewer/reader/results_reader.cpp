@@ -57,10 +57,8 @@ Document parse_or_throw(std::string_view text, const std::string& path,
   Reader& r = *used;
   auto version_problem = [&]() -> std::string {
     if (r.schema_version.empty()) return {};
-    int major = -1, minor = -1;
-    char rest = 0;
-    if (std::sscanf(r.schema_version.c_str(), "%d.%d%c", &major, &minor, &rest) != 2 ||
-        major < kOldestSchemaMajor || major > kSchemaMajor) {
+    const std::optional<int> major = version_major(r.schema_version);
+    if (!major || *major < kOldestSchemaMajor || *major > kSchemaMajor) {
       return fmt::format(
           "results of schema_version \"{}\", which this viewer cannot read (it reads {}.x to "
           "{}.x); use the drainsim-viewer of the drainsim that wrote it",
