@@ -50,8 +50,7 @@ struct RunArgs {
   JobBody job_body = JobBody::kSleep;
   std::string worker_cmd;
   std::string worker_log;
-  std::uint64_t worker_log_max = std::uint64_t{64} << 20;  // 64 MiB
-  bool worker_log_max_given = false;
+  std::optional<std::uint64_t> worker_log_max;  // unset: RunOptions' default
   ModelAccess access = ModelAccess::kLock;
   // real
   std::string system;
@@ -111,8 +110,7 @@ void add_engine_options(CLI::App* cmd, RunArgs& args) {
                   "process: the most of the workers' output --worker-log gets per run, e.g. "
                   "1MiB, 10GB (KB = 1024 bytes; default 64MiB; 0: no cap); the rest is "
                   "dropped, and a line in the log says so")
-      ->transform(CLI::AsSizeValue(false))
-      ->each([&args](const std::string&) { args.worker_log_max_given = true; });
+      ->transform(CLI::AsSizeValue(false));
 }
 
 std::string fmt_spread(const std::optional<Spread>& d) {
@@ -203,7 +201,7 @@ bool prepare(const RunArgs& args, Scenario& s, RunOptions& options) {
   options.access = args.access;
   options.worker_cmd = args.worker_cmd;
   options.worker_log = args.worker_log;
-  options.worker_log_max = args.worker_log_max;
+  if (args.worker_log_max) options.worker_log_max = *args.worker_log_max;
   options.on_warning = [](const std::string& message) {
     fmt::print(stderr, "warning: {}\n", message);
   };
@@ -310,7 +308,7 @@ int run(const RunArgs& args) {
     fmt::print(stderr, "error: --worker-cmd and --worker-log need --engine process\n");
     return kBadInput;
   }
-  if (args.worker_log_max_given && args.worker_log.empty()) {
+  if (args.worker_log_max && args.worker_log.empty()) {
     fmt::print(stderr, "error: --worker-log-max caps --worker-log, which is not given\n");
     return kBadInput;
   }
