@@ -68,6 +68,17 @@ Rng& StrandRuntime::rng(Stream stream) {
 
 TimerId StrandRuntime::schedule(Time at, Priority priority, TimerTarget* target, std::uint32_t tag,
                                 std::uint64_t arg) {
+  return schedule_at_place(reserve_place(), at, priority, target, tag, arg);
+}
+
+std::uint64_t StrandRuntime::reserve_place() {
+  std::lock_guard lock(mu_);
+  return next_seq_++;
+}
+
+TimerId StrandRuntime::schedule_at_place(std::uint64_t place, Time at, Priority priority,
+                                         TimerTarget* target, std::uint32_t tag,
+                                         std::uint64_t arg) {
   std::lock_guard lock(mu_);
   std::uint32_t index;
   if (!free_.empty()) {
@@ -84,7 +95,7 @@ TimerId StrandRuntime::schedule(Time at, Priority priority, TimerTarget* target,
   slot.arg = arg;
   slot.at = at;
   slot.priority = priority;
-  slot.seq = next_seq_++;
+  slot.seq = place;
   pending_.emplace(at, priority, slot.seq, index);
   slot.timer->expires_at(owner_.real_time(at));
   slot.timer->async_wait(asio::bind_executor(strand_, [this](const boost::system::error_code& e) {

@@ -70,6 +70,9 @@ class StrandRuntime final : public Runtime {
   Time now() const override { return owner_.now(); }
   TimerId schedule(Time at, Priority priority, TimerTarget* target, std::uint32_t tag,
                    std::uint64_t arg = 0) override;
+  std::uint64_t reserve_place() override;
+  TimerId schedule_at_place(std::uint64_t place, Time at, Priority priority, TimerTarget* target,
+                            std::uint32_t tag, std::uint64_t arg = 0) override;
   void cancel(TimerId& id) override;
   Rng& rng(Stream stream) override;
 

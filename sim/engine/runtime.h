@@ -47,6 +47,17 @@ class Runtime {
   virtual TimerId schedule(Time at, Priority priority, TimerTarget* target, std::uint32_t tag,
                            std::uint64_t arg = 0) = 0;
 
+  // A timer's place among the timers due at the same time with the same priority is when
+  // it was scheduled. reserve_place() takes the place a timer scheduled now would take, and
+  // schedule_at_place() schedules a timer into a reserved place later, so that it fires as
+  // if it had been scheduled then (the backend's lease timers: one timer stands for many
+  // and is armed at each in turn).
+  virtual std::uint64_t reserve_place() = 0;
+  // As schedule(). REQUIRES: `place` came from reserve_place() and was not used before.
+  virtual TimerId schedule_at_place(std::uint64_t place, Time at, Priority priority,
+                                    TimerTarget* target, std::uint32_t tag,
+                                    std::uint64_t arg = 0) = 0;
+
   // Cancels a pending timer and resets `id`. A no-op for a timer that already fired or
   // was cancelled (the handle's generation no longer matches).
   virtual void cancel(TimerId& id) = 0;

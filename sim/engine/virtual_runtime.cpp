@@ -27,7 +27,13 @@ Rng& VirtualRuntime::rng(Stream stream) {
 
 TimerId VirtualRuntime::schedule(Time at, Priority priority, TimerTarget* target, std::uint32_t tag,
                                  std::uint64_t arg) {
-  assert(at >= now_ && target != nullptr);
+  return schedule_at_place(sequence_++, at, priority, target, tag, arg);
+}
+
+TimerId VirtualRuntime::schedule_at_place(std::uint64_t place, Time at, Priority priority,
+                                          TimerTarget* target, std::uint32_t tag,
+                                          std::uint64_t arg) {
+  assert(at >= now_ && target != nullptr && place < sequence_);
   std::uint32_t slot = free_slot_;
   if (slot != kNil) {
     free_slot_ = static_cast<std::uint32_t>(slots_[slot].arg);
@@ -39,7 +45,7 @@ TimerId VirtualRuntime::schedule(Time at, Priority priority, TimerTarget* target
   s.tag = tag;
   s.target = target;
   s.arg = arg;
-  s.key = (std::uint64_t{static_cast<std::uint8_t>(priority)} << 56) | sequence_++;
+  s.key = (std::uint64_t{static_cast<std::uint8_t>(priority)} << 56) | place;
   ++live_;
   insert(at, slot);
   return TimerId{slot, s.generation};
@@ -52,7 +58,7 @@ void VirtualRuntime::cancel(TimerId& id) {
     s.target = nullptr;  // the queued timer is dropped, and the slot freed, when reached
     --live_;
     ++dead_;
-    if (dead_ > std::max({kCompactMin, live_, bucket_count_ / 4})) compact();
+    if (dead_ > std::max({kCompactMin, live_, bucket_count_ / 4})) drop_dead();
   }
   id = TimerId{};
 }
@@ -218,6 +224,18 @@ void VirtualRuntime::rebuild() const {
     }
   }
   overflow_.resize(kept);
+}
+
+void VirtualRuntime::drop_dead() {
+  // Far timers (leases) are the ones usually cancelled: dropping those beyond the year
+  // is enough most times, and leaves the calendar as it is.
+  std::erase_if(overflow_, [this](const Timer& t) {
+    if (live(t.slot)) return false;
+    free_slot(t.slot);
+    --dead_;
+    return true;
+  });
+  if (2 * dead_ > std::max({kCompactMin, live_, bucket_count_ / 4})) compact();
 }
 
 // The live timers go to overflow_ (the cancelled ones' slots are freed), every chunk back

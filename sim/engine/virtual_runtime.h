@@ -39,6 +39,9 @@ class VirtualRuntime final : public Runtime {
   Time now() const override { return now_; }
   TimerId schedule(Time at, Priority priority, TimerTarget* target, std::uint32_t tag,
                    std::uint64_t arg = 0) override;
+  std::uint64_t reserve_place() override { return sequence_++; }
+  TimerId schedule_at_place(std::uint64_t place, Time at, Priority priority, TimerTarget* target,
+                            std::uint32_t tag, std::uint64_t arg = 0) override;
   void cancel(TimerId& id) override;
   Rng& rng(Stream stream) override;
 
@@ -118,6 +121,7 @@ class VirtualRuntime final : public Runtime {
   const Timer* settle() const;
   void pull() const;
   void rebuild() const;
+  void drop_dead();
   void compact();
 
   Time now_ = 0;

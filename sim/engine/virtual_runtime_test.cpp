@@ -261,6 +261,40 @@ TEST(VirtualRuntime, ChurnOfCancelledTimersIsCompactedAway) {
   EXPECT_EQ(rt.queued(), 0u);
 }
 
+TEST(VirtualRuntime, CancelledFarTimersAreDroppedAndTheRestKeepTheirOrder) {
+  // 1,000 live timers over the next millisecond, then 100,000 far ones (a lease each,
+  // beyond the calendar's year) scheduled and cancelled: the queue stays within the live
+  // timers and the compaction threshold, and the live ones fire in order.
+  VirtualRuntime rt(1);
+  Log log(rt);
+  for (std::uint32_t i = 0; i < 1000; ++i) rt.schedule(1000 - i, Priority::kTimer, &log, i);
+  EXPECT_EQ(rt.next_time(), 1);  // lays out the calendar
+  std::size_t most = 0;
+  for (std::uint32_t i = 0; i < 100000; ++i) {
+    TimerId t = rt.schedule(kHour + i, Priority::kBackend, &log, 5000);
+    rt.cancel(t);
+    most = std::max(most, rt.queued());
+  }
+  EXPECT_LE(most, 1000u + 1000u + 1u);
+  rt.run_until(kNever);
+  ASSERT_EQ(log.fired.size(), 1000u);
+  for (std::uint32_t i = 0; i < 1000; ++i) EXPECT_EQ(log.fired[i], 999 - i);
+}
+
+TEST(VirtualRuntime, ATimerInAReservedPlaceFiresAsIfScheduledWhenThePlaceWasTaken) {
+  // Three timers at 5 µs with one priority: the second scheduled later into the place
+  // reserved before the third was scheduled, so it fires between the first and the third.
+  VirtualRuntime rt(1);
+  Log log(rt);
+  rt.schedule(5, Priority::kBackend, &log, 1);
+  const std::uint64_t place = rt.reserve_place();
+  rt.schedule(5, Priority::kBackend, &log, 3);
+  rt.schedule(5, Priority::kTimer, &log, 0);  // an earlier class goes first whatever its place
+  rt.schedule_at_place(place, 5, Priority::kBackend, &log, 2);
+  rt.run_until(kNever);
+  EXPECT_EQ(log.fired, (std::vector<std::uint32_t>{0, 1, 2, 3}));
+}
+
 TEST(VirtualRuntime, ManyCancellationsThenCompactionKeepOrder) {
   // 20,000 timers over 0..9,999 µs (so ties in time are common), four classes; every timer
   // whose tag is not a multiple of 10 is cancelled, which compacts several times. The

@@ -43,25 +43,26 @@ std::optional<JobId> Backend::enqueue(int queue, const JobSpec& spec) {
   }
   const std::uint32_t handle = jobs_.acquire();
   const JobId id = next_id_++;
+  // Field by field: a temporary Job copied in whole makes the copy wait on the narrow
+  // stores that built it (a store-forwarding stall on every job).
   Job& job = jobs_[handle];
-  job = Job{id,
-            spec,
-            0,
-            0,
-            0,
-            TimerId{},
-            0,
-            kNil,
-            kNil,
-            kNoWorker,
-            0,
-            0,
-            0,
-            false,
-            static_cast<std::int16_t>(queue),
-            JobState::kAvailable,
-            true,
-            false};
+  job.id = id;
+  job.spec = spec;
+  job.lease_deadline = 0;
+  job.fetched_at = 0;
+  job.progress = 0;
+  job.timer = TimerId{};
+  job.prev = job.next = kNil;
+  job.holder = kNoWorker;
+  job.attempt = 0;
+  job.claims = 0;
+  job.stalls = 0;
+  job.marked = false;
+  job.queue = static_cast<std::int16_t>(queue);
+  job.state = JobState::kAvailable;
+  job.live = true;
+  job.in_process = false;
+  job.lease_listed = false;
   job.ledger = recorder_.job_enqueued(id, rt_.now(), handle);
   make_available(handle, false);
   return id;
@@ -172,9 +173,7 @@ void Backend::claim(std::uint32_t handle, WorkerId worker) {
   job.fetched_at = now;
   job.lease_deadline = now + config_.visibility_timeout;
   if (config_.serial(job.spec.job_class)) ++class_held_[job.spec.job_class];
-  if (reliable() && mechanisms_.lease.enabled && mechanisms_.lease.check_interval == 0) {
-    job.timer = rt_.schedule(job.lease_deadline, Priority::kBackend, this, kLeaseExpiry, handle);
-  }
+  if (lease_timers()) list_lease(handle);
   job.prev = kNil;
   job.next = w.active_head;
   if (w.active_head != kNil) jobs_[w.active_head].prev = handle;
@@ -183,9 +182,64 @@ void Backend::claim(std::uint32_t handle, WorkerId worker) {
   recorder_.job_claimed(job.ledger, now);
 }
 
-Lease Backend::lease_of(std::uint32_t handle) const {
+void Backend::lease_of(std::uint32_t handle, Lease& out) const {
   const Job& job = jobs_[handle];
-  return Lease{job.id, handle, job.ledger, job.attempt, job.progress, job.spec, job.claims};
+  out.id = job.id;
+  out.handle = handle;
+  out.ledger = job.ledger;
+  out.attempt = job.attempt;
+  out.progress = job.progress;
+  out.spec = job.spec;
+  out.claim = job.claims;
+}
+
+bool Backend::listed(const LeaseDue& due) const {
+  const Job& job = jobs_[due.handle];
+  return job.live && job.lease_listed && job.id == due.id && job.claims == due.claim;
+}
+
+void Backend::list_lease(std::uint32_t handle) {
+  Job& job = jobs_[handle];
+  lease_due_.push_back(
+      LeaseDue{job.lease_deadline, rt_.reserve_place(), job.id, handle, job.claims});
+  job.lease_listed = true;
+  ++leases_listed_;
+  if (!lease_timer_.pending()) arm_lease_timer();
+}
+
+void Backend::unlist_lease(std::uint32_t handle) {
+  Job& job = jobs_[handle];
+  if (!job.lease_listed) return;
+  const LeaseDue& front = lease_due_.front();
+  const bool armed_at_it = front.handle == handle && listed(front);
+  job.lease_listed = false;
+  --leases_listed_;
+  if (armed_at_it) {
+    rt_.cancel(lease_timer_);
+    arm_lease_timer();
+  } else if (lease_due_.size() > 4 * leases_listed_ + 1024) {
+    // Unlisted ones behind a long-held lease: drop them, so memory follows the leases held.
+    std::erase_if(lease_due_, [this](const LeaseDue& due) { return !listed(due); });
+  }
+}
+
+void Backend::arm_lease_timer() {
+  if (lease_timer_.pending()) return;
+  while (!lease_due_.empty() && !listed(lease_due_.front())) lease_due_.pop_front();
+  if (lease_due_.empty()) return;
+  const LeaseDue& due = lease_due_.front();
+  lease_timer_ =
+      rt_.schedule_at_place(due.place, due.at, Priority::kBackend, this, kLeaseDue, due.handle);
+}
+
+void Backend::lease_deadline(std::uint32_t handle) {
+  Job& job = jobs_[handle];
+  job.timer = TimerId{};
+  if (job.lease_deadline > rt_.now()) {  // renewed meanwhile
+    job.timer = rt_.schedule(job.lease_deadline, Priority::kBackend, this, kLeaseExpiry, handle);
+  } else {
+    expire_lease(handle);
+  }
 }
 
 void Backend::fetch(WorkerId worker, int count, std::vector<Lease>& out) {
@@ -219,7 +273,7 @@ void Backend::fetch(WorkerId worker, int count, std::vector<Lease>& out) {
         continue;
       }
       claim(handle, worker);
-      out.push_back(lease_of(handle));
+      lease_of(handle, out.emplace_back());
       --count;
     }
   }
@@ -323,6 +377,7 @@ void Backend::started(WorkerId worker, const Lease& lease) {
   Job& job = jobs_[lease.handle];
   job.in_process = true;
   rt_.cancel(job.timer);
+  unlist_lease(lease.handle);
 }
 
 void Backend::release(WorkerId worker, const Lease& lease) {
@@ -414,11 +469,13 @@ void Backend::detach(std::uint32_t handle) {
 void Backend::take_back(std::uint32_t handle) {
   detach(handle);
   rt_.cancel(jobs_[handle].timer);
+  unlist_lease(handle);
 }
 
 void Backend::finish(std::uint32_t handle) {
   Job& job = jobs_[handle];
   if (config_.singleton(job.spec.job_class)) --class_live_[job.spec.job_class];
+  unlist_lease(handle);
   job.live = false;
   jobs_.release(handle);
 }
@@ -506,16 +563,17 @@ void Backend::worker_died(WorkerId worker) {
 void Backend::on_timer(std::uint32_t tag, std::uint64_t arg) {
   const Time now = rt_.now();
   switch (static_cast<Tag>(tag)) {
-    case kLeaseExpiry: {
-      const auto handle = static_cast<std::uint32_t>(arg);
-      Job& job = jobs_[handle];
-      job.timer = TimerId{};
-      if (job.lease_deadline > now) {
-        job.timer =
-            rt_.schedule(job.lease_deadline, Priority::kBackend, this, kLeaseExpiry, handle);
-      } else {
-        expire_lease(handle);
-      }
+    case kLeaseExpiry:
+      lease_deadline(static_cast<std::uint32_t>(arg));
+      break;
+    case kLeaseDue: {
+      lease_timer_ = TimerId{};
+      const std::uint32_t handle = lease_due_.front().handle;
+      lease_due_.pop_front();
+      jobs_[handle].lease_listed = false;
+      --leases_listed_;
+      lease_deadline(handle);
+      arm_lease_timer();
       break;
     }
     case kLeaseSweep:

@@ -144,6 +144,7 @@ class Backend final : public TimerTarget, public BackendView {
     kRescueSweep,
     kWorkerCheck,  // LeaseExpiry::checked_by_workers: a worker's try
     kUnlock,       // a serial class's lock was released: offer its next job
+    kLeaseDue,     // the earliest listed lease deadline (lease_due_)
   };
   enum class WorkerStatus : std::uint8_t { kAlive, kDead, kGone };
 
@@ -164,7 +165,16 @@ class Backend final : public TimerTarget, public BackendView {
     std::int16_t queue;
     JobState state;
     bool live;
-    bool in_process;  // FetchMode::kUntilStarted: started, out of the store's recovery
+    bool in_process;    // FetchMode::kUntilStarted: started, out of the store's recovery
+    bool lease_listed;  // its claim's deadline is in lease_due_
+  };
+  // A claim's lease deadline, due in the place its own timer would have taken.
+  struct LeaseDue {
+    Time at;
+    std::uint64_t place;
+    JobId id;
+    std::uint32_t handle;
+    std::uint32_t claim;
   };
   struct Worker {
     std::vector<int> queues;
@@ -192,7 +202,9 @@ class Backend final : public TimerTarget, public BackendView {
   };
 
   bool holds(WorkerId worker, const Lease& lease) const;
-  Lease lease_of(std::uint32_t handle) const;
+  // Writes the job's lease in place, field by field (a Lease built and then copied whole
+  // stalls on store forwarding).
+  void lease_of(std::uint32_t handle, Lease& out) const;
   // Whether `fence` takes the worker's report of the lease's job.
   bool accepts(CompletionFence fence, WorkerId worker, const Lease& lease) const;
   // Takes an accepted report's job out of wherever it is (a holder, the queue, a backoff).
@@ -227,9 +239,22 @@ class Backend final : public TimerTarget, public BackendView {
   void give_back(std::uint32_t handle);
   // Every job handed to the live worker that it still holds unfetched.
   void give_back_handed(WorkerId worker);
-  void detach(std::uint32_t handle);     // from its holder's active list
-  void take_back(std::uint32_t handle);  // detach and cancel its lease timer
-  void finish(std::uint32_t handle);     // free the record (and its singleton key)
+  // Lease expiry at the deadline (LeaseExpiry::check_interval 0) has a timer per claim in
+  // effect: every claim's deadline is the claim's time plus the visibility timeout, so
+  // they come in order, and one timer (lease_timer_) is armed at the earliest still
+  // listed, in the place its claim reserved. Equal to a timer per claim, event for event,
+  // without scheduling and cancelling one for every job.
+  bool lease_timers() const {
+    return reliable() && mechanisms_.lease.enabled && mechanisms_.lease.check_interval == 0;
+  }
+  bool listed(const LeaseDue& due) const;
+  void list_lease(std::uint32_t handle);
+  void unlist_lease(std::uint32_t handle);
+  void arm_lease_timer();                     // at the earliest listed deadline, unless armed
+  void lease_deadline(std::uint32_t handle);  // a lease timer fired
+  void detach(std::uint32_t handle);          // from its holder's active list
+  void take_back(std::uint32_t handle);       // detach and cancel its lease timer
+  void finish(std::uint32_t handle);          // free the record (and its singleton key)
   void discard(std::uint32_t handle, ErrorKind why);
   // A FAIL's fate (the job already taken back): a retry after backoff, or discarded when
   // not retryable or its attempts are used up.
@@ -273,8 +298,11 @@ class Backend final : public TimerTarget, public BackendView {
   bool sweeps_;                            // the mechanisms have a periodic sweep
   TimerId lease_sweep_;                    // LeaseExpiry::check_interval > 0
   TimerId rescue_sweep_;                   // Rescuer
-  Time last_cleanup_ = -1;                 // FetchMode::kPrivateList; -1: none yet
-  Time last_check_ = -1;                   // LeaseExpiry::checked_by_workers; -1: none yet
+  std::deque<LeaseDue> lease_due_;         // in claim order; unlisted ones dropped lazily
+  std::size_t leases_listed_ = 0;
+  TimerId lease_timer_;     // at lease_due_.front(), which is listed
+  Time last_cleanup_ = -1;  // FetchMode::kPrivateList; -1: none yet
+  Time last_check_ = -1;    // LeaseExpiry::checked_by_workers; -1: none yet
 };
 
 }  // namespace drainsim

@@ -143,7 +143,7 @@ void Backend::hand(std::uint32_t handle, WorkerId worker) {
   }
   arm_sweeps();
   if (dead) return;  // held by the dead worker: its recovery brings it back
-  w.handed.push_back(lease_of(handle));
+  lease_of(handle, w.handed.emplace_back());
   w.listener->on_jobs_available();
 }
 

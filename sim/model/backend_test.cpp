@@ -344,6 +344,38 @@ TEST_F(BackendTest, LeaseExpiresExactlyOneVisibilityTimeoutAfterFetch) {
   EXPECT_TRUE(backend->ack(w2, again[0]));
 }
 
+TEST_F(BackendTest, LeasesDueAtOneInstantExpireInClaimOrderAmongOtherBackendTimers) {
+  // One timer stands for every claim's lease (backend.h, lease_timers): each deadline must
+  // still fire in the place its claim took. At 0 s: A0 and A are claimed (leases to 10 s),
+  // X is claimed and fails, its retry due at 10 s, then B is claimed. A0 is acked at 1 s,
+  // so the timer moves on to A. At 10 s A, X and B become available in that order.
+  config.visibility_timeout = 10 * kSecond;
+  config.heartbeat_timeout = kHour;
+  config.retry.initial_interval = 10 * kSecond;
+  make();
+  const JobId a0 = *enqueue(), a = *enqueue(), x = *enqueue(), b = *enqueue();
+  const WorkerId w = add_worker();
+  const auto first = fetch(w, 2);
+  ASSERT_EQ(first.size(), 2u);
+  const auto failing = fetch(w, 1);
+  ASSERT_EQ(failing.size(), 1u);
+  ASSERT_EQ(failing[0].id, x);
+  start_attempt(failing[0]);
+  end_attempt(failing[0], w, Outcome::kFailed);
+  ASSERT_TRUE(backend->fail(w, failing[0], ErrorKind::kHandler, true, 0));
+  ASSERT_EQ(fetch(w, 1).at(0).id, b);
+  rt.run_until(kSecond);
+  complete_attempt(first[0], w);
+  ASSERT_TRUE(backend->ack(w, first[0]));
+  EXPECT_EQ(first[0].id, a0);
+  rt.run_until(10 * kSecond - 1);
+  EXPECT_TRUE(fetch(add_worker(), 3).empty());
+  rt.run_until(10 * kSecond);
+  std::vector<JobId> order;
+  for (const Lease& l : fetch(add_worker(), 3)) order.push_back(l.id);
+  EXPECT_EQ(order, (std::vector<JobId>{a, x, b}));
+}
+
 TEST_F(BackendTest, HeartbeatsRenewLeases) {
   config.visibility_timeout = 10 * kSecond;
   config.heartbeat_timeout = 30 * kSecond;

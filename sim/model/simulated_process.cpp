@@ -37,8 +37,10 @@ void SimulatedProcess::start() {
 }
 
 void SimulatedProcess::mirror() {
-  state_ = core_.state();
-  active_ = core_.active();
+  // Release stores: a plain store on x86, where the default (sequentially consistent) one
+  // is a locked exchange that stalls every event (bench/README.md, issue 19).
+  state_.store(core_.state(), std::memory_order_release);
+  active_.store(core_.active(), std::memory_order_release);
 }
 
 void SimulatedProcess::deliver(Signal signal, SignalTarget target) {

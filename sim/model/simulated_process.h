@@ -48,8 +48,8 @@ class SimulatedProcess final : public ProcessHandle,
   void deliver(Signal signal, SignalTarget target) override;
   void kill_child() override;
   WorkerId worker_id() const override { return worker_id_; }
-  WorkerState state() const override { return state_.load(); }
-  int active_jobs() const override { return active_.load(); }
+  WorkerState state() const override { return state_.load(std::memory_order_acquire); }
+  int active_jobs() const override { return active_.load(std::memory_order_acquire); }
 
   // SIGKILL. On the process's side.
   void kill();
