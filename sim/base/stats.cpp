@@ -26,8 +26,8 @@ const std::array<double, kLogBuckets + 1>& edges() {
 // The bucket search by table: positive doubles order like their bit patterns, and the top
 // 17 bits (exponent and 6 mantissa bits) cut each octave into 64 cells narrower than
 // kRatio, so a cell holds at most one edge. cell_start()[c] is the number of edges <= the
-// smallest double of cell c (c counted from the cell of kLowest); adding the edges in
-// (that double, v] gives upper_bound(edges, v) exactly, in a step or two.
+// smallest double of cell c (c counted from the cell of kLowest); adding the edge in
+// (that double, v], if there is one, gives upper_bound(edges, v) exactly.
 constexpr int kCellShift = 46;
 std::uint64_t cell_of(double v) { return std::bit_cast<std::uint64_t>(v) >> kCellShift; }
 
@@ -108,7 +108,7 @@ void Percentiles::add_to_bucket(double v) {
     above = e.size();
   } else {
     above = cell_start()[cell_of(v) - cell_of(e.front())];
-    while (e[above] <= v) ++above;  // e.back() > v stops it
+    above += e[above] <= v ? 1 : 0;  // the cell's one edge, if any (no branch to mispredict)
   }
   ++buckets_[std::clamp<std::size_t>(above, 1, kLogBuckets)];
 }

@@ -19,8 +19,9 @@
 // Cancelling is lazy: the handle goes stale at once (the slot's generation moves on) and
 // the slot is marked cancelled; the queued timer is dropped, and its slot freed, when the
 // queue reaches it. When the cancelled timers still queued outnumber the live ones, 256
-// and a quarter of the calendar's buckets, the queue is compacted, so its memory stays
-// proportional to the live timers.
+// and a quarter of the calendar's buckets, those beyond the year are dropped (the usual
+// ones: far deadlines cancelled early), and if more than half that many are still queued
+// the whole queue is compacted, so its memory stays proportional to the live timers.
 // Not thread-safe.
 #pragma once
 
@@ -121,7 +122,7 @@ class VirtualRuntime final : public Runtime {
   const Timer* settle() const;
   void pull() const;
   void rebuild() const;
-  void drop_dead();
+  void drop_dead();  // the cancel-time compaction rule above
   void compact();
 
   Time now_ = 0;

@@ -62,7 +62,7 @@ std::optional<JobId> Backend::enqueue(int queue, const JobSpec& spec) {
   job.state = JobState::kAvailable;
   job.live = true;
   job.in_process = false;
-  job.lease_listed = false;
+  job.lease_entry = kNoEntry;
   job.ledger = recorder_.job_enqueued(id, rt_.now(), handle);
   make_available(handle, false);
   return id;
@@ -70,7 +70,10 @@ std::optional<JobId> Backend::enqueue(int queue, const JobSpec& spec) {
 
 WorkerId Backend::register_worker(std::span<const int> queues, WorkerListener* listener) {
   const WorkerId id = static_cast<WorkerId>(workers_.size());
-  workers_.push_back(Worker{{queues.begin(), queues.end()},
+  const auto queues_at = static_cast<std::uint32_t>(worker_queues_.size());
+  worker_queues_.insert(worker_queues_.end(), queues.begin(), queues.end());
+  workers_.push_back(Worker{queues_at,
+                            static_cast<std::uint32_t>(queues.size()),
                             listener,
                             rt_.now(),
                             TimerId{},
@@ -193,39 +196,42 @@ void Backend::lease_of(std::uint32_t handle, Lease& out) const {
   out.claim = job.claims;
 }
 
-bool Backend::listed(const LeaseDue& due) const {
-  const Job& job = jobs_[due.handle];
-  return job.live && job.lease_listed && job.id == due.id && job.claims == due.claim;
-}
-
 void Backend::list_lease(std::uint32_t handle) {
   Job& job = jobs_[handle];
-  lease_due_.push_back(
-      LeaseDue{job.lease_deadline, rt_.reserve_place(), job.id, handle, job.claims});
-  job.lease_listed = true;
+  job.lease_entry = lease_due_first_ + lease_due_.size();
+  lease_due_.push_back(LeaseDue{job.lease_deadline, rt_.reserve_place(), handle});
   ++leases_listed_;
   if (!lease_timer_.pending()) arm_lease_timer();
 }
 
 void Backend::unlist_lease(std::uint32_t handle) {
   Job& job = jobs_[handle];
-  if (!job.lease_listed) return;
-  const LeaseDue& front = lease_due_.front();
-  const bool armed_at_it = front.handle == handle && listed(front);
-  job.lease_listed = false;
+  if (job.lease_entry == kNoEntry) return;
+  const std::uint64_t index = job.lease_entry - lease_due_first_;
+  lease_due_[index].handle = kNil;
+  job.lease_entry = kNoEntry;
   --leases_listed_;
-  if (armed_at_it) {
+  if (index == 0) {  // the timer's own
     rt_.cancel(lease_timer_);
     arm_lease_timer();
   } else if (lease_due_.size() > 4 * leases_listed_ + 1024) {
     // Unlisted ones behind a long-held lease: drop them, so memory follows the leases held.
-    std::erase_if(lease_due_, [this](const LeaseDue& due) { return !listed(due); });
+    std::size_t kept = 0;
+    for (const LeaseDue& due : lease_due_) {
+      if (due.handle == kNil) continue;
+      jobs_[due.handle].lease_entry = lease_due_first_ + kept;
+      lease_due_[kept++] = due;
+    }
+    lease_due_.resize(kept);
   }
 }
 
 void Backend::arm_lease_timer() {
   if (lease_timer_.pending()) return;
-  while (!lease_due_.empty() && !listed(lease_due_.front())) lease_due_.pop_front();
+  while (!lease_due_.empty() && lease_due_.front().handle == kNil) {
+    lease_due_.pop_front();
+    ++lease_due_first_;
+  }
   if (lease_due_.empty()) return;
   const LeaseDue& due = lease_due_.front();
   lease_timer_ =
@@ -258,7 +264,7 @@ void Backend::fetch(WorkerId worker, int count, std::vector<Lease>& out) {
   }
   w.handed.clear();
   if (!takes_jobs(w)) return;
-  for (int q : w.queues) {
+  for (int q : queues_of(w)) {
     auto& available = queues_[q].available;
     for (std::size_t i = 0; count > 0 && i < available.size();) {
       const std::uint32_t handle = available[i];
@@ -570,7 +576,8 @@ void Backend::on_timer(std::uint32_t tag, std::uint64_t arg) {
       lease_timer_ = TimerId{};
       const std::uint32_t handle = lease_due_.front().handle;
       lease_due_.pop_front();
-      jobs_[handle].lease_listed = false;
+      ++lease_due_first_;
+      jobs_[handle].lease_entry = kNoEntry;
       --leases_listed_;
       lease_deadline(handle);
       arm_lease_timer();

@@ -165,19 +165,21 @@ class Backend final : public TimerTarget, public BackendView {
     std::int16_t queue;
     JobState state;
     bool live;
-    bool in_process;    // FetchMode::kUntilStarted: started, out of the store's recovery
-    bool lease_listed;  // its claim's deadline is in lease_due_
+    bool in_process;            // FetchMode::kUntilStarted: started, out of the store's recovery
+    std::uint64_t lease_entry;  // its claim's entry in lease_due_ (counted from the first
+                                // ever), kNoEntry when none
   };
-  // A claim's lease deadline, due in the place its own timer would have taken.
+  static constexpr std::uint64_t kNoEntry = UINT64_MAX;
+  // A claim's lease deadline, due in the place its own timer would have taken; handle kNil
+  // once unlisted (the job acked, failed, recovered...).
   struct LeaseDue {
     Time at;
     std::uint64_t place;
-    JobId id;
     std::uint32_t handle;
-    std::uint32_t claim;
   };
   struct Worker {
-    std::vector<int> queues;
+    std::uint32_t queues_at;  // its queues: worker_queues_[queues_at, + queue_count)
+    std::uint32_t queue_count;
     WorkerListener* listener;
     Time last_heartbeat;
     TimerId deadline;
@@ -201,6 +203,9 @@ class Backend final : public TimerTarget, public BackendView {
     std::deque<Waiter> waiting;
   };
 
+  std::span<const int> queues_of(const Worker& w) const {
+    return {worker_queues_.data() + w.queues_at, w.queue_count};
+  }
   bool holds(WorkerId worker, const Lease& lease) const;
   // Writes the job's lease in place, field by field (a Lease built and then copied whole
   // stalls on store forwarding).
@@ -247,7 +252,6 @@ class Backend final : public TimerTarget, public BackendView {
   bool lease_timers() const {
     return reliable() && mechanisms_.lease.enabled && mechanisms_.lease.check_interval == 0;
   }
-  bool listed(const LeaseDue& due) const;
   void list_lease(std::uint32_t handle);
   void unlist_lease(std::uint32_t handle);
   void arm_lease_timer();                     // at the earliest listed deadline, unless armed
@@ -291,6 +295,9 @@ class Backend final : public TimerTarget, public BackendView {
   Slab<Job> jobs_;
   JobId next_id_ = 0;
   std::vector<Worker> workers_;
+  // Every worker's queues, one after another: the few bytes each fetch reads stay in cache
+  // (a vector per worker was a cache miss at every fetch).
+  std::vector<int> worker_queues_;
   std::vector<Queue> queues_;
   std::size_t active_ = 0;                 // jobs held by workers
   std::vector<std::uint32_t> class_held_;  // held jobs per job class (serial classes)
@@ -299,6 +306,7 @@ class Backend final : public TimerTarget, public BackendView {
   TimerId lease_sweep_;                    // LeaseExpiry::check_interval > 0
   TimerId rescue_sweep_;                   // Rescuer
   std::deque<LeaseDue> lease_due_;         // in claim order; unlisted ones dropped lazily
+  std::uint64_t lease_due_first_ = 0;      // the entry number of lease_due_.front()
   std::size_t leases_listed_ = 0;
   TimerId lease_timer_;     // at lease_due_.front(), which is listed
   Time last_cleanup_ = -1;  // FetchMode::kPrivateList; -1: none yet

@@ -11,10 +11,11 @@ void Backend::wait_for_jobs(WorkerId worker) {
   Worker& w = workers_[worker];
   if (!takes_jobs(w) || mechanisms_.dispatch == Dispatch::kPoll) return;
   w.waiting = true;
-  for (std::uint32_t i = 0; i < w.queues.size(); ++i) {
+  const std::span<const int> queues = queues_of(w);
+  for (std::uint32_t i = 0; i < queues.size(); ++i) {
     if (w.listed >> i & 1) continue;
     w.listed |= std::uint64_t{1} << i;
-    queues_[w.queues[i]].waiting.push_back(Waiter{worker, i});
+    queues_[queues[i]].waiting.push_back(Waiter{worker, i});
   }
 }
 
@@ -22,7 +23,7 @@ bool Backend::has_jobs_for(WorkerId worker) const {
   const Worker& w = workers_[worker];
   if (!w.handed.empty()) return true;
   if (!takes_jobs(w)) return false;
-  for (int q : w.queues) {
+  for (int q : queues_of(w)) {
     for (const std::uint32_t handle : queues_[q].available) {
       if (!locked(jobs_[handle])) return true;
     }
