@@ -62,7 +62,7 @@ class Runtime {
   // was cancelled (the handle's generation no longer matches).
   virtual void cancel(TimerId& id) = 0;
 
-  // The run's generator for one stream.
+  // The run's generator for one stream; the reference stays valid as long as the Runtime.
   virtual Rng& rng(Stream stream) = 0;
 };
 

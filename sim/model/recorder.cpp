@@ -170,8 +170,7 @@ void Recorder::remaining(Time now, int pod, WorkerId worker, int count) {
   if (sink_) sink_->add(RemainingRecord{now, pod, worker, count});
 }
 
-void Recorder::sample_series(Time now) {
-  if (!sink_) return;
+void Recorder::add_series_point(Time now) {
   const SeriesPoint p{now, queued_, scheduled_, in_flight_};
   const SeriesPoint& last = series_last_;
   if (series_pending_ && last.at == now) {

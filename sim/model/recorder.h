@@ -165,7 +165,11 @@ class Recorder {
   void maybe_finalize(std::uint32_t ledger);
   void count_job(const Entry& e);
   void release(std::uint32_t ledger);
-  void sample_series(Time now);
+  // Inline, so that a run without the timeline pays a test, not a call, at every change.
+  void sample_series(Time now) {
+    if (sink_ != nullptr) add_series_point(now);
+  }
+  void add_series_point(Time now);
   void flush_series();
 
   Timeline memory_;            // the records, when kept in memory

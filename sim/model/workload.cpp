@@ -8,6 +8,9 @@ JobSink enqueue_into(Backend& backend, const std::string& queue) {
 
 Workload::Workload(Runtime& runtime, const WorkloadConfig& config, Time until, JobSink sink)
     : rt_(runtime),
+      arrival_rng_(runtime.rng(Stream::kArrivals)),
+      behaviour_rng_(runtime.rng(Stream::kJobBehaviour)),
+      duration_rng_(runtime.rng(Stream::kDurations)),
       config_(config),
       until_(until),
       sink_(std::move(sink)),
@@ -20,7 +23,7 @@ Workload::Workload(Runtime& runtime, const WorkloadConfig& config, Time until, J
 }
 
 void Workload::start() {
-  next_ = arrivals_.next(rt_.rng(Stream::kArrivals));
+  next_ = arrivals_.next(arrival_rng_);
   arm();
 }
 
@@ -36,8 +39,8 @@ void Workload::on_timer(std::uint32_t /*tag*/, std::uint64_t /*arg*/) {
   // Every arrival due by now (on a real-time engine timers fire a little late), then
   // the next one.
   const Time now = rt_.now();
-  Rng& behaviour = rt_.rng(Stream::kJobBehaviour);
-  Rng& durations = rt_.rng(Stream::kDurations);
+  Rng& behaviour = behaviour_rng_;
+  Rng& durations = duration_rng_;
   while (next_ <= now && next_ < until_) {
     JobSpec spec;
     if (config_.classes.size() > 1) {  // its class, by weight
@@ -54,7 +57,7 @@ void Workload::on_timer(std::uint32_t /*tag*/, std::uint64_t /*arg*/) {
                        behaviour.bernoulli(config_.cancel.cooperative_fraction);
     spec.cancel_latency = config_.cancel.latency;
     sink_(spec);
-    next_ = arrivals_.next(rt_.rng(Stream::kArrivals));
+    next_ = arrivals_.next(arrival_rng_);
   }
   arm();
 }

@@ -35,6 +35,10 @@ class Workload final : public TimerTarget {
   void arm();
 
   Runtime& rt_;
+  // The streams, looked up once (Runtime::rng: the references stay valid).
+  Rng& arrival_rng_;
+  Rng& behaviour_rng_;
+  Rng& duration_rng_;
   const WorkloadConfig& config_;
   Time until_;
   JobSink sink_;
