@@ -62,7 +62,6 @@ std::optional<JobId> Backend::enqueue(int queue, const JobSpec& spec) {
   job.state = JobState::kAvailable;
   job.live = true;
   job.in_process = false;
-  job.lease_entry = kNoEntry;
   job.ledger = recorder_.job_enqueued(id, rt_.now(), handle);
   make_available(handle, false);
   return id;
@@ -197,41 +196,34 @@ void Backend::lease_of(std::uint32_t handle, Lease& out) const {
 }
 
 void Backend::list_lease(std::uint32_t handle) {
-  Job& job = jobs_[handle];
-  job.lease_entry = lease_due_first_ + lease_due_.size();
-  lease_due_.push_back(LeaseDue{job.lease_deadline, rt_.reserve_place(), handle});
+  if (lease_ticket_.size() < jobs_.size()) lease_ticket_.resize(jobs_.size(), 0);
+  lease_ticket_[handle] = ++tickets_;
+  LeaseDue& due = lease_due_.emplace_back();  // filled in place: no store-forwarding stall
+  due.at = jobs_[handle].lease_deadline;
+  due.place = rt_.reserve_place();
+  due.ticket = tickets_;
+  due.handle = handle;
   ++leases_listed_;
   if (!lease_timer_.pending()) arm_lease_timer();
 }
 
 void Backend::unlist_lease(std::uint32_t handle) {
-  Job& job = jobs_[handle];
-  if (job.lease_entry == kNoEntry) return;
-  const std::uint64_t index = job.lease_entry - lease_due_first_;
-  lease_due_[index].handle = kNil;
-  job.lease_entry = kNoEntry;
+  if (handle >= lease_ticket_.size() || lease_ticket_[handle] == 0) return;
+  const bool armed_at_it = lease_due_.front().ticket == lease_ticket_[handle];
+  lease_ticket_[handle] = 0;
   --leases_listed_;
-  if (index == 0) {  // the timer's own
+  if (armed_at_it) {
     rt_.cancel(lease_timer_);
     arm_lease_timer();
   } else if (lease_due_.size() > 4 * leases_listed_ + 1024) {
     // Unlisted ones behind a long-held lease: drop them, so memory follows the leases held.
-    std::size_t kept = 0;
-    for (const LeaseDue& due : lease_due_) {
-      if (due.handle == kNil) continue;
-      jobs_[due.handle].lease_entry = lease_due_first_ + kept;
-      lease_due_[kept++] = due;
-    }
-    lease_due_.resize(kept);
+    std::erase_if(lease_due_, [this](const LeaseDue& due) { return !listed(due); });
   }
 }
 
 void Backend::arm_lease_timer() {
   if (lease_timer_.pending()) return;
-  while (!lease_due_.empty() && lease_due_.front().handle == kNil) {
-    lease_due_.pop_front();
-    ++lease_due_first_;
-  }
+  while (!lease_due_.empty() && !listed(lease_due_.front())) lease_due_.pop_front();
   if (lease_due_.empty()) return;
   const LeaseDue& due = lease_due_.front();
   lease_timer_ =
@@ -576,8 +568,7 @@ void Backend::on_timer(std::uint32_t tag, std::uint64_t arg) {
       lease_timer_ = TimerId{};
       const std::uint32_t handle = lease_due_.front().handle;
       lease_due_.pop_front();
-      ++lease_due_first_;
-      jobs_[handle].lease_entry = kNoEntry;
+      lease_ticket_[handle] = 0;
       --leases_listed_;
       lease_deadline(handle);
       arm_lease_timer();

@@ -165,16 +165,14 @@ class Backend final : public TimerTarget, public BackendView {
     std::int16_t queue;
     JobState state;
     bool live;
-    bool in_process;            // FetchMode::kUntilStarted: started, out of the store's recovery
-    std::uint64_t lease_entry;  // its claim's entry in lease_due_ (counted from the first
-                                // ever), kNoEntry when none
+    bool in_process;  // FetchMode::kUntilStarted: started, out of the store's recovery
   };
-  static constexpr std::uint64_t kNoEntry = UINT64_MAX;
-  // A claim's lease deadline, due in the place its own timer would have taken; handle kNil
-  // once unlisted (the job acked, failed, recovered...).
+  // A claim's lease deadline, due in the place its own timer would have taken. Listed while
+  // lease_ticket_[handle] is its ticket.
   struct LeaseDue {
     Time at;
     std::uint64_t place;
+    std::uint64_t ticket;
     std::uint32_t handle;
   };
   struct Worker {
@@ -252,6 +250,7 @@ class Backend final : public TimerTarget, public BackendView {
   bool lease_timers() const {
     return reliable() && mechanisms_.lease.enabled && mechanisms_.lease.check_interval == 0;
   }
+  bool listed(const LeaseDue& due) const { return lease_ticket_[due.handle] == due.ticket; }
   void list_lease(std::uint32_t handle);
   void unlist_lease(std::uint32_t handle);
   void arm_lease_timer();                     // at the earliest listed deadline, unless armed
@@ -306,7 +305,10 @@ class Backend final : public TimerTarget, public BackendView {
   TimerId lease_sweep_;                    // LeaseExpiry::check_interval > 0
   TimerId rescue_sweep_;                   // Rescuer
   std::deque<LeaseDue> lease_due_;         // in claim order; unlisted ones dropped lazily
-  std::uint64_t lease_due_first_ = 0;      // the entry number of lease_due_.front()
+  // By job handle: the ticket of its listed lease, 0 when none. A few bytes a job, so the
+  // test of whether an entry is listed reads no job record.
+  std::vector<std::uint64_t> lease_ticket_;
+  std::uint64_t tickets_ = 0;
   std::size_t leases_listed_ = 0;
   TimerId lease_timer_;     // at lease_due_.front(), which is listed
   Time last_cleanup_ = -1;  // FetchMode::kPrivateList; -1: none yet
