@@ -282,14 +282,15 @@ TEST(VirtualRuntime, CancelledFarTimersAreDroppedAndTheRestKeepTheirOrder) {
 }
 
 TEST(VirtualRuntime, ATimerInAReservedPlaceFiresAsIfScheduledWhenThePlaceWasTaken) {
-  // Three timers at 5 µs with one priority: the second scheduled later into the place
-  // reserved before the third was scheduled, so it fires between the first and the third.
+  // Three kBackend timers at 5 µs: the second is scheduled last, into the place reserved
+  // before the third was scheduled, so it fires between the first and the third. A kTimer
+  // one at 5 µs goes before all three, whatever its place.
   VirtualRuntime rt(1);
   Log log(rt);
   rt.schedule(5, Priority::kBackend, &log, 1);
   const std::uint64_t place = rt.reserve_place();
   rt.schedule(5, Priority::kBackend, &log, 3);
-  rt.schedule(5, Priority::kTimer, &log, 0);  // an earlier class goes first whatever its place
+  rt.schedule(5, Priority::kTimer, &log, 0);
   rt.schedule_at_place(place, 5, Priority::kBackend, &log, 2);
   rt.run_until(kNever);
   EXPECT_EQ(log.fired, (std::vector<std::uint32_t>{0, 1, 2, 3}));
