@@ -145,6 +145,8 @@ class RealEnd final : public TimerTarget {
     });
   }
   void check() {
+    // A callback already under way when the run ended still calls this: no report after it.
+    if (finished_) return;
     if (on_time_ && rt_.now() >= next_report_) {
       on_time_(rt_.now(), end_);
       next_report_ = rt_.now() + std::max<Duration>(end_ / 200, 1);
