@@ -517,7 +517,7 @@ void Backend::on_timer(std::uint32_t tag, std::uint64_t arg) {
   const Time now = rt_.now();
   switch (static_cast<Tag>(tag)) {
     case kLeaseExpiry:
-      lease_deadline(static_cast<std::uint32_t>(arg));
+      on_lease_due(static_cast<std::uint32_t>(arg));
       break;
     case kLeaseDue: {
       lease_timer_ = TimerId{};
@@ -525,7 +525,7 @@ void Backend::on_timer(std::uint32_t tag, std::uint64_t arg) {
       lease_due_.pop_front();
       lease_ticket_[handle] = 0;
       --leases_listed_;
-      lease_deadline(handle);
+      on_lease_due(handle);
       arm_lease_timer();
       break;
     }

@@ -253,11 +253,11 @@ class Backend final : public TimerTarget, public BackendView {
   bool listed(const LeaseDue& due) const { return lease_ticket_[due.handle] == due.ticket; }
   void list_lease(std::uint32_t handle);
   void unlist_lease(std::uint32_t handle);
-  void arm_lease_timer();                     // at the earliest listed deadline, unless armed
-  void lease_deadline(std::uint32_t handle);  // a lease timer fired
-  void detach(std::uint32_t handle);          // from its holder's active list
-  void take_back(std::uint32_t handle);       // detach and cancel its lease timer
-  void finish(std::uint32_t handle);          // free the record (and its singleton key)
+  void arm_lease_timer();                   // at the earliest listed deadline, unless armed
+  void on_lease_due(std::uint32_t handle);  // a lease timer fired
+  void detach(std::uint32_t handle);        // from its holder's active list
+  void take_back(std::uint32_t handle);     // detach and cancel its lease timer
+  void finish(std::uint32_t handle);        // free the record (and its singleton key)
   void discard(std::uint32_t handle, ErrorKind why);
   // A FAIL's fate (the job already taken back): a retry after backoff, or discarded when
   // not retryable or its attempts are used up.

@@ -42,7 +42,7 @@ void Backend::arm_lease_timer() {
       rt_.schedule_at_place(due.place, due.at, Priority::kBackend, this, kLeaseDue, due.handle);
 }
 
-void Backend::lease_deadline(std::uint32_t handle) {
+void Backend::on_lease_due(std::uint32_t handle) {
   Job& job = jobs_[handle];
   job.timer = TimerId{};
   if (job.lease_deadline > rt_.now()) {  // renewed meanwhile
