@@ -2,7 +2,8 @@
 // run time, or, once cancelled, after its cancel latency if that comes first; either way
 // the runner calls owner->on_timer(kBodyEnded or kBodyCancelled, body_arg(slot,
 // generation)) on the owner's Runtime (so on its strand). abort() stops a body with no
-// callback (its process died, or the worker gave up on it).
+// callback (its process died, or the worker gave up on it); a body that has called back
+// has ended, and needs none.
 //   kTimer: a timer in the Runtime's time (the virtual engine; exact).
 //   kSleep, kSpin: a real thread per running body that sleeps, or burns CPU, until its
 //   (scaled) deadline, checking a cancellation token (the real-time engine).

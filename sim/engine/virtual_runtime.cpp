@@ -25,14 +25,9 @@ Rng& VirtualRuntime::rng(Stream stream) {
   return streams_[static_cast<std::size_t>(stream) % streams_.size()];
 }
 
-TimerId VirtualRuntime::schedule(Time at, Priority priority, TimerTarget* target, std::uint32_t tag,
-                                 std::uint64_t arg) {
-  return schedule_at_place(sequence_++, at, priority, target, tag, arg);
-}
-
-TimerId VirtualRuntime::schedule_at_place(std::uint64_t place, Time at, Priority priority,
-                                          TimerTarget* target, std::uint32_t tag,
-                                          std::uint64_t arg) {
+inline TimerId VirtualRuntime::place_timer(std::uint64_t place, Time at, Priority priority,
+                                           TimerTarget* target, std::uint32_t tag,
+                                           std::uint64_t arg) {
   assert(at >= now_ && target != nullptr && place < sequence_);
   std::uint32_t slot = free_slot_;
   if (slot != kNil) {
@@ -49,6 +44,17 @@ TimerId VirtualRuntime::schedule_at_place(std::uint64_t place, Time at, Priority
   ++live_;
   insert(at, slot);
   return TimerId{slot, s.generation};
+}
+
+TimerId VirtualRuntime::schedule(Time at, Priority priority, TimerTarget* target, std::uint32_t tag,
+                                 std::uint64_t arg) {
+  return place_timer(sequence_++, at, priority, target, tag, arg);
+}
+
+TimerId VirtualRuntime::schedule_at_place(std::uint64_t place, Time at, Priority priority,
+                                          TimerTarget* target, std::uint32_t tag,
+                                          std::uint64_t arg) {
+  return place_timer(place, at, priority, target, tag, arg);
 }
 
 void VirtualRuntime::cancel(TimerId& id) {

@@ -109,6 +109,9 @@ class VirtualRuntime final : public Runtime {
   };
   Later later() const { return Later{slots_.data()}; }
 
+  // schedule() and schedule_at_place(), inlined into both.
+  TimerId place_timer(std::uint64_t place, Time at, Priority priority, TimerTarget* target,
+                      std::uint32_t tag, std::uint64_t arg);
   bool live(std::uint32_t slot) const { return slots_[slot].target != nullptr; }
   void free_slot(std::uint32_t slot) const;
   void insert(Time time, std::uint32_t slot) const;

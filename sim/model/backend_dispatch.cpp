@@ -15,7 +15,7 @@ void Backend::wait_for_jobs(WorkerId worker) {
   for (std::uint32_t i = 0; i < queues.size(); ++i) {
     if (w.listed >> i & 1) continue;
     w.listed |= std::uint64_t{1} << i;
-    queues_[queues[i]].waiting.push_back(Waiter{worker, i});
+    queues_[queues[i]].waiting.emplace_back(worker, i);  // in place: no stall (issue 19)
   }
 }
 

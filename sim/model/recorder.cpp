@@ -290,9 +290,7 @@ void Recorder::heartbeat(Time now, int pod, WorkerId worker, Directive state) {
   if (sink_) sink_->add(HeartbeatRecord{now, pod, worker, state});
 }
 
-void Recorder::report(const ReportRecord& record) {
-  if (sink_) sink_->add(record);
-}
+void Recorder::add_report(const ReportRecord& record) { sink_->add(record); }
 
 Timeline Recorder::take_timeline() {
   Timeline out = std::move(memory_);

@@ -106,7 +106,9 @@ class Recorder {
 
   // --- from worker processes (timeline only): heartbeats sent and job reports made
   void heartbeat(Time now, int pod, WorkerId worker, Directive state);
-  void report(const ReportRecord& record);
+  void report(const ReportRecord& record) {
+    if (sink_ != nullptr) add_report(record);  // inline: no call without the timeline
+  }
 
   // Ends the run: classifies the jobs still in the ledger against the backend and
   // audits the whole run, and hands the timeline's last series point to its sink. Call
@@ -170,6 +172,7 @@ class Recorder {
     if (sink_ != nullptr) add_series_point(now);
   }
   void add_series_point(Time now);
+  void add_report(const ReportRecord& record);
   void flush_series();
 
   Timeline memory_;            // the records, when kept in memory

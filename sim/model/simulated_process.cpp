@@ -116,9 +116,9 @@ Duration SimulatedProcess::graceful_saves(const Body& body, Duration run) const 
   return std::min(run, body.lease.spec.work - body.lease.progress);
 }
 
-void SimulatedProcess::end_attempt(int slot, Outcome outcome, Duration saved) {
+void SimulatedProcess::end_attempt(int slot, Outcome outcome, Duration saved, bool ended) {
   Body& body = bodies_[slot];
-  runner_->abort(slot);
+  if (!ended) runner_->abort(slot);
   body.running = false;
   body.saved = saved;
   AttemptRecord record;
@@ -130,8 +130,9 @@ void SimulatedProcess::end_attempt(int slot, Outcome outcome, Duration saved) {
   record.start = body.start;
   record.end = rt_.now();
   record.outcome = outcome;
-  on_models(
-      [this, lease = body.lease, record, saved] { recorder_.attempt_ended(lease, record, saved); });
+  on_models_with([this](const Lease& lease, const AttemptRecord& r,
+                        Duration s) { recorder_.attempt_ended(lease, r, s); },
+                 body.lease, record, saved);
 }
 
 void SimulatedProcess::end_all(Outcome outcome) {
@@ -182,10 +183,12 @@ void SimulatedProcess::on_jobs_available() {
 }
 
 void SimulatedProcess::ack(int /*slot*/, const Lease& lease) {
-  on_models([this, lease, now = rt_.now()] {
-    const bool accepted = backend_.ack(worker_id_, lease);
-    record_report(now, lease, ReportKind::kAck, ErrorKind::kHandler, accepted);
-  });
+  on_models_with(
+      [this](const Lease& l, Time now) {
+        const bool accepted = backend_.ack(worker_id_, l);
+        record_report(now, l, ReportKind::kAck, ErrorKind::kHandler, accepted);
+      },
+      lease, rt_.now());
 }
 
 void SimulatedProcess::fail(int slot, const Lease& lease, ErrorKind error, bool retryable) {
@@ -247,10 +250,12 @@ void SimulatedProcess::start_job(int slot, const Lease& lease) {
   body.cancelled = false;
   const double failure_rate = workload_.failure_rate_of(lease.spec.job_class);
   body.fails = failure_rate > 0 && rt_.rng(Stream::kJobBehaviour).bernoulli(failure_rate);
-  on_models([this, lease, start = body.start] {
-    recorder_.attempt_started(lease, start);
-    backend_.started(worker_id_, lease);
-  });
+  on_models_with(
+      [this](const Lease& l, Time start) {
+        recorder_.attempt_started(l, start);
+        backend_.started(worker_id_, l);
+      },
+      lease, body.start);
   const Duration remaining = std::max<Duration>(0, lease.spec.work - lease.progress);
   // A failing attempt fails somewhere in its run, uniformly.
   body.natural_end =
@@ -294,13 +299,13 @@ void SimulatedProcess::on_timer(std::uint32_t tag, std::uint64_t arg) {
       if (!body.running || body.generation != arg >> 32) break;  // a body given up on
       const Duration run = rt_.now() - body.start;
       if (tag == JobRunner::kBodyCancelled) {
-        end_attempt(slot, Outcome::kInterrupted, graceful_saves(body, run));
+        end_attempt(slot, Outcome::kInterrupted, graceful_saves(body, run), true);
         core_.on_job_finished(slot, JobResult::kCancelled);
       } else if (body.fails) {
-        end_attempt(slot, Outcome::kFailed, periodic_saves(body, run));
+        end_attempt(slot, Outcome::kFailed, periodic_saves(body, run), true);
         core_.on_job_finished(slot, JobResult::kFailed);
       } else {
-        end_attempt(slot, Outcome::kCompleted, 0);
+        end_attempt(slot, Outcome::kCompleted, 0, true);
         core_.on_job_finished(slot, JobResult::kSucceeded);
       }
       break;
