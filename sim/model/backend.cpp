@@ -213,6 +213,7 @@ void Backend::fetch(WorkerId worker, int count, std::vector<Lease>& out) {
   if (!takes_jobs(w)) return;
   for (int q : queues_of(w)) {
     auto& available = queues_[q].available;
+    if (available.empty()) continue;  // the usual case, without the deque's size()
     for (std::size_t i = 0; count > 0 && i < available.size();) {
       const std::uint32_t handle = available[i];
       Job& job = jobs_[handle];

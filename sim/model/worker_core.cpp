@@ -14,14 +14,11 @@ WorkerCore::WorkerCore(Runtime& runtime, WorkerPort& port, const WorkerConfig& c
       config_(config),
       slots_(static_cast<std::size_t>(config.concurrency)),
       busy_(static_cast<std::size_t>(config.concurrency), 0),
+      reserve_limit_(static_cast<int>(std::min<std::int64_t>(
+          std::int64_t{config.shutdown.reserve_per_slot} * config.concurrency,
+          ShutdownBehaviour::kNoReserveLimit))),
       idle_since_(static_cast<std::size_t>(config.concurrency), 0) {
   scratch_.reserve(slots_.size());
-}
-
-int WorkerCore::reserve_limit() const {
-  const std::int64_t wanted =
-      std::int64_t{config_.shutdown.reserve_per_slot} * static_cast<std::int64_t>(slots_.size());
-  return static_cast<int>(std::min<std::int64_t>(wanted, ShutdownBehaviour::kNoReserveLimit));
 }
 
 const Lease* WorkerCore::lease(int slot) const { return busy_[slot] ? &slots_[slot] : nullptr; }

@@ -90,7 +90,7 @@ class WorkerCore final : public TimerTarget {
   int active() const { return active_; }
   int concurrency() const { return static_cast<int>(slots_.size()); }
   // Jobs fetched ahead, not started (ShutdownBehaviour::reserve_per_slot).
-  int reserved() const { return static_cast<int>(reserve_.size()); }
+  int reserved() const { return reserve_.empty() ? 0 : static_cast<int>(reserve_.size()); }
   // The lease in a slot, nullptr when the slot is free.
   const Lease* lease(int slot) const;
 
@@ -107,7 +107,7 @@ class WorkerCore final : public TimerTarget {
   // messages as its connection closes).
   void release_reserve();
   // Jobs it may hold reserved: reserve_per_slot x concurrency, at most kNoReserveLimit.
-  int reserve_limit() const;
+  int reserve_limit() const { return reserve_limit_; }
   void enter_quiet();
   // The worker stops fetching: idle slots stop when their fetch in progress returns.
   void stop_idle_fetches();
@@ -130,6 +130,7 @@ class WorkerCore final : public TimerTarget {
   std::vector<std::uint8_t> busy_;  // per slot: 1 while it runs a job
   std::vector<Lease> scratch_;
   std::deque<Lease> reserve_;  // fetched ahead, oldest first
+  int reserve_limit_;          // reserve_limit(), fixed by the config
   int active_ = 0;
   bool fetching_ = false;
   int terms_ = 0;                 // TERMs and INTs received
