@@ -47,7 +47,6 @@ std::optional<JobId> Backend::enqueue(int queue, const JobSpec& spec) {
   // stores that built it (a store-forwarding stall on every job).
   Job& job = jobs_[handle];
   job.id = id;
-  job.spec = spec;
   job.lease_deadline = 0;
   job.fetched_at = 0;
   job.progress = 0;
@@ -63,6 +62,9 @@ std::optional<JobId> Backend::enqueue(int queue, const JobSpec& spec) {
   job.live = true;
   job.in_process = false;
   job.ledger = recorder_.job_enqueued(id, rt_.now(), handle);
+  // Copied only now: the workload has just written the spec field by field, and a
+  // wider load over those stores would wait for them to drain.
+  job.spec = spec;
   make_available(handle, false);
   return id;
 }
