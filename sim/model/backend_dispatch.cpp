@@ -15,7 +15,9 @@ void Backend::wait_for_jobs(WorkerId worker) {
   for (std::uint32_t i = 0; i < queues.size(); ++i) {
     if (w.listed >> i & 1) continue;
     w.listed |= std::uint64_t{1} << i;
-    queues_[queues[i]].waiting.emplace_back(worker, i);  // in place: no stall (issue 19)
+    Waiter& waiter = queues_[queues[i]].waiting.emplace_back();  // in place: no stall
+    waiter.worker = worker;
+    waiter.index = i;
   }
 }
 
