@@ -1,0 +1,33 @@
+// Which sanitizer instruments this build, for tests that pace real processes to the wall
+// clock: instrumented code runs several times slower, so such tests run on a slower
+// simulated clock there and keep their tolerances in simulated seconds.
+// GCC names the sanitizers with __SANITIZE_*__; clang 14 only through __has_feature.
+#pragma once
+
+namespace drainsim::test {
+
+#if defined(__SANITIZE_THREAD__)
+inline constexpr bool kThreadSanitizer = true;
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+inline constexpr bool kThreadSanitizer = true;
+#else
+inline constexpr bool kThreadSanitizer = false;
+#endif
+#else
+inline constexpr bool kThreadSanitizer = false;
+#endif
+
+#if defined(__SANITIZE_ADDRESS__)
+inline constexpr bool kAddressSanitizer = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+inline constexpr bool kAddressSanitizer = true;
+#else
+inline constexpr bool kAddressSanitizer = false;
+#endif
+#else
+inline constexpr bool kAddressSanitizer = false;
+#endif
+
+}  // namespace drainsim::test
