@@ -25,21 +25,29 @@ const std::array<double, kLogBuckets + 1>& edges() {
 
 // The bucket search by table: positive doubles order like their bit patterns, and the top
 // 17 bits (exponent and 6 mantissa bits) cut each octave into 64 cells narrower than
-// kRatio, so a cell holds at most one edge. cell_start()[c] is the number of edges <= the
-// smallest double of cell c (c counted from the cell of kLowest); adding the edge in
-// (that double, v], if there is one, gives upper_bound(edges, v) exactly.
+// kRatio, so a cell holds at most one edge. cells()[c] (c counted from the cell of kLowest)
+// has `start`, the number of edges <= the smallest double of cell c, and `edge`, the edge
+// that may follow in the cell (edges()[start]): upper_bound(edges, v) is start, plus one
+// when edge <= v. Both in one entry, so that a sample costs one table load, not two in a
+// row (bench/README.md, issue 19).
 constexpr int kCellShift = 46;
 std::uint64_t cell_of(double v) { return std::bit_cast<std::uint64_t>(v) >> kCellShift; }
 
-const std::vector<std::uint16_t>& cell_start() {
+struct Cell {
+  double edge;
+  std::uint32_t start;
+};
+
+const std::vector<Cell>& cells() {
   static const auto table = [] {
     const auto& e = edges();
     const std::uint64_t first = cell_of(e.front()), last = cell_of(e.back());
-    std::vector<std::uint16_t> t(last - first + 1);
+    std::vector<Cell> t(last - first + 1);
     for (std::uint64_t c = first; c <= last; ++c) {
       const double lowest = std::bit_cast<double>(c << kCellShift);
-      t[c - first] =
-          static_cast<std::uint16_t>(std::upper_bound(e.begin(), e.end(), lowest) - e.begin());
+      const auto start =
+          static_cast<std::uint32_t>(std::upper_bound(e.begin(), e.end(), lowest) - e.begin());
+      t[c - first] = {start < e.size() ? e[start] : HUGE_VAL, start};
     }
     return t;
   }();
@@ -107,8 +115,8 @@ void Percentiles::add_to_bucket(double v) {
   } else if (v >= e.back()) {
     above = e.size();
   } else {
-    above = cell_start()[cell_of(v) - cell_of(e.front())];
-    above += e[above] <= v ? 1 : 0;  // the cell's one edge, if any (no branch to mispredict)
+    const Cell& cell = cells()[cell_of(v) - cell_of(e.front())];
+    above = cell.start + (cell.edge <= v ? 1 : 0);  // the cell's one edge, if any (no branch)
   }
   ++buckets_[std::clamp<std::size_t>(above, 1, kLogBuckets)];
 }
