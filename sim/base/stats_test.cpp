@@ -95,6 +95,33 @@ TEST(Percentiles, ZerosAndHugeValuesInHistogramMode) {
   EXPECT_EQ(p.quantile(1.0), 1e12);
 }
 
+TEST(Percentiles, EveryEdgeAndItsNeighboursFallInTheirBucket) {
+  // The buckets are [e[i-1], e[i]) for e[0] = 1e-6, e[i] = e[i-1] * 1.02 (1,745 of them),
+  // and a histogram reports a bucket by its geometric middle. One value at a time among
+  // zeros and two huge values, so the rank below the two is the value's own bucket: an
+  // edge opens its bucket, the double just below it is in the one before.
+  Percentiles base;
+  for (std::size_t i = 0; i <= Percentiles::kExactLimit; ++i) base.add(0);
+  base.add(1e30);
+  base.add(1e30);
+  ASSERT_FALSE(base.exact());
+  const auto bucket_of = [&](double v) {
+    Percentiles p = base;
+    p.add(v);
+    const double n = static_cast<double>(p.count());
+    return p.quantile((n - 2) / n);
+  };
+  std::vector<double> e{1e-6};
+  for (int i = 1; i <= 1745; ++i) e.push_back(e.back() * 1.02);
+  for (std::size_t i = 1; i + 1 < e.size(); ++i) {
+    const double middle = std::sqrt(e[i - 1] * e[i]);
+    EXPECT_EQ(bucket_of(e[i - 1]), middle) << i;
+    EXPECT_EQ(bucket_of(std::nextafter(e[i - 1], 1.0e300)), middle) << i;
+    EXPECT_EQ(bucket_of(std::nextafter(e[i], 0.0)), middle) << i;
+    EXPECT_EQ(bucket_of(std::sqrt(e[i - 1] * e[i])), middle) << i;
+  }
+}
+
 TEST(Percentiles, MergeEqualsAddingEverything) {
   const auto v = lognormal_samples(100000, 11);
   const auto part = [&](std::size_t from, std::size_t to) {
