@@ -53,7 +53,7 @@ Clock::time_point AsioRuntime::real_time(Time t) const {
 }
 
 StrandRuntime::StrandRuntime(AsioRuntime& owner, const Rng& root, std::uint64_t index)
-    : owner_(owner), strand_(asio::make_strand(owner.context())) {
+    : Runtime(nullptr), owner_(owner), strand_(asio::make_strand(owner.context())) {
   // The first strand draws the same streams as the virtual engine (the same jobs arrive
   // with the same durations, so engines can be compared); strand i > 0 the root's forks
   // 1000 * i + stream.

@@ -67,7 +67,6 @@ class StrandRuntime final : public Runtime {
   StrandRuntime(AsioRuntime& owner, const Rng& root, std::uint64_t index);
   ~StrandRuntime() override;
 
-  Time now() const override { return owner_.now(); }
   TimerId schedule(Time at, Priority priority, TimerTarget* target, std::uint32_t tag,
                    std::uint64_t arg = 0) override;
   std::uint64_t reserve_place() override;
@@ -101,6 +100,7 @@ class StrandRuntime final : public Runtime {
   Behind behind() const;
 
  private:
+  Time read_clock() const override { return owner_.now(); }
   struct Slot {
     std::unique_ptr<boost::asio::steady_timer> timer;
     TimerTarget* target = nullptr;

@@ -40,7 +40,9 @@ class Runtime {
  public:
   virtual ~Runtime() = default;
 
-  virtual Time now() const = 0;
+  // Not a virtual call where time moves only when the Runtime says so (the virtual
+  // engine): the models read it at almost every step (bench/README.md, issue 19).
+  Time now() const { return clock_ != nullptr ? *clock_ : read_clock(); }
 
   // Calls target->on_timer(tag, arg) at time `at`. REQUIRES: at >= now(); target outlives
   // the timer or cancels it.
@@ -64,6 +66,15 @@ class Runtime {
 
   // The run's generator for one stream; the reference stays valid as long as the Runtime.
   virtual Rng& rng(Stream stream) = 0;
+
+ protected:
+  // `clock`: where the Runtime keeps its time, read by now(); nullptr: now() asks
+  // read_clock() (a clock that moves by itself).
+  explicit Runtime(const Time* clock) : clock_(clock) {}
+  virtual Time read_clock() const = 0;
+
+ private:
+  const Time* clock_;
 };
 
 }  // namespace drainsim

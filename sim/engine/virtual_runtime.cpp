@@ -17,7 +17,7 @@ constexpr std::uint64_t kPerBucket = 8;
 constexpr std::uint64_t kYearSpan = std::uint64_t{1} << 32;
 }  // namespace
 
-VirtualRuntime::VirtualRuntime(std::uint64_t seed) : root_(seed) {
+VirtualRuntime::VirtualRuntime(std::uint64_t seed) : Runtime(&now_), root_(seed) {
   for (std::size_t i = 0; i < streams_.size(); ++i) streams_[i] = root_.fork(i);
 }
 

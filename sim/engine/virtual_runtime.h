@@ -37,7 +37,6 @@ class VirtualRuntime final : public Runtime {
  public:
   explicit VirtualRuntime(std::uint64_t seed);
 
-  Time now() const override { return now_; }
   TimerId schedule(Time at, Priority priority, TimerTarget* target, std::uint32_t tag,
                    std::uint64_t arg = 0) override;
   std::uint64_t reserve_place() override { return sequence_++; }
@@ -45,6 +44,7 @@ class VirtualRuntime final : public Runtime {
                             std::uint32_t tag, std::uint64_t arg = 0) override;
   void cancel(TimerId& id) override;
   Rng& rng(Stream stream) override;
+  Time read_clock() const override { return now_; }  // now() reads now_ itself
 
   // Runs the earliest timer if it is due at or before `until`; returns false (and leaves
   // the clock at its value) when there is none.
