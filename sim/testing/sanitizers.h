@@ -4,28 +4,22 @@
 // GCC names the sanitizers with __SANITIZE_*__; clang 14 only through __has_feature.
 #pragma once
 
+#if defined(__has_feature)
+#define DRAINSIM_HAS_FEATURE(x) __has_feature(x)
+#else
+#define DRAINSIM_HAS_FEATURE(x) 0
+#endif
+
 namespace drainsim::test {
 
-#if defined(__SANITIZE_THREAD__)
+#if defined(__SANITIZE_THREAD__) || DRAINSIM_HAS_FEATURE(thread_sanitizer)
 inline constexpr bool kThreadSanitizer = true;
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-inline constexpr bool kThreadSanitizer = true;
-#else
-inline constexpr bool kThreadSanitizer = false;
-#endif
 #else
 inline constexpr bool kThreadSanitizer = false;
 #endif
 
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(__SANITIZE_ADDRESS__) || DRAINSIM_HAS_FEATURE(address_sanitizer)
 inline constexpr bool kAddressSanitizer = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-inline constexpr bool kAddressSanitizer = true;
-#else
-inline constexpr bool kAddressSanitizer = false;
-#endif
 #else
 inline constexpr bool kAddressSanitizer = false;
 #endif
