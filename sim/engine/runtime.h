@@ -71,6 +71,8 @@ class Runtime {
   // `clock`: where the Runtime keeps its time, read by now(); nullptr: now() asks
   // read_clock() (a clock that moves by itself).
   explicit Runtime(const Time* clock) : clock_(clock) {}
+  Runtime(const Runtime&) = delete;  // clock_ may point into the Runtime itself
+  Runtime& operator=(const Runtime&) = delete;
   virtual Time read_clock() const = 0;
 
  private:

@@ -44,7 +44,6 @@ class VirtualRuntime final : public Runtime {
                             std::uint32_t tag, std::uint64_t arg = 0) override;
   void cancel(TimerId& id) override;
   Rng& rng(Stream stream) override;
-  Time read_clock() const override { return now_; }  // now() reads now_ itself
 
   // Runs the earliest timer if it is due at or before `until`; returns false (and leaves
   // the clock at its value) when there is none.
@@ -65,6 +64,7 @@ class VirtualRuntime final : public Runtime {
   }
 
  private:
+  Time read_clock() const override { return now_; }  // now() reads now_ itself
   // A timer queued in the current year: its time is year_start_ + offset.
   struct Cell {
     std::uint32_t offset;
