@@ -68,7 +68,8 @@ Rng& StrandRuntime::rng(Stream stream) {
 
 TimerId StrandRuntime::schedule(Time at, Priority priority, TimerTarget* target, std::uint32_t tag,
                                 std::uint64_t arg) {
-  return schedule_at_place(reserve_place(), at, priority, target, tag, arg);
+  std::lock_guard lock(mu_);  // one lock for the place and the timer
+  return place_timer(next_seq_++, at, priority, target, tag, arg);
 }
 
 std::uint64_t StrandRuntime::reserve_place() {
@@ -80,6 +81,11 @@ TimerId StrandRuntime::schedule_at_place(std::uint64_t place, Time at, Priority 
                                          TimerTarget* target, std::uint32_t tag,
                                          std::uint64_t arg) {
   std::lock_guard lock(mu_);
+  return place_timer(place, at, priority, target, tag, arg);
+}
+
+TimerId StrandRuntime::place_timer(std::uint64_t place, Time at, Priority priority,
+                                   TimerTarget* target, std::uint32_t tag, std::uint64_t arg) {
   std::uint32_t index;
   if (!free_.empty()) {
     index = free_.back();

@@ -116,6 +116,9 @@ class StrandRuntime final : public Runtime {
   // scheduled in the past) still fire in the virtual engine's order, whatever order asio
   // completes them in.
   using Due = std::tuple<Time, Priority, std::uint64_t, std::uint32_t>;
+  // schedule() and schedule_at_place(). REQUIRES: mu_ held.
+  TimerId place_timer(std::uint64_t place, Time at, Priority priority, TimerTarget* target,
+                      std::uint32_t tag, std::uint64_t arg);
   void fire();
 
   AsioRuntime& owner_;
