@@ -4,7 +4,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <array>
+#include <atomic>
 #include <cerrno>
+#include <csignal>
 #include <cstring>
 
 #include <filesystem>
@@ -13,6 +16,56 @@
 #include <fmt/format.h>
 
 namespace drainsim {
+
+namespace {
+
+// The temporary file a write_whole() call is writing, for the handler below; a fixed
+// buffer, as a signal handler may not allocate.
+char g_tmp_path[4096];
+std::atomic<bool> g_tmp_claimed{false};  // a guard holds g_tmp_path
+constexpr std::array<int, 2> kEndingSignals = {SIGINT, SIGTERM};
+
+extern "C" void remove_tmp_and_end(int signal) {
+  ::unlink(g_tmp_path);  // async-signal-safe, as are the calls below
+  ::signal(signal, SIG_DFL);
+  ::raise(signal);  // delivered when the handler returns: the default action
+}
+
+// While alive: a SIGINT or SIGTERM that nothing else handles (its disposition is the
+// default) removes the temporary file before it ends the process (Ctrl+C during a long
+// write left PATH.tmp-PID behind). Signals with a handler of their own (a command's
+// StopSignal) are left alone; so is a second write at the same time, on another thread.
+class TmpGuard {
+ public:
+  explicit TmpGuard(const std::string& tmp) {
+    if (tmp.size() >= sizeof g_tmp_path || g_tmp_claimed.exchange(true)) return;
+    std::memcpy(g_tmp_path, tmp.c_str(), tmp.size() + 1);
+    claimed_ = true;
+    struct sigaction sa = {};
+    sa.sa_handler = remove_tmp_and_end;
+    sigemptyset(&sa.sa_mask);
+    for (std::size_t i = 0; i < kEndingSignals.size(); ++i) {
+      struct sigaction old = {};
+      if (sigaction(kEndingSignals[i], nullptr, &old) != 0) continue;
+      if ((old.sa_flags & SA_SIGINFO) != 0 || old.sa_handler != SIG_DFL) continue;
+      installed_[i] = sigaction(kEndingSignals[i], &sa, nullptr) == 0;
+    }
+  }
+  ~TmpGuard() {
+    for (std::size_t i = 0; i < kEndingSignals.size(); ++i) {
+      if (installed_[i]) ::signal(kEndingSignals[i], SIG_DFL);
+    }
+    if (claimed_) g_tmp_claimed.store(false);
+  }
+  TmpGuard(const TmpGuard&) = delete;
+  TmpGuard& operator=(const TmpGuard&) = delete;
+
+ private:
+  bool claimed_ = false;
+  std::array<bool, kEndingSignals.size()> installed_ = {};
+};
+
+}  // namespace
 
 bool write_whole(const std::string& path, const std::function<void(std::ostream&)>& write) {
   namespace fs = std::filesystem;
@@ -24,6 +77,7 @@ bool write_whole(const std::string& path, const std::function<void(std::ostream&
     return static_cast<bool>(f << std::flush);
   }
   const std::string tmp = fmt::format("{}.tmp-{}", path, getpid());
+  const TmpGuard guard(tmp);
   bool written;
   {
     std::ofstream f(tmp, std::ios::binary);

@@ -12,7 +12,8 @@ namespace drainsim {
 // never leaves a truncated results or part file where a reader expects a complete one. A
 // path that exists and is not a regular file itself (a symbolic link such as /dev/stdout,
 // a device, a pipe) is written directly, so that it is never replaced. False when it
-// cannot be written.
+// cannot be written. A SIGINT or SIGTERM during the write, where nothing else handles it,
+// removes the temporary file before it ends the process.
 bool write_whole(const std::string& path, const std::function<void(std::ostream&)>& write);
 
 // Whether write_whole(path, ...) can create its file, found out before any work is done:
