@@ -412,7 +412,7 @@ int real(const RunArgs& args) {
     const auto t0 = std::chrono::steady_clock::now();
     RunOutput out;
     int failed = 0;
-    if (!run_or_explain(s, options, out, failed)) return failed;
+    if (!run_or_explain(s, options, out, failed, /*partial=*/true)) return failed;
     const double wall =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     const std::string path =
@@ -432,6 +432,10 @@ int real(const RunArgs& args) {
         rules["checked"].get<std::size_t>(),
         rules["checked"].get<std::size_t>() - rules["mismatches"].size(),
         jobs.empty() ? "" : "; not: ", jobs);
+    if (out.interrupted) {  // the repeats after it are not run
+      fmt::print(stderr, "partial results written to {} (run.interrupted)\n", path);
+      return kInterrupted;
+    }
   }
   return status;
 }

@@ -1,6 +1,7 @@
 #include "run/real_replay.h"
 
 #include <algorithm>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -55,9 +56,9 @@ std::optional<JobState> InspectedBackend::job_state(std::uint32_t, JobId id) con
   return it == jobs_.end() ? std::nullopt : std::optional(it->second);
 }
 
-void replay(Recorder& recorder, const std::vector<Pushed>& pushed,
-            const std::map<std::uint64_t, Time>& confirmed, AdapterReport report,
-            const Inspection& inspection, Time ended_at) {
+Inspection replay(Recorder& recorder, const std::vector<Pushed>& pushed,
+                  const std::map<std::uint64_t, Time>& confirmed, AdapterReport report,
+                  const Inspection& inspection, Time ended_at) {
   // The inspector looks at the broker from ended_at on: an attempt that ended after that,
   // of a job the broker still says a worker holds, was running when it looked.
   const auto late = std::stable_partition(
@@ -188,10 +189,25 @@ void replay(Recorder& recorder, const std::vector<Pushed>& pushed,
     }
   }
   // Settle every job by the broker's word.
-  std::vector<JobId> held_unstarted;
+  Inspection audited = inspection;
+  std::vector<JobId> held_unstarted, unsettled;
+  std::set<JobId> running;  // an attempt in flight at the end, on a live process
+  for (const AttemptRecord& a : report.in_flight) running.insert(a.job);
   for (auto& [id, j] : jobs) {
     const auto held = inspection.jobs.find(id);
-    const std::string state = held == inspection.jobs.end() ? "" : held->second;
+    std::string state = held == inspection.jobs.end() ? "" : held->second;
+    if (state.empty() && running.contains(id) && inspection.taken) {
+      // Its worker holds it, though the broker's list lags (Sidekiq's lists a job at the
+      // process's next heartbeat): not lost.
+      state = audited.jobs[id] = "active";
+    }
+    if (!inspection.taken && !j.completed) {  // no word: as its attempts left it
+      unsettled.push_back(id);
+      audited.jobs[id] = j.state == JobState::kActive      ? "active"
+                         : j.state == JobState::kScheduled ? "scheduled"
+                                                           : "available";
+      continue;
+    }
     if (j.completed) {
       if (state == "available" || state == "scheduled" || state == "active") {
         recorder.audit_error(
@@ -242,6 +258,15 @@ void replay(Recorder& recorder, const std::vector<Pushed>& pushed,
                     "not started",
                     fmt::join(held_unstarted, ", ")));
   }
+  if (!unsettled.empty()) {
+    recorder.warning(
+        "broker_not_asked",
+        fmt::format("jobs {}: not settled by their attempts, and the run ended (a second "
+                    "SIGINT or SIGTERM) before the broker was asked where they are: counted "
+                    "as pending, as their attempts left them",
+                    fmt::join(unsettled, ", ")));
+  }
+  return audited;
 }
 
 }  // namespace drainsim

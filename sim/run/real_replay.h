@@ -20,6 +20,7 @@ namespace drainsim {
 struct Inspection {
   nlohmann::json versions = nlohmann::json::object();
   std::map<JobId, std::string> jobs;  // available, scheduled, active, completed, discarded
+  bool taken = true;  // false: the run ended before the broker was asked (a second Ctrl+C)
 };
 
 // The inspector's output ({"versions": ..., "jobs": {"ID": STATE}}); throws RunError naming
@@ -51,9 +52,14 @@ struct Pushed {
 // unfinished job settled by where the broker holds it. `confirmed`: when the enqueuer said
 // each job was in the broker. The run ended at `ended_at`, when the inspection began: an
 // attempt the adapter saw end after it, of a job the broker still holds, was still running
-// when the broker was looked at, and counts as in flight at the end.
-void replay(Recorder& recorder, const std::vector<Pushed>& pushed,
-            const std::map<std::uint64_t, Time>& confirmed, AdapterReport report,
-            const Inspection& inspection, Time ended_at);
+// when the broker was looked at, and counts as in flight at the end; so does an attempt
+// still open at the end, on a process alive then, whatever the broker's list (which may
+// lag) says of its job. An inspection not
+// taken settles nothing: each job its attempts did not settle stays as they left it
+// (pending), and a warning names them. Returns the broker's view for the audit: the
+// inspection, or, not taken, the ledger's own view of those jobs.
+Inspection replay(Recorder& recorder, const std::vector<Pushed>& pushed,
+                  const std::map<std::uint64_t, Time>& confirmed, AdapterReport report,
+                  const Inspection& inspection, Time ended_at);
 
 }  // namespace drainsim

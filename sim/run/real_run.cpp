@@ -81,9 +81,14 @@ class RunEnd final : public TimerTarget {
     if (rt_.now() >= end_) return inspect(false);
     if (idle_() && rt_.now() >= next_inspection_) inspect(true);
   }
+  // SIGINT or SIGTERM: the run ends once the inspector has given the broker's word on the
+  // jobs (or at once if it is asked while one is under way); a second one ends it at once,
+  // without that word.
   void interrupt() {
-    interrupted = !finished_;
-    finish(false, "");
+    if (finished_) return;
+    if (interrupted) return finish(false, "");
+    interrupted = true;
+    if (!inspecting_) inspect(false);
   }
   void on_timer(std::uint32_t, std::uint64_t) override { check(); }
   std::pair<Time, bool> wait() { return done_.get_future().get(); }
@@ -100,16 +105,18 @@ class RunEnd final : public TimerTarget {
     fleet_.inspect([this, early](const std::string& output, bool ok) {
       inspecting_ = false;
       if (finished_) return;
+      // Interrupted, a failed inspection ends the run without the broker's word.
       if (!ok) {
-        return finish(false, fmt::format("the {} inspector failed: {}", system_, output));
+        return finish(
+            false, interrupted ? "" : fmt::format("the {} inspector failed: {}", system_, output));
       }
       try {
         last = parse_inspection(output, system_);
         have_last = true;
       } catch (const RunError& e) {
-        return finish(false, e.what());
+        return finish(false, interrupted ? "" : e.what());
       }
-      if (!early) return finish(false, "");
+      if (!early || interrupted) return finish(false, "");
       if (!holds_work(last) && idle_()) return finish(true, "");
       next_inspection_ = rt_.now() + kInspectEvery;
       rt_.schedule(next_inspection_, Priority::kBackend, this, 0);
@@ -288,9 +295,14 @@ RunOutput run_real(const Scenario& s, const RunOptions& o) {
   fleet.set_on_change([&] { ending.check(); });
   rt->set_after_each([&] { ending.check(); });
   boost::asio::signal_set stop_signals(asio.context(), SIGINT, SIGTERM);
-  stop_signals.async_wait([&](const boost::system::error_code& ec, int) {
-    if (!ec) rt->post([&] { ending.interrupt(); });
-  });
+  std::function<void()> on_stop_signal = [&] {
+    stop_signals.async_wait([&](const boost::system::error_code& ec, int) {
+      if (ec) return;
+      rt->post([&] { ending.interrupt(); });
+      on_stop_signal();  // and the next one
+    });
+  };
+  on_stop_signal();
   double origin = 0;
   asio.start();
   origin = unix_now();
@@ -331,9 +343,11 @@ RunOutput run_real(const Scenario& s, const RunOptions& o) {
   for (const RealEnding& e : fleet.endings()) endings[e.pid] = {e.at, e.signalled};
   std::ifstream in(events);
   const AdapterReport report = read_adapter_events(in, events, origin, endings);
-  replay(recorder, pushed, fleet.enqueued(), report, ending.last, ended_at);
-  out.summary = summarize(s, recorder, platform, recorder.finish(InspectedBackend(ending.last)),
-                          ended_at, early);
+  ending.last.taken = ending.have_last;
+  const Inspection audited =
+      replay(recorder, pushed, fleet.enqueued(), report, ending.last, ended_at);
+  out.summary = summarize(s, recorder, platform, recorder.finish(InspectedBackend(audited)),
+                          ended_at, early, {ending.interrupted ? "signal" : "", rt->events_run()});
   out.ended_at = ended_at;
   out.events = rt->events_run();
   out.results = build_results(s, out.summary, platform, to_string(Engine::kReal));

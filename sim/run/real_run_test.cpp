@@ -415,7 +415,9 @@ std::vector<int> processes_mentioning(const std::string& text) {
 TEST(RealSidekiq, CtrlCLeavesNoProcessAndNoBrokerBehind) {
   // `drainsim real` with a worker running a long job and the enqueuer waiting: SIGINT
   // ends it (exit 130), and nothing it started lives on: no process mentions the run's
-  // folder (Redis's socket, the workers' events file) and the folder is gone.
+  // folder (Redis's socket, the workers' events file) and the folder is gone. Its partial
+  // results are written: job 0 (60 s from 0 s) was running, so the broker, asked before the
+  // workers were killed, held it: pending, its attempt in flight, nothing lost.
   const fs::path dir = fs::temp_directory_path() / "drainsim_real_ctrl_c";
   fs::remove_all(dir);
   fs::create_directories(dir);
@@ -458,6 +460,22 @@ TEST(RealSidekiq, CtrlCLeavesNoProcessAndNoBrokerBehind) {
   EXPECT_EQ(WEXITSTATUS(status), 130);
   EXPECT_TRUE(processes_mentioning(folder).empty());
   EXPECT_FALSE(fs::exists(folder));
+  std::ifstream err(dir / "err.txt");
+  const std::string text((std::istreambuf_iterator<char>(err)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("partial results written to " + (dir / "sk-int-sidekiq-1.json").string() +
+                      " (run.interrupted)"),
+            std::string::npos)
+      << text;
+  const json doc = json::parse(std::ifstream(dir / "sk-int-sidekiq-1.json"));
+  EXPECT_EQ(doc["run"]["interrupted"], true);
+  EXPECT_EQ(doc["run"]["interrupted_by"], "signal");
+  EXPECT_EQ(doc["run"]["attempts_in_flight_at_end"], 1);
+  const json& summary = doc["summary"];
+  EXPECT_EQ(summary["audit"]["ok"], true) << summary["audit"].dump();
+  EXPECT_EQ(summary["jobs_enqueued"], 1);
+  EXPECT_EQ(summary["jobs_pending"], 1);
+  EXPECT_EQ(summary["jobs_lost"], 0);
+  EXPECT_EQ(doc["warnings"].back()["code"], "interrupted");
   fs::remove_all(dir);
 }
 
