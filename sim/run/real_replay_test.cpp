@@ -15,6 +15,7 @@ using test::attempt;
 // Jobs 1..n pushed at 0.1 s, 0.2 s, ...; the run ended at 10 s.
 struct Replayed {
   Recorder recorder{false};
+  Inspection audited;  // the broker's view replay() gave the audit
   AuditResult audit;
 };
 
@@ -24,8 +25,8 @@ void play(Replayed& r, int jobs, const AdapterReport& report, const Inspection& 
     pushed.push_back({static_cast<JobId>(i), from_seconds(0.1 * i), JobSpec{kSecond, 0, true}});
   }
   // The audit takes the broker's view replay() gives, as the real engine does.
-  r.audit = r.recorder.finish(
-      InspectedBackend(replay(r.recorder, pushed, {}, report, inspection, 10 * kSecond)));
+  r.audited = replay(r.recorder, pushed, {}, report, inspection, 10 * kSecond);
+  r.audit = r.recorder.finish(InspectedBackend(r.audited));
 }
 
 TEST(RealReplay, AJobThatEndsWhileTheBrokerIsInspectedWasStillRunning) {
@@ -107,22 +108,18 @@ TEST(RealReplay, AJobRunningAtTheEndIsHeldByItsWorkerWhateverTheBrokersListSays)
 TEST(RealReplay, WithoutTheBrokersWordUnsettledJobsStayPendingAndAreNamed) {
   // The run interrupted twice, the broker never asked. Job 1 completed at 3 s: settled by
   // its attempt. Job 2 started at 5 s and was still running; job 3 never started; job 4 was
-  // killed at 6 s. Asked, an empty broker would make jobs 3 and 4 lost (the test above);
-  // not asked, nothing says so: they are pending, as their attempts left them, and named.
+  // killed at 6 s. Asked, an empty broker would make jobs 3 and 4 lost (as in
+  // HeldUnstartedJobsArePendingAndNamedAndVanishedOnesLost); not asked, nothing says so:
+  // they are pending, as their attempts left them, and named.
   AdapterReport report;
   report.attempts = {attempt(1, 1, 3, Outcome::kCompleted), attempt(4, 2, 6, Outcome::kKilled)};
   report.in_flight = {attempt(2, 5, 5, Outcome::kCompleted)};
   Inspection inspection;
   inspection.taken = false;
   Replayed r;
-  std::vector<Pushed> pushed;
-  for (int i = 1; i <= 4; ++i) {
-    pushed.push_back({static_cast<JobId>(i), from_seconds(0.1 * i), JobSpec{kSecond, 0, true}});
-  }
-  const Inspection audited = replay(r.recorder, pushed, {}, report, inspection, 10 * kSecond);
-  EXPECT_EQ(audited.jobs,
+  play(r, 4, report, inspection);
+  EXPECT_EQ(r.audited.jobs,
             (std::map<JobId, std::string>{{2, "active"}, {3, "available"}, {4, "active"}}));
-  r.audit = r.recorder.finish(InspectedBackend(audited));
   EXPECT_TRUE(r.audit.ok) << (r.audit.errors.empty() ? "" : r.audit.errors[0]);
   EXPECT_EQ(r.recorder.totals().completed, 1);
   EXPECT_EQ(r.recorder.totals().pending, 3);

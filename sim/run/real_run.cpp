@@ -93,8 +93,7 @@ class RunEnd final : public TimerTarget {
   void on_timer(std::uint32_t, std::uint64_t) override { check(); }
   std::pair<Time, bool> wait() { return done_.get_future().get(); }
 
-  Inspection last;
-  bool have_last = false;
+  Inspection last{{}, {}, /*taken=*/false};  // the inspector's last answer
   bool interrupted = false;
   std::string failure;
 
@@ -112,7 +111,6 @@ class RunEnd final : public TimerTarget {
       }
       try {
         last = parse_inspection(output, system_);
-        have_last = true;
       } catch (const RunError& e) {
         return finish(false, interrupted ? "" : e.what());
       }
@@ -343,7 +341,6 @@ RunOutput run_real(const Scenario& s, const RunOptions& o) {
   for (const RealEnding& e : fleet.endings()) endings[e.pid] = {e.at, e.signalled};
   std::ifstream in(events);
   const AdapterReport report = read_adapter_events(in, events, origin, endings);
-  ending.last.taken = ending.have_last;
   const Inspection audited =
       replay(recorder, pushed, fleet.enqueued(), report, ending.last, ended_at);
   out.summary = summarize(s, recorder, platform, recorder.finish(InspectedBackend(audited)),
