@@ -266,8 +266,9 @@ std::int64_t to_integer(const Context& c, const json& v, const std::string& path
 }
 
 std::string Range::describe() const {
-  if (std::isfinite(max)) return fmt::format("a number from {} to {}", min, max);
-  return fmt::format("a number {} {}", min_open ? ">" : ">=", min);
+  if (!std::isfinite(max)) return fmt::format("a number {} {}", min_open ? ">" : ">=", min);
+  if (min_open) return fmt::format("a number > {} and <= {}", min, max);
+  return fmt::format("a number from {} to {}", min, max);
 }
 
 double to_number(const Context& c, const json& v, const std::string& path, Range r) {

@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include "io/json_reader.h"
 #include "profiles/profile.h"
 
 namespace drainsim {
@@ -61,6 +62,13 @@ std::string error_of_text(std::string_view text, const std::vector<std::string>&
 }
 std::string error_of(const json& j, const std::vector<std::string>& overrides = {}) {
   return error_of_text(j.dump(), overrides);
+}
+
+TEST(ScenarioLoader, ARangeSaysWhetherItsMinimumIsAllowed) {
+  EXPECT_EQ((Range{0, 1}).describe(), "a number from 0 to 1");
+  EXPECT_EQ((Range{0, 1, true}).describe(), "a number > 0 and <= 1");  // it said "from 0 to 1"
+  EXPECT_EQ((Range{1}).describe(), "a number >= 1");
+  EXPECT_EQ((Range{0, kInf, true}).describe(), "a number > 0");
 }
 
 TEST(ScenarioLoader, AtMost64QueuesPerWorker) {
