@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -105,6 +106,20 @@ std::optional<std::pair<std::uint64_t, std::uint64_t>> file_identity(const std::
   if (::stat(path.c_str(), &st) != 0) return std::nullopt;
   return std::make_pair(static_cast<std::uint64_t>(st.st_dev),
                         static_cast<std::uint64_t>(st.st_ino));
+}
+
+std::string line_col(std::string_view text, std::size_t pos) {
+  pos = std::min(pos, text.size());
+  std::size_t line = 1, col = 1;
+  for (std::size_t i = 0; i < pos; ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      col = 1;
+    } else {
+      ++col;
+    }
+  }
+  return fmt::format("line {}, column {}", line, col);
 }
 
 }  // namespace drainsim

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 
 namespace drainsim {
@@ -50,5 +51,9 @@ class InputFile {
 // The device and inode of `path` (following symbolic links), or nullopt when it does not
 // exist: two paths name the same file when these are equal.
 std::optional<std::pair<std::uint64_t, std::uint64_t>> file_identity(const std::string& path);
+
+// Where byte `pos` (from 0) of an input file's `text` is, as an editor counts: "line 3,
+// column 7", both from 1. A `pos` past the end is the end.
+std::string line_col(std::string_view text, std::size_t pos);
 
 }  // namespace drainsim

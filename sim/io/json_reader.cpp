@@ -51,20 +51,6 @@ void show_into(const json& v, std::string& out) {
   }
 }
 
-std::string line_col(std::string_view text, std::size_t pos) {
-  pos = std::min(pos, text.size());
-  std::size_t line = 1, col = 1;
-  for (std::size_t i = 0; i < pos; ++i) {
-    if (text[i] == '\n') {
-      ++line;
-      col = 1;
-    } else {
-      ++col;
-    }
-  }
-  return fmt::format("line {}, column {}", line, col);
-}
-
 // Where the nesting of `text` first goes past `max` levels (skipping strings and, when
 // `comments`, comments), or text.size().
 std::size_t too_deep_at(std::string_view text, int max, bool comments) {

@@ -20,18 +20,9 @@ namespace {
 // Far beyond any run (a year is 3.2e7 s); small enough that a chart's bins fit.
 constexpr double kMaxEndedAt = 1e9;
 
-std::string line_col(std::string_view text, std::size_t pos) {
-  pos = std::min(pos, text.size());
-  std::size_t line = 1, col = 1;
-  for (std::size_t i = 0; i + 1 < pos; ++i) {
-    if (text[i] == '\n') {
-      ++line;
-      col = 1;
-    } else {
-      ++col;
-    }
-  }
-  return fmt::format("line {}, column {}", line, col);
+// Where the character at `pos`, counted from 1 (nlohmann's parse_error_position), is.
+std::string line_col_from_1(std::string_view text, std::size_t pos) {
+  return line_col(text, pos == 0 ? 0 : pos - 1);
 }
 
 Document parse_or_throw(std::string_view text, const std::string& path,
@@ -39,8 +30,8 @@ Document parse_or_throw(std::string_view text, const std::string& path,
   if (text.empty()) return fail(path, "the file is empty");
   // nlohmann's lexer takes a NUL byte for the end of the input, and would ignore the rest.
   if (const std::size_t nul = text.find('\0'); nul != std::string_view::npos) {
-    return fail(path, fmt::format("not valid JSON at byte {} ({}): a NUL byte", nul,
-                                  line_col(text, nul + 1)));
+    return fail(
+        path, fmt::format("not valid JSON at byte {} ({}): a NUL byte", nul, line_col(text, nul)));
   }
   std::optional<Reader> fast(std::in_place);
   fast->consumed = consumed;
@@ -70,10 +61,11 @@ Document parse_or_throw(std::string_view text, const std::string& path,
     if (!r.error.empty()) return fail(path, r.error);
     if (r.parse_error_position >= text.size()) {
       return fail(path, fmt::format("the JSON ends early, at byte {} ({}): the file is truncated",
-                                    text.size(), line_col(text, text.size())));
+                                    text.size(), line_col_from_1(text, text.size())));
     }
-    return fail(path, fmt::format("not valid JSON at byte {} ({}): {}", r.parse_error_position,
-                                  line_col(text, r.parse_error_position), r.parse_error_message));
+    return fail(path,
+                fmt::format("not valid JSON at byte {} ({}): {}", r.parse_error_position,
+                            line_col_from_1(text, r.parse_error_position), r.parse_error_message));
   }
   const json& doc = r.root;
   if (!doc.is_object())
