@@ -242,23 +242,16 @@ std::pair<int, int> check_schema_version(const json& results, const std::string&
   const std::string like = fmt::format("a version like \"{}\"", kResultsSchemaVersion);
   if (it == results.end()) throw bad("required field missing, expected " + like);
   const std::string text = it->is_string() ? it->get<std::string>() : std::string();
-  const std::size_t dot = text.find('.');
-  const std::optional<int> major = dot == std::string::npos
-                                       ? std::nullopt
-                                       : parse_number<int>(std::string_view(text).substr(0, dot));
-  const std::optional<int> minor = dot == std::string::npos
-                                       ? std::nullopt
-                                       : parse_number<int>(std::string_view(text).substr(dot + 1));
-  if (!major || !minor || *major < 0 || *minor < 0) {
-    throw bad(fmt::format("expected {}, got {}", like, show(*it)));
-  }
-  if (*major < 1 || *major > 3) {
+  const std::optional<std::pair<int, int>> version = parse_version(text);
+  if (!version) throw bad(fmt::format("expected {}, got {}", like, show(*it)));
+  const auto [major, minor] = *version;
+  if (major < 1 || major > 3) {
     throw InputError(
         fmt::format("{}: schema_version {}, this reader knows 1.x to 3.x (use the "
                     "drainsim that wrote it)",
                     where, text));
   }
-  return {*major, *minor};
+  return *version;
 }
 
 MetricValues summary_values(const json& results, const std::string& where) {

@@ -60,6 +60,21 @@ TEST(SummaryValues, ReadsA1xDocumentWithItsOldNames) {
   }
 }
 
+TEST(SummaryValues, ASchemaVersionIsTwoWholeNumbersInDigits) {
+  // The viewer's reader takes the same rule (parse_version).
+  for (const char* bad : {"3", "3.", ".0", " 3.0", "+3.0", "3.-0", "3.0x", "three"}) {
+    try {
+      check_schema_version({{"schema_version", bad}}, "v.json");
+      FAIL() << bad << ": expected an InputError";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("v.json: schema_version: expected a version like"),
+                std::string::npos)
+          << e.what();
+    }
+  }
+  EXPECT_EQ(check_schema_version({{"schema_version", "3.12"}}, "v.json"), std::pair(3, 12));
+}
+
 TEST(SummaryValues, ReadsPushesRefusedAsZeroBefore21) {
   // 2.1 added pushes_refused (singleton classes); no push was refused before.
   json summary = full_summary();

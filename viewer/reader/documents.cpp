@@ -1,11 +1,11 @@
 // Sweep and comparison files as the widgets show them (reader_internal.h).
 #include <algorithm>
-#include <cstdio>
 #include <map>
 
 #include <fmt/format.h>
 
 #include "base/duration.h"
+#include "base/parse.h"
 #include "reader/reader_internal.h"
 
 namespace drainsim::viewer::detail {
@@ -145,11 +145,8 @@ Document fail(const std::string& path, const std::string& what) {
 }
 
 std::optional<int> version_major(const std::string& text) {
-  int major = -1, minor = -1;
-  char rest = 0;
-  if (std::sscanf(text.c_str(), "%d.%d%c", &major, &minor, &rest) != 2 || major < 0 || minor < 0)
-    return std::nullopt;
-  return major;
+  const std::optional<std::pair<int, int>> version = parse_version(text);
+  return version ? std::optional(version->first) : std::nullopt;
 }
 
 std::string shown(const json& v) {

@@ -287,7 +287,10 @@ TEST(ViewerReader, SweepAndCompareFilesCheckTheirSchemaVersion) {
                                "(it reads 1.x)"),
               std::string::npos)
         << later.error;
-    for (const json& bad : {json(1), json("one"), json("1"), json(std::string(500, '9'))}) {
+    // The same rule as drainsim's own readers (parse_version): " 1.0" and "+1.0" were
+    // taken here once.
+    for (const json& bad : {json(1), json("one"), json("1"), json(std::string(500, '9')),
+                            json(" 1.0"), json("+1.0"), json("1.-0"), json("1.0x")}) {
       const Document d = read(bad);
       ASSERT_FALSE(d.ok()) << name << " " << bad;
       EXPECT_NE(d.error.find("schema_version: expected a version like \"1.0\", got "),
