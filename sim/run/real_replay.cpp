@@ -203,9 +203,7 @@ Inspection replay(Recorder& recorder, const std::vector<Pushed>& pushed,
     }
     if (!inspection.taken && !j.completed) {  // no word: as its attempts left it
       unsettled.push_back(id);
-      audited.jobs[id] = j.state == JobState::kActive      ? "active"
-                         : j.state == JobState::kScheduled ? "scheduled"
-                                                           : "available";
+      audited.jobs[id] = to_string(j.state);  // available, scheduled or active
       continue;
     }
     if (j.completed) {

@@ -54,10 +54,10 @@ struct Pushed {
 // attempt the adapter saw end after it, of a job the broker still holds, was still running
 // when the broker was looked at, and counts as in flight at the end; so does an attempt
 // still open at the end, on a process alive then, whatever the broker's list (which may
-// lag) says of its job. An inspection not
-// taken settles nothing: each job its attempts did not settle stays as they left it
-// (pending), and a warning names them. Returns the broker's view for the audit: the
-// inspection, or, not taken, the ledger's own view of those jobs.
+// lag) says of its job. An inspection not taken settles nothing: each job its attempts did
+// not settle stays as they left it (pending), and a warning names them. Returns the
+// broker's view for the audit: the inspection, with those held and unsettled jobs as the
+// ledger has them.
 Inspection replay(Recorder& recorder, const std::vector<Pushed>& pushed,
                   const std::map<std::uint64_t, Time>& confirmed, AdapterReport report,
                   const Inspection& inspection, Time ended_at);
