@@ -39,7 +39,7 @@
 #include "io/results.h"
 #include "io/scenario_reader.h"
 #include "model/sampler.h"
-#include "run/simulation.h"
+#include "run/run_scenario.h"
 
 namespace {
 

@@ -30,7 +30,7 @@
 #include "io/scenario_reader.h"
 #include "model/backend.h"
 #include "model/recorder.h"
-#include "run/simulation.h"
+#include "run/run_scenario.h"
 
 namespace drainsim::bench {
 namespace {
@@ -159,7 +159,7 @@ void BM_RealtimeStress(benchmark::State& state) {
       std::string(DRAINSIM_SOURCE_DIR) + "/scenarios/realtime-stress.json", overrides);
   RunOptions options;
   options.engine = Engine::kRealtime;
-  options.time_scale = 100;
+  options.paced.time_scale = 100;
   std::int64_t jobs = 0;
   double p99 = 0;
   for (auto _ : state) {

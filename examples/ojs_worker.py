@@ -101,7 +101,9 @@ class Worker:
         self.concurrency = int(env.get("OJS_CONCURRENCY", "10"))
         if self.concurrency < 1:
             raise ValueError("OJS_CONCURRENCY must be at least 1")
-        self.grace = parse_duration(env.get("OJS_SHUTDOWN_GRACE_PERIOD", "30s"))
+        grace = env.get("OJS_SHUTDOWN_GRACE_PERIOD", "30s")
+        # "forever": drain until the last job ends, with no deadline.
+        self.grace = None if grace == "forever" else parse_duration(grace)
         self.heartbeat_interval = parse_duration(env.get("OJS_HEARTBEAT_INTERVAL", "5s"))
         self.poll_interval = parse_duration(env.get("OJS_POLL_INTERVAL", "1s"))
         self.api = Client(env["OJS_URL"], timeout=UNREACHABLE_EXIT_AFTER)
@@ -188,8 +190,9 @@ class Worker:
     def begin_drain(self, why):
         with self.lock:
             was_running, self.state = self.state == RUNNING, DRAINING
-            self.deadline = time.monotonic() + self.grace
-            log(f"draining ({why}): {len(self.jobs)} jobs running, grace period {self.grace:g}s")
+            self.deadline = None if self.grace is None else time.monotonic() + self.grace
+            log(f"draining ({why}): {len(self.jobs)} jobs running, grace period "
+                + ("forever" if self.grace is None else f"{self.grace:g}s"))
             if was_running:
                 self.heartbeat("quiet")
             if not self.jobs:

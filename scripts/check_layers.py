@@ -13,7 +13,9 @@ name their folder (#include "model/backend.h"). Besides:
 - base, model and profiles include no nlohmann_json, Boost or <filesystem>, and engine
   no nlohmann_json or <filesystem> (its Asio runtime, a library of its own, may use Asio);
 - the viewer's reader includes only base/ of the simulator, its widgets also the reader;
-  bench/ may include any layer.
+  bench/ may include any layer;
+- no circle of files: a unit (a .h with its .cpp) never includes, through others, a unit
+  that includes it (tests left out: nothing includes them).
 
     scripts/check_layers.py SOURCE_DIR     # exit 1 and one line per broken include
 """
@@ -121,6 +123,55 @@ def check_viewer(root, rel):
     return errors
 
 
+def unit_of(rel):
+    return rel.rsplit(".", 1)[0]
+
+
+def circles(root):
+    """Each circle of units (sim/run/models: models.h with models.cpp) as a list of units."""
+    edges = {}
+    for top in ("sim", "viewer"):
+        for rel in files_under(root, top):
+            if rel.endswith("_test.cpp"):
+                continue
+            unit = unit_of(rel)
+            out = edges.setdefault(unit, set())
+            for _, quoted, name in includes(root, rel):
+                if not quoted or "/" not in name or name.endswith(".moc"):
+                    continue
+                target = unit_of(f"{top}/{name}")
+                if target != unit and os.path.exists(os.path.join(root, f"{top}/{name}")):
+                    out.add(target)
+    # Tarjan's strongly connected components; a component of two units or more is a circle.
+    index, low, on_stack, stack, found = {}, {}, set(), [], []
+
+    def visit(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(edges.get(v, ())):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for v in sorted(edges):
+        if v not in index:
+            visit(v)
+    return found
+
+
 def check(root):
     errors = []
     used_known = set()
@@ -128,6 +179,9 @@ def check(root):
         errors += check_sim(root, rel, used_known)
     for rel in files_under(root, "viewer"):
         errors += check_viewer(root, rel)
+    for circle in circles(root):
+        errors.append(f"a circle of files: {' -> '.join(circle)} include each other (merge them, "
+                      "or move what both need into a unit of its own)")
     for key in sorted(set(KNOWN) - used_known):
         errors.append(f"{key[0]}: no longer includes <{key[1]}>: remove it from KNOWN in "
                       "scripts/check_layers.py")

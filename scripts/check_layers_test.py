@@ -28,12 +28,12 @@ class LayerCheck(unittest.TestCase):
         self.write("sim/profiles/profile.h", '#include "model/scenario.h"\n')
         self.write("sim/io/results.h", '#include "profiles/profile.h"\n#include <nlohmann/json.hpp>\n')
         self.write("sim/process/http_worker.h", '#include "model/backend.h"\n')
-        self.write("sim/run/simulation.h", '#include "io/results.h"\n#include "process/http_worker.h"\n')
-        self.write("sim/analysis/compare.h", '#include "run/simulation.h"\n')
+        self.write("sim/run/run_scenario.h", '#include "io/results.h"\n#include "process/http_worker.h"\n')
+        self.write("sim/analysis/compare.h", '#include "run/run_scenario.h"\n')
         self.write("sim/cli/main.cpp", '#include "analysis/compare.h"\n')
         self.write("sim/testing/test_scenarios.h", "#include <string>\n")
         self.write("sim/model/platform_test.cpp",
-                   '#include "run/simulation.h"\n#include "testing/test_scenarios.h"\n')
+                   '#include "run/run_scenario.h"\n#include "testing/test_scenarios.h"\n')
         self.write("viewer/reader/results_reader.cpp",
                    '#include "reader/results_reader.h"\n#include "base/duration.h"\n')
         self.write("viewer/widgets/timeline_view.cpp", '#include "reader/results_reader.h"\n')
@@ -108,6 +108,19 @@ class LayerCheck(unittest.TestCase):
         self.write("viewer/reader/documents.cpp", "")
         self.assertBroken("viewer/reader/run_model.cpp", '#include "widgets/palette.h"\n',
                           "the reader includes no widget")
+
+    def test_a_circle_of_files_fails(self):
+        # run/run_scenario dispatches to run/real_engine, which takes its options back from
+        # run/run_scenario: one folder, so only the circle check sees it.
+        self.write("sim/run/real_engine.h", '#include "run/run_scenario.h"\n')
+        self.write("sim/run/run_scenario.cpp",
+                   '#include "run/run_scenario.h"\n#include "run/real_engine.h"\n')
+        errors = self.errors()
+        self.assertEqual(len(errors), 1, errors)
+        self.assertIn("a circle of files: sim/run/real_engine -> sim/run/run_scenario", errors[0])
+        self.assertEqual(check_layers.main(["check_layers.py", self.root]), 1)
+        self.write("sim/run/real_engine.h", '#include "io/results.h"\n')
+        self.assertEqual(self.errors(), [])
 
 
 if __name__ == "__main__":

@@ -13,7 +13,7 @@
 #include "io/stats_json.h"
 #include "model/metrics.h"
 #include "profiles/profile.h"
-#include "run/simulation.h"
+#include "run/run_scenario.h"
 
 namespace drainsim {
 

@@ -18,7 +18,7 @@
 #include "io/results.h"
 #include "io/scenario_reader.h"
 #include "profiles/profile.h"
-#include "run/simulation.h"
+#include "run/run_scenario.h"
 #include "testing/test_cli.h"
 
 namespace drainsim {

@@ -1,12 +1,25 @@
-// The judges of the conformance checks (docs/conformance.md): each reads the runs of its
-// scenarios and says pass or fail with the timeline lines that prove it.
+// The conformance checks (docs/conformance.md), and check_conformance that runs them
+// (analysis/conformance.h): each check's judge reads the runs of its scenarios and says
+// pass or fail with the timeline lines that prove it.
 #include <cmath>
 
+#include "analysis/conformance.h"
 #include "analysis/conformance_run.h"
 
-namespace drainsim::conformance {
+namespace drainsim {
+
+namespace conformance {
 
 namespace {
+
+// A requirement: its scenarios, and the judge that reads their runs.
+struct Check {
+  const char* id;
+  ConformanceLevel level;
+  const char* title;
+  std::vector<Setup> setups;
+  bool (*judge)(const Profile&, std::span<const CheckedRun>, Evidence&);
+};
 
 // GS-001, GS-002: the signal quiets the worker at once (draining, no fetch after it), the
 // jobs it held end completed or given up, and it exits 0 by itself.
@@ -67,13 +80,13 @@ bool drain_ends_at_deadline(const CheckedRun& r, Evidence& ev) {
   const double t = r.signal_at(0);
   add_scenario(r, ev);
   ev.push_back(r.exit_line());
-  if (r.grace < 0) {
+  if (r.forever()) {
     ev.push_back(fmt::format(
         "no deadline: {} drained until {} (its last job's end), not {} after the SIGTERM", kPod,
         r.ended < 0 ? "the end of the run" : secs(r.ended), secs(30)));
     return false;
   }
-  const double deadline = t + r.grace;
+  const double deadline = r.deadline_after(t);
   if (r.ended >= 0 && r.ended > deadline - kEps && r.ended <= deadline + kDeadlineSlack + kEps) {
     ev.push_back(std::abs(r.ended - deadline) < kEps
                      ? fmt::format("drain ended at SIGTERM + grace = {}", secs(deadline))
@@ -161,7 +174,7 @@ bool gs005(const Profile&, std::span<const CheckedRun> runs, Evidence& ev) {
   const CheckedRun& r = runs[0];
   const double t = r.signal_at(0);
   add_scenario(r, ev);
-  if (r.grace < 0) {
+  if (r.forever()) {
     ev.push_back("no grace deadline (grace forever): nothing is FAILed at expiry");
     for (const AttemptRow& a : r.attempts) {
       if (a.end >= t - kEps) ev.push_back(attempt_line(a));
@@ -169,7 +182,7 @@ bool gs005(const Profile&, std::span<const CheckedRun> runs, Evidence& ev) {
     ev.push_back(r.exit_line());
     return false;
   }
-  const double deadline = t + r.grace;
+  const double deadline = r.deadline_after(t);
   bool ok = true, any = false;
   // The attempts the drain did not finish by the deadline: those that ended otherwise during
   // it (a worker may act a little before its deadline: Sidekiq 0.5 s) or ran past it.
@@ -267,11 +280,11 @@ bool gsr002(const Profile&, std::span<const CheckedRun> runs, Evidence& ev) {
                     secs(r.ended - second)));
     return false;
   }
-  ev.push_back(
-      fmt::format("the second SIGTERM at {} did not stop it{}", secs(second),
-                  r.ended >= 0 && r.grace >= 0 && std::abs(r.ended - (first + r.grace)) < kEps
-                      ? fmt::format(": it waited for the deadline ({})", secs(first + r.grace))
-                      : ""));
+  ev.push_back(fmt::format(
+      "the second SIGTERM at {} did not stop it{}", secs(second),
+      r.ended >= 0 && !r.forever() && std::abs(r.ended - r.deadline_after(first)) < kEps
+          ? fmt::format(": it waited for the deadline ({})", secs(r.deadline_after(first)))
+          : ""));
   return false;
 }
 
@@ -325,27 +338,29 @@ bool gsr004(const Profile&, std::span<const CheckedRun> runs, Evidence& ev) {
   return a && b;
 }
 
-}  // namespace
-
+// Every check, in spec order.
 const std::vector<Check>& checks() {
   using L = ConformanceLevel;
   // GS-001/002 and GS-R001: two jobs held at the signal, a third arriving during it.
-  const Setup drain{{"0s", "0s", "7s"}, {"10s", "18s", "5s"}, {{"5s", "SIGTERM"}}, "", "30m"};
+  const Setup drain{
+      {"0s", "0s", "7s"}, {"10s", "18s", "5s"}, {{"5s", "SIGTERM"}}, std::nullopt, "30m"};
   Setup interrupt = drain;
   interrupt.signals = {{"5s", "SIGINT"}};
   Setup quiet = drain;
   quiet.signals = {{"5s", "SIGTSTP"}};
   quiet.settle = "2m";
   // A job far longer than any grace period.
-  const Setup long_job{{"0s"}, {"300s"}, {{"5s", "SIGTERM"}}, "", "30m"};
+  const Setup long_job{{"0s"}, {"300s"}, {{"5s", "SIGTERM"}}, std::nullopt, "30m"};
   Setup long_job_10s = long_job;
-  long_job_10s.grace = "10s";
+  long_job_10s.grace = 10 * kSecond;
   // A drain that lasts until its 18 s job ends, whatever the profile's grace.
-  const Setup lasting{{"0s"}, {"18s"}, {{"5s", "SIGTERM"}}, "60s", "30m"};
-  const Setup deadline{{"0s", "0s", "0s"}, {"300s", "300s", "2s"}, {{"5s", "SIGTERM"}}, "", "30m"};
-  const Setup double_term{{"0s"}, {"300s"}, {{"5s", "SIGTERM"}, {"10s", "SIGTERM"}}, "60s", "30m"};
-  const Setup tstp{{"0s"}, {"18s"}, {{"5s", "SIGTSTP"}}, "", "1m"};
-  const Setup term{{"0s"}, {"18s"}, {{"5s", "SIGTERM"}}, "", "30m"};
+  const Setup lasting{{"0s"}, {"18s"}, {{"5s", "SIGTERM"}}, 60 * kSecond, "30m"};
+  const Setup deadline{
+      {"0s", "0s", "0s"}, {"300s", "300s", "2s"}, {{"5s", "SIGTERM"}}, std::nullopt, "30m"};
+  const Setup double_term{
+      {"0s"}, {"300s"}, {{"5s", "SIGTERM"}, {"10s", "SIGTERM"}}, 60 * kSecond, "30m"};
+  const Setup tstp{{"0s"}, {"18s"}, {{"5s", "SIGTSTP"}}, std::nullopt, "1m"};
+  const Setup term{{"0s"}, {"18s"}, {{"5s", "SIGTERM"}}, std::nullopt, "30m"};
   static const std::vector<Check> kChecks = {
       {"GS-001", L::kRequired, "TERM → quiet → drain → stop", {drain}, gs001},
       {"GS-002", L::kRequired, "INT → the same as TERM", {interrupt}, gs002},
@@ -376,4 +391,26 @@ const std::vector<Check>& checks() {
   return kChecks;
 }
 
-}  // namespace drainsim::conformance
+}  // namespace
+
+}  // namespace conformance
+
+ConformanceReport check_conformance(const Profile& profile) {
+  ConformanceReport report;
+  report.profile = std::string(profile.name);
+  for (const conformance::Check& c : conformance::checks()) {
+    std::vector<conformance::CheckedRun> runs;
+    for (const conformance::Setup& s : c.setups) {
+      runs.push_back(conformance::run_setup(profile, c.id, s));
+    }
+    ConformanceVerdict v;
+    v.id = c.id;
+    v.level = c.level;
+    v.title = c.title;
+    v.passed = c.judge(profile, runs, v.evidence);
+    report.verdicts.push_back(std::move(v));
+  }
+  return report;
+}
+
+}  // namespace drainsim

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cmath>
+#include <optional>
 #include <span>
 #include <string>
 #include <utility>
@@ -12,8 +13,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "analysis/conformance.h"
 #include "base/job.h"
+#include "profiles/profile.h"
 
 namespace drainsim::conformance {
 
@@ -32,7 +33,7 @@ struct Setup {
   std::vector<std::string> arrivals;
   std::vector<std::string> durations;
   std::vector<std::pair<std::string, std::string>> signals;  // at, signal
-  std::string grace;                                         // "": the profile's default
+  std::optional<Duration> grace;                             // unset: the profile's default
   std::string settle = "30m";
 };
 
@@ -61,7 +62,7 @@ struct TimedRow {
 // timeline says about it.
 struct CheckedRun {
   Setup setup;
-  double grace = -1;  // -1: forever
+  Duration grace = kNever;  // the worker's grace period; kNever: forever
   double heartbeat = 0;
   double run_end = 0;
   WorkerId worker = kNoWorker;
@@ -77,6 +78,9 @@ struct CheckedRun {
   double signal_at(std::size_t i) const {
     return to_seconds(parse_duration(setup.signals[i].first).value_or(0));
   }
+  bool forever() const { return grace == kNever; }
+  // TERM + grace, in seconds. REQUIRES: !forever().
+  double deadline_after(double term) const { return term + to_seconds(grace); }
   double end_or_run_end() const { return ended < 0 ? run_end : ended; }
   // The first pod state recorded at `t` (the one the signal caused), or "".
   std::string state_at(double t) const {
@@ -104,8 +108,9 @@ struct CheckedRun {
     std::vector<std::string> sigs;
     for (const auto& [at, sig] : setup.signals) sigs.push_back(fmt::format("{} at {}", sig, at));
     return fmt::format("scenario: one pod; jobs {}; {}; grace {} ({})", fmt::join(jobs, ", "),
-                       fmt::join(sigs, ", "), grace < 0 ? std::string(kForever) : secs(grace),
-                       setup.grace.empty() ? "profile default" : "set for this check");
+                       fmt::join(sigs, ", "),
+                       forever() ? std::string(kForever) : secs(to_seconds(grace)),
+                       setup.grace ? "set for this check" : "profile default");
   }
 };
 
@@ -120,17 +125,5 @@ void add_scenario(const CheckedRun& r, Evidence& ev);
 
 // Runs `setup` for `profile` on the virtual engine with the timeline on.
 CheckedRun run_setup(const Profile& profile, const std::string& id, const Setup& setup);
-
-// A requirement: its scenarios, and the judge that reads their runs.
-struct Check {
-  const char* id;
-  ConformanceLevel level;
-  const char* title;
-  std::vector<Setup> setups;
-  bool (*judge)(const Profile&, std::span<const CheckedRun>, Evidence&);
-};
-
-// Every check, in spec order (conformance_checks.cpp).
-const std::vector<Check>& checks();
 
 }  // namespace drainsim::conformance

@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "model/warning.h"
-#include "run/simulation.h"
+#include "run/run_scenario.h"
 
 namespace drainsim {
 

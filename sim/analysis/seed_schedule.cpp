@@ -11,7 +11,7 @@
 
 #include "analysis/seed_run.h"
 #include "model/metrics.h"
-#include "run/simulation.h"
+#include "run/run_scenario.h"
 
 namespace drainsim {
 

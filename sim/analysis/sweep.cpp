@@ -21,7 +21,7 @@
 #include "io/results.h"
 #include "io/scenario_reader.h"
 #include "model/metrics.h"
-#include "run/simulation.h"
+#include "run/run_scenario.h"
 
 namespace drainsim {
 

@@ -69,6 +69,11 @@ std::optional<Duration> parse_duration(std::string_view text) {
   return total;
 }
 
+std::optional<Duration> parse_grace(std::string_view text) {
+  if (text == kForever) return kNever;
+  return parse_duration(text);
+}
+
 std::string format_grace(Duration d) {
   return d == kNever ? std::string(kForever) : format_duration(d);
 }

@@ -39,10 +39,23 @@ std::string format_duration(Duration d);
 // written as format_duration does ("32s", "3m20s", "189.455s"); "inf" when not finite.
 std::string format_seconds(double seconds);
 
-// How a grace period of kNever is written, in scenarios and in every output.
+// A grace period is a Duration, or kNever for "forever": a worker that waits for its jobs
+// however long they take. Wherever a grace crosses a boundary as text — a scenario, a
+// worker program's environment, an adapter's argv, a snippet, a report — it is written by
+// format_grace and read by parse_grace, so that "forever" stays "forever" and is never a
+// large number that a scale or a sum could overflow.
 inline constexpr std::string_view kForever = "forever";
 
-// A grace period, which may be "forever" (kNever): format_duration otherwise.
+// "forever" is kNever; anything else as parse_duration.
+std::optional<Duration> parse_grace(std::string_view text);
+
+// "forever" for kNever; format_duration otherwise.
 std::string format_grace(Duration d);
+
+// "forever" for kNever; `finite(d)` otherwise (a grace in another unit or scale).
+template <class Finite>
+std::string format_grace(Duration d, Finite&& finite) {
+  return d == kNever ? std::string(kForever) : std::string(finite(d));
+}
 
 }  // namespace drainsim

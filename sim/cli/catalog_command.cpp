@@ -118,8 +118,7 @@ int export_trace(const ExportArgs& args) {
   if (!outputs_ok({{"--out", args.out}}, {args.results})) return kBadInput;
   TraceExport trace;
   try {
-    const json doc =
-        parse_json(read_input_file(args.results, kMaxResultsBytes, "a results file"), args.results);
+    const json doc = read_results_file(args.results);
     check_schema_version(doc, args.results);
     trace = chrome_trace(doc);
   } catch (const InputError& e) {

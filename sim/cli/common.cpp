@@ -90,7 +90,8 @@ void add_seed_option(CLI::App* cmd, std::optional<std::uint64_t>& seed, const st
 
 void add_time_scale_option(CLI::App* cmd, std::optional<double>& time_scale) {
   cmd->add_option("--time-scale", time_scale,
-                  "realtime, process: simulated seconds per real second (default 100)")
+                  fmt::format("realtime, process: simulated seconds per real second (default {})",
+                              kDefaultTimeScale))
       ->check(CLI::Validator(
           [](std::string& text) -> std::string {
             const std::optional<double> v = parse_number<double>(text);
@@ -107,7 +108,7 @@ bool time_scale_applies(const std::optional<double>& time_scale, const std::vect
                         const std::string& hint) {
   if (!time_scale) return true;
   for (Engine e : engines) {
-    if (e == Engine::kRealtime || e == Engine::kProcess) return true;
+    if (paced(e)) return true;
   }
   fmt::print(stderr, "error: --time-scale applies only to the realtime and process engines ({})\n",
              hint);

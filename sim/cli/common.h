@@ -14,7 +14,7 @@
 
 #include "analysis/compare.h"
 #include "base/names.h"
-#include "run/simulation.h"
+#include "run/run_scenario.h"
 
 namespace drainsim::cli {
 
@@ -42,10 +42,12 @@ Command subcommand(CLI::App& app, const std::string& name, const std::string& de
 
 // Each adds the subcommands of its file (sim/cli/NAME_command.cpp) to `app` and `out`,
 // in the order `drainsim --help` lists them.
-void add_run_commands(CLI::App& app, std::vector<Command>& out);      // run, fidelity
-void add_compare_commands(CLI::App& app, std::vector<Command>& out);  // compare
-void add_sweep_commands(CLI::App& app, std::vector<Command>& out);    // sweep, merge
-void add_tune_commands(CLI::App& app, std::vector<Command>& out);     // tune
+void add_run_commands(CLI::App& app, std::vector<Command>& out);       // run
+void add_real_commands(CLI::App& app, std::vector<Command>& out);      // real
+void add_fidelity_commands(CLI::App& app, std::vector<Command>& out);  // fidelity
+void add_compare_commands(CLI::App& app, std::vector<Command>& out);   // compare
+void add_sweep_commands(CLI::App& app, std::vector<Command>& out);     // sweep, merge
+void add_tune_commands(CLI::App& app, std::vector<Command>& out);      // tune
 // validate, profiles, conformance, export
 void add_catalog_commands(CLI::App& app, std::vector<Command>& out);
 // help [COMMAND]: added last, it shows the commands added before it.
@@ -85,7 +87,7 @@ void add_set_option(CLI::App* cmd, std::vector<std::string>& sets,
 // --seed N: a whole number from 0 to 2^64-1; anything else (-1, 1.5, 7x) is exit 2.
 void add_seed_option(CLI::App* cmd, std::optional<std::uint64_t>& seed, const std::string& help);
 // --time-scale N: a number from kMinTimeScale to kMaxTimeScale (slower would never end, faster
-// overflows the timers); unset when not given (the engines' default: 100).
+// overflows the timers); unset when not given (the engines' default: kDefaultTimeScale).
 constexpr double kMinTimeScale = 0.001, kMaxTimeScale = 1e6;
 void add_time_scale_option(CLI::App* cmd, std::optional<double>& time_scale);
 // True when --time-scale was not given or one of `engines` is paced to the wall clock

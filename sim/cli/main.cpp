@@ -1,5 +1,5 @@
 // drainsim: what will your workers' shutdown settings cost? The command line: each
-// subcommand lives in its own file under sim/cli/ (run and fidelity, compare, sweep and
+// subcommand lives in its own file under sim/cli/ (run, real, fidelity, compare, sweep and
 // merge, tune, the catalog: validate, profiles, conformance, export; and help); main()
 // parses and dispatches.
 // Exit codes: 0 ok, 2 bad input (file, JSON path and what was expected on stderr; an
@@ -20,8 +20,8 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("drainsim ") + DRAINSIM_VERSION);
   std::vector<Command> commands;
-  for (auto add : {add_run_commands, add_compare_commands, add_sweep_commands, add_tune_commands,
-                   add_catalog_commands, add_help_command}) {
+  for (auto add : {add_run_commands, add_real_commands, add_fidelity_commands, add_compare_commands,
+                   add_sweep_commands, add_tune_commands, add_catalog_commands, add_help_command}) {
     add(app, commands);
   }
   try {

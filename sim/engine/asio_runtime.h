@@ -74,6 +74,7 @@ class StrandRuntime final : public Runtime {
                             std::uint32_t tag, std::uint64_t arg = 0) override;
   void cancel(TimerId& id) override;
   Rng& rng(Stream stream) override;
+  double time_scale() const override { return owner_.time_scale(); }
 
   // Runs `fn` on this strand as soon as possible.
   void post(std::function<void()> fn);

@@ -48,10 +48,10 @@ class TimerRunner final : public JobRunner {
 // deadline, re-reading its token (cancelled, aborted) at least every slice.
 class ThreadRunner final : public JobRunner {
  public:
-  ThreadRunner(Runtime& rt, TimerTarget* owner, int slots, double time_scale, bool spin)
+  ThreadRunner(Runtime& rt, TimerTarget* owner, int slots, bool spin)
       : rt_(rt),
         owner_(owner),
-        scale_(time_scale),
+        scale_(rt.time_scale()),
         spin_(spin),
         bodies_(static_cast<std::size_t>(slots)) {
     for (auto& b : bodies_) b = std::make_unique<Body>();
@@ -144,9 +144,9 @@ class ThreadRunner final : public JobRunner {
 }  // namespace
 
 std::unique_ptr<JobRunner> make_job_runner(JobBody kind, Runtime& runtime, TimerTarget* owner,
-                                           int slots, double time_scale) {
+                                           int slots) {
   if (kind == JobBody::kTimer) return std::make_unique<TimerRunner>(runtime, owner, slots);
-  return std::make_unique<ThreadRunner>(runtime, owner, slots, time_scale, kind == JobBody::kSpin);
+  return std::make_unique<ThreadRunner>(runtime, owner, slots, kind == JobBody::kSpin);
 }
 
 }  // namespace drainsim

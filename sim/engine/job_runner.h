@@ -38,8 +38,9 @@ class JobRunner {
   virtual void abort(int slot) = 0;
 };
 
-// `time_scale` (simulated seconds per real second) matters to the real kinds only.
+// The real kinds (sleep, spin) run on real threads, paced by runtime.time_scale().
+// REQUIRES: runtime.time_scale() > 0 for them.
 std::unique_ptr<JobRunner> make_job_runner(JobBody kind, Runtime& runtime, TimerTarget* owner,
-                                           int slots, double time_scale);
+                                           int slots);
 
 }  // namespace drainsim

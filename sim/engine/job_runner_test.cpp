@@ -36,7 +36,7 @@ TEST(TimerRunner, EndsExactlyOrAtTheCancelLatencyWhicheverIsFirst) {
   VirtualRuntime rt(1);
   Ends ends;
   ends.rt = &rt;
-  auto runner = make_job_runner(JobBody::kTimer, rt, &ends, 3, 1);
+  auto runner = make_job_runner(JobBody::kTimer, rt, &ends, 3);
   runner->start(0, 7, 20 * kSecond);
   runner->start(1, 8, 20 * kSecond);
   runner->start(2, 9, 20 * kSecond);
@@ -62,7 +62,7 @@ void real_bodies(JobBody kind) {
   ends.expected = 2;
   asio.start();
   {
-    auto runner = make_job_runner(kind, *rt, &ends, 3, 1000);
+    auto runner = make_job_runner(kind, *rt, &ends, 3);
     runner->start(0, 1, 10 * kSecond);   // ends by itself at 10 s (10 ms)
     runner->start(1, 2, 500 * kSecond);  // cancelled at once: stops at 5 s
     runner->start(2, 3, 20 * kSecond);   // aborted: no end

@@ -10,6 +10,10 @@
 
 namespace drainsim {
 
+// Simulated seconds per real second of the engines paced to the wall clock, unless told
+// otherwise (drainsim run --time-scale).
+inline constexpr double kDefaultTimeScale = 100;
+
 // At equal virtual times, events run in this order (docs/design.md, Semantics), then in
 // scheduling order within a class.
 enum class Priority : std::uint8_t {
@@ -66,6 +70,12 @@ class Runtime {
 
   // The run's generator for one stream; the reference stays valid as long as the Runtime.
   virtual Rng& rng(Stream stream) = 0;
+
+  // Simulated seconds per real second: how this Runtime paces time to the wall clock
+  // (at 200, one simulated second lasts 5 ms); 0 where time does not follow the wall
+  // clock at all (virtual time). What runs on real threads (job bodies that sleep, worker
+  // programs) converts durations with it.
+  virtual double time_scale() const = 0;
 
  protected:
   // `clock`: where the Runtime keeps its time, read by now(); nullptr: now() asks

@@ -44,6 +44,7 @@ class VirtualRuntime final : public Runtime {
                             std::uint32_t tag, std::uint64_t arg = 0) override;
   void cancel(TimerId& id) override;
   Rng& rng(Stream stream) override;
+  double time_scale() const override { return 0; }  // virtual time follows no clock
 
   // Runs the earliest timer if it is due at or before `until`; returns false (and leaves
   // the clock at its value) when there is none.

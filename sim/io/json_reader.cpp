@@ -226,6 +226,11 @@ Duration to_duration(const Context& c, const json& v, const std::string& path, D
   return *d;
 }
 
+Duration to_grace(const Context& c, const json& v, const std::string& path) {
+  if (v.is_string() && v.get_ref<const std::string&>() == kForever) return kNever;
+  return to_duration(c, v, path);
+}
+
 std::optional<std::int64_t> as_whole(const json& v) {
   if (v.is_number_unsigned()) {
     if (v.get<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX)) return std::nullopt;

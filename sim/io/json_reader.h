@@ -96,6 +96,8 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 
 Duration to_duration(const Context& c, const nlohmann::json& v, const std::string& path,
                      Duration min = 0);
+// A grace period (base/duration.h): "forever" (kNever), or a duration as to_duration.
+Duration to_grace(const Context& c, const nlohmann::json& v, const std::string& path);
 
 // A whole number as an integer. JSON Schema (and so the shipped schemas) counts 3.0 as an
 // integer; so does the reader.

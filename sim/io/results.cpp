@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "base/input_file.h"
 #include "base/parse.h"
 #include "base/timeline_schema.h"
 #include "io/scenario_reader.h"
@@ -53,14 +54,13 @@ json pods_json(const Platform& platform) {
       if (r.termination >= 0 && r.ended >= 0 && r.exit != ExitKind::kOomKilled) {
         drain = to_seconds(r.ended - r.termination);
       }
-      procs.push_back(
-          {{"worker", r.worker},
-           {"started_s", to_seconds(r.started)},
-           {"ended_s", seconds_or_null(r.ended)},
-           {"termination_s", seconds_or_null(r.termination)},
-           {"exit", r.exit == ExitKind::kRunning ? "running_at_end" : to_string(r.exit)},
-           {"exit_code", r.ended < 0 ? json(nullptr) : json(r.code)},
-           {"drain_latency_s", drain}});
+      procs.push_back({{"worker", r.worker},
+                       {"started_s", to_seconds(r.started)},
+                       {"ended_s", seconds_or_null(r.ended)},
+                       {"termination_s", seconds_or_null(r.termination)},
+                       {"exit", exit_name(r)},
+                       {"exit_code", r.ended < 0 ? json(nullptr) : json(r.code)},
+                       {"drain_latency_s", drain}});
     }
     pods.push_back({{"id", fmt::format("pod-{}", p.id)},
                     {"node", p.node},
@@ -302,6 +302,25 @@ std::string stamp_hash(json& results, const TimelineSpill* timeline) {
   std::string hex = h.hex();
   results["result_hash"] = hex;
   return hex;
+}
+
+json read_results_file(const std::string& path) {
+  return parse_json(read_input_file(path, kMaxResultsBytes, "a results file"), path);
+}
+
+RecordedRun read_recorded_run(const std::string& path) {
+  const json doc = read_results_file(path);
+  if (!doc.is_object()) {
+    throw InputError(fmt::format("{}: not a drainsim results file (not a JSON object)", path));
+  }
+  RecordedRun run;
+  run.metrics = summary_values(doc, path);
+  const json seed = doc.value("seed", json());
+  if (!seed.is_number_unsigned()) {
+    throw InputError(fmt::format("{}: seed: expected the run's seed (a whole number >= 0)", path));
+  }
+  run.seed = seed.get<std::uint64_t>();
+  return run;
 }
 
 }  // namespace drainsim

@@ -56,6 +56,19 @@ std::pair<int, int> check_schema_version(const nlohmann::json& results, const st
 // pushes_refused is 0 (no push could be refused).
 MetricValues summary_values(const nlohmann::json& results, const std::string& where);
 
+// The document of the results file at `path`, read whole (at most kMaxResultsBytes) and
+// parsed. Throws InputError naming the file when it cannot be read or is not JSON.
+nlohmann::json read_results_file(const std::string& path);
+
+// One run as a results file records it: its metrics (summary_values) and its seed.
+struct RecordedRun {
+  MetricValues metrics;
+  std::uint64_t seed = 0;
+};
+// The run of the results file at `path` (read_results_file). Throws InputError naming the
+// file, and the JSON path when a field is missing or of the wrong type.
+RecordedRun read_recorded_run(const std::string& path);
+
 // Writes `results` as compact JSON with `timeline` (when not null) under "timeline": the
 // bytes of `results` with the timeline's records (timeline_json) added, dumped, without
 // building that document (about 1.7 KB per job), in pieces of up to a table's buffer.

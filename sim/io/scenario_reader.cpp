@@ -296,10 +296,8 @@ WorkerConfig read_worker(const Reader& r) {
   if (profile == nullptr) r.fail("profile", unknown_profile(name));
   WorkerConfig w = profile->worker;
   r.integer("concurrency", w.concurrency, 1, kMaxConcurrency);
-  if (const json* grace = r.find("grace_period"); grace && *grace == kForever) {
-    w.grace_period = kNever;
-  } else if (grace) {
-    w.grace_period = to_duration(r.context(), *grace, r.at("grace_period"));
+  if (const json* grace = r.find("grace_period")) {
+    w.grace_period = to_grace(r.context(), *grace, r.at("grace_period"));
   }
   r.duration("heartbeat_interval", w.heartbeat_interval, 1);
   r.duration("poll_interval", w.poll_interval, 1);

@@ -10,24 +10,13 @@ namespace {
 constexpr Duration kPreStopExtension = 2 * kSecond;  // kubelet's one-off grace extension
 }
 
-ProcessFactory simulated_processes(Runtime& runtime, const Scenario& scenario, Backend& backend,
-                                   Recorder& recorder, JobBody bodies, double time_scale) {
-  return [&runtime, &scenario, &backend, &recorder, bodies, time_scale](
-             int pod, ProcessObserver& observer) -> std::unique_ptr<ProcessHandle> {
-    return std::make_unique<SimulatedProcess>(runtime, backend, recorder, observer, scenario.worker,
-                                              scenario.workload, pod, bodies, time_scale,
-                                              scenario.platform.pid1());
-  };
-}
-
 Platform::Platform(Runtime& runtime, const Scenario& scenario, Backend& backend, Recorder& recorder,
                    ProcessFactory processes)
     : rt_(runtime),
       scenario_(scenario),
       backend_(backend),
       recorder_(recorder),
-      factory_(processes ? std::move(processes)
-                         : simulated_processes(runtime, scenario, backend, recorder)),
+      factory_(std::move(processes)),
       cordoned_(static_cast<std::size_t>(std::max(1, scenario.platform.nodes)), false),
       replicas_(scenario.platform.replicas) {}
 

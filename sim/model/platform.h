@@ -16,9 +16,9 @@
 #include "base/names.h"
 #include "engine/runtime.h"
 #include "model/backend.h"
+#include "model/process_handle.h"
 #include "model/recorder.h"
 #include "model/scenario.h"
-#include "model/simulated_process.h"
 
 namespace drainsim {
 
@@ -49,6 +49,12 @@ struct ProcessRecord {
   int code = 0;
 };
 
+// How the results name a process's end (pods[].processes[].exit): its ExitKind, or
+// "running_at_end" for one still running at the end.
+inline const char* exit_name(const ProcessRecord& r) {
+  return r.exit == ExitKind::kRunning ? "running_at_end" : to_string(r.exit);
+}
+
 struct PodRecord {
   int id = 0;
   int node = 0;
@@ -66,16 +72,12 @@ struct DeployRecord {
   bool superseded = false;
 };
 
-// Simulated SimulatedProcesses; `bodies` and `time_scale` say how job bodies run (JobRunner).
-ProcessFactory simulated_processes(Runtime& runtime, const Scenario& scenario, Backend& backend,
-                                   Recorder& recorder, JobBody bodies = JobBody::kTimer,
-                                   double time_scale = 1);
-
 class Platform final : public TimerTarget, public ProcessObserver {
  public:
-  // `processes` makes each container's process (simulated_processes() by default).
+  // `processes` makes each container's process: simulated, a real program's proxy, ...
+  // (run/models.h wires them). REQUIRES: `processes` is not empty.
   Platform(Runtime& runtime, const Scenario& scenario, Backend& backend, Recorder& recorder,
-           ProcessFactory processes = {});
+           ProcessFactory processes);
   ~Platform();
 
   // Creates the initial replicas, ready at the current time.

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "io/scenario_reader.h"
-#include "run/simulation.h"
+#include "run/run_scenario.h"
 #include "testing/test_scenarios.h"
 
 namespace drainsim {

@@ -7,14 +7,14 @@ namespace drainsim {
 SimulatedProcess::SimulatedProcess(Runtime& runtime, Backend& backend, Recorder& recorder,
                                    ProcessObserver& observer, const WorkerConfig& worker,
                                    const WorkloadConfig& workload, int pod, JobBody bodies,
-                                   double time_scale, Pid1 pid1, Hops hops)
+                                   Pid1 pid1, Hops hops)
     : rt_(runtime),
       backend_(backend),
       recorder_(recorder),
       observer_(observer),
       workload_(workload),
       core_(runtime, *this, worker),
-      runner_(make_job_runner(bodies, runtime, this, worker.concurrency, time_scale)),
+      runner_(make_job_runner(bodies, runtime, this, worker.concurrency)),
       bodies_(static_cast<std::size_t>(worker.concurrency)),
       fetch_latency_(worker.fetch_latency),
       instant_fetch_(worker.fetch_latency.kind == DurationDistribution::Kind::kConstant &&

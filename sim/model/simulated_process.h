@@ -41,7 +41,7 @@ class SimulatedProcess final : public ProcessHandle,
   SimulatedProcess(Runtime& runtime, Backend& backend, Recorder& recorder,
                    ProcessObserver& observer, const WorkerConfig& worker,
                    const WorkloadConfig& workload, int pod, JobBody bodies = JobBody::kTimer,
-                   double time_scale = 1, Pid1 pid1 = Pid1::kWorker, Hops hops = {});
+                   Pid1 pid1 = Pid1::kWorker, Hops hops = {});
 
   // ProcessHandle. start() registers with the backend and starts the worker.
   void start() override;

@@ -58,38 +58,41 @@ std::string env_duration(double ms) { return fmt::format("{:.3f}ms", ms); }
 
 }  // namespace
 
-double FleetContext::real_ms(Duration d) const {
-  return static_cast<double>(d) / time_scale / 1000.0;
+double ProxyContext::real_ms(Duration d) const {
+  return static_cast<double>(d) / rt.time_scale() / 1000.0;
 }
 
-Duration FleetContext::simulated(double ms) const {
-  return static_cast<Duration>(ms * 1000.0 * time_scale);
+Duration ProxyContext::simulated(double ms) const {
+  return static_cast<Duration>(ms * 1000.0 * rt.time_scale());
 }
 
-ChildProcessProxy::ChildProcessProxy(const FleetContext& fleet, ProcessObserver& observer, int pod,
-                                     std::string name)
-    : fleet_(fleet), observer_(observer), pod_(pod), name_(std::move(name)) {}
+ChildProcessProxy::ChildProcessProxy(const ProxyContext& context, ProcessObserver& observer,
+                                     int pod, std::string name)
+    : context_(context), observer_(observer), pod_(pod), name_(std::move(name)) {}
 
 void ChildProcessProxy::start() {
-  const WorkerConfig& w = fleet_.scenario.worker;
-  SpawnSpec spec = fleet_.program;
-  if (fleet_.scenario.platform.pid1_shell) {
-    spec.argv = pid1_shell_argv(fleet_.shell);
+  const WorkerConfig& w = context_.scenario.worker;
+  SpawnSpec spec = context_.program;
+  if (context_.scenario.platform.pid1_shell) {
+    spec.argv = pid1_shell_argv(context_.shell);
   }
   std::string queues;
   for (const std::string& q : w.queues) queues += (queues.empty() ? "" : ",") + q;
-  spec.env.push_back("OJS_URL=" + fleet_.ojs_url);
+  spec.env.push_back("OJS_URL=" + context_.ojs_url);
   spec.env.push_back("OJS_WORKER_ID=" + name_);
   spec.env.push_back("OJS_QUEUES=" + queues);
   spec.env.push_back(fmt::format("OJS_CONCURRENCY={}", w.concurrency));
-  spec.env.push_back("OJS_SHUTDOWN_GRACE_PERIOD=" + env_duration(fleet_.real_ms(w.grace_period)));
+  spec.env.push_back("OJS_SHUTDOWN_GRACE_PERIOD=" +
+                     format_grace(w.grace_period, [this](Duration d) {
+                       return env_duration(context_.real_ms(d));
+                     }));
   spec.env.push_back("OJS_HEARTBEAT_INTERVAL=" +
-                     env_duration(fleet_.real_ms(w.heartbeat_interval)));
-  spec.env.push_back("OJS_POLL_INTERVAL=" + env_duration(fleet_.real_ms(w.poll_interval)));
+                     env_duration(context_.real_ms(w.heartbeat_interval)));
+  spec.env.push_back("OJS_POLL_INTERVAL=" + env_duration(context_.real_ms(w.poll_interval)));
   // drainsim-worker behaves as the scenario's profile (another program has its own ways).
   spec.env.push_back("DRAINSIM_PROFILE=" + w.profile);
   spec.env.push_back(
-      fmt::format("DRAINSIM_PID1={}", fleet_.scenario.platform.pid1() == Pid1::kWorker ? 1 : 0));
+      fmt::format("DRAINSIM_PID1={}", context_.scenario.platform.pid1() == Pid1::kWorker ? 1 : 0));
   std::string options;
   for (const auto& [name, value] : w.options) {
     options += fmt::format("{}{}={}", options.empty() ? "" : ",", name, format_option(value));
@@ -98,23 +101,23 @@ void ChildProcessProxy::start() {
   slots_.assign(static_cast<std::size_t>(w.concurrency), false);
   spec.subreaper = true;  // its orphans stay in its subtree, as in a container
   try {
-    if (fleet_.log != nullptr) spec.output_fd = fleet_.log->add();
+    if (context_.log != nullptr) spec.output_fd = context_.log->add();
     pid_ = spawn(spec);
   } catch (const std::exception& e) {
     if (spec.output_fd >= 0) close(spec.output_fd);
-    fleet_.fatal(e.what());  // the run stops; this process never runs
+    context_.fatal(e.what());  // the run stops; this process never runs
     return;
   }
   if (spec.output_fd >= 0) close(spec.output_fd);  // the child has its own copy
   alive_ = true;
-  started_at_ = fleet_.rt.now();
-  fleet_.reaper.watch(pid_);
+  started_at_ = context_.rt.now();
+  context_.reaper.watch(pid_);
 }
 
 void ChildProcessProxy::deliver(Signal signal, SignalTarget target) {
   if (!alive_) return;
   deliver_signal(pid_, worker_pid_, signal, target);
-  const bool swallowed = target == SignalTarget::kPid1 && fleet_.scenario.platform.pid1_shell;
+  const bool swallowed = target == SignalTarget::kPid1 && context_.scenario.platform.pid1_shell;
   if ((signal == Signal::kTerm || signal == Signal::kInt) && !swallowed) term_delivered_ = true;
 }
 
@@ -135,7 +138,7 @@ void ChildProcessProxy::handle(const std::string& op, const json& body, const Re
   } else if (op == "heartbeat") {
     reply = heartbeat(body);
   } else if (op == "deregister") {
-    fleet_.backend.deregister(worker_id_);
+    context_.backend.deregister(worker_id_);
     reply = json::object();
   } else if (op == "wait") {
     wait(body, respond);
@@ -157,14 +160,14 @@ json ChildProcessProxy::register_worker(const json& body) {
   std::vector<int> queues;
   for (const json& q : names) {
     if (!q.is_string()) throw RequestError{400, "invalid_request", "'queues' must hold strings"};
-    queues.push_back(fleet_.backend.queue(q.get<std::string>()));
+    queues.push_back(context_.backend.queue(q.get<std::string>()));
   }
   if (const auto it = body.find("pid"); it != body.end() && it->is_number_integer()) {
     // Only a process of this container's group is signalled, whatever a worker says.
     const pid_t pid = it->get<pid_t>();
     if (pid > 0 && getpgid(pid) == pid_) worker_pid_ = pid;
   }
-  worker_id_ = fleet_.backend.register_worker(queues, this);
+  worker_id_ = context_.backend.register_worker(queues, this);
   set_state(WorkerState::kRunning);
   return json{{"worker_id", name_}};
 }
@@ -173,32 +176,32 @@ json ChildProcessProxy::fetch(const json& body) {
   const std::int64_t count = int_field(body, "count");
   if (count < 0) throw RequestError{400, "invalid_request", "'count' must not be negative"};
   std::vector<Lease> leases;
-  fleet_.backend.fetch(worker_id_, static_cast<int>(count), leases);
-  const WorkloadConfig& workload = fleet_.scenario.workload;
+  context_.backend.fetch(worker_id_, static_cast<int>(count), leases);
+  const WorkloadConfig& workload = context_.scenario.workload;
   json jobs = json::array();
   for (const Lease& lease : leases) {
-    Held h{lease, fleet_.rt.now(), 0};
+    Held h{lease, context_.rt.now(), 0};
     while (h.slot < static_cast<int>(slots_.size()) && slots_[h.slot]) ++h.slot;
     if (h.slot == static_cast<int>(slots_.size())) slots_.push_back(false);
     slots_[h.slot] = true;
     held_[lease.id] = h;
-    fleet_.recorder.attempt_started(lease, h.start);
+    context_.recorder.attempt_started(lease, h.start);
     // The same draws as a simulated process: whether the attempt fails, and where.
     const Duration remaining = std::max<Duration>(0, lease.spec.work - lease.progress);
-    Rng& rng = fleet_.rt.rng(Stream::kJobBehaviour);
+    Rng& rng = context_.rt.rng(Stream::kJobBehaviour);
     const double failure_rate = workload.failure_rate_of(lease.spec.job_class);
     const bool fails = failure_rate > 0 && rng.bernoulli(failure_rate);
-    json args{{"duration_ms", fleet_.real_ms(remaining)},
+    json args{{"duration_ms", context_.real_ms(remaining)},
               {"fail_after_ms", nullptr},
               {"cooperative", lease.spec.cooperative},
-              {"cancel_latency_ms", fleet_.real_ms(lease.spec.cancel_latency)}};
+              {"cancel_latency_ms", context_.real_ms(lease.spec.cancel_latency)}};
     if (fails) {
       args["fail_after_ms"] =
-          fleet_.real_ms(static_cast<Duration>(static_cast<double>(remaining) * rng.uniform()));
+          context_.real_ms(static_cast<Duration>(static_cast<double>(remaining) * rng.uniform()));
     }
     jobs.push_back(json{{"id", std::to_string(lease.id)},
                         {"type", "drainsim.sleep"},
-                        {"queue", fleet_.scenario.worker.queues.front()},
+                        {"queue", context_.scenario.worker.queues.front()},
                         {"attempt", lease.attempt},
                         {"args", json::array({args})}});
   }
@@ -222,9 +225,9 @@ void ChildProcessProxy::end_attempt(const Held& h, Outcome outcome) {
   record.worker = worker_id_;
   record.slot = h.slot;
   record.start = h.start;
-  record.end = fleet_.rt.now();
+  record.end = context_.rt.now();
   record.outcome = outcome;
-  fleet_.recorder.attempt_ended(h.lease, record, 0);
+  context_.recorder.attempt_ended(h.lease, record, 0);
   slots_[h.slot] = false;
   held_.erase(h.lease.id);
 }
@@ -232,9 +235,9 @@ void ChildProcessProxy::end_attempt(const Held& h, Outcome outcome) {
 json ChildProcessProxy::ack(const json& body) {
   const Held h = held(body);
   end_attempt(h, Outcome::kCompleted);  // its work is done, whether or not the ACK counts
-  const bool accepted = fleet_.backend.ack(worker_id_, h.lease);
-  fleet_.recorder.report({fleet_.rt.now(), pod_, worker_id_, h.lease.id, h.lease.attempt,
-                          ReportKind::kAck, ErrorKind::kHandler, accepted});
+  const bool accepted = context_.backend.ack(worker_id_, h.lease);
+  context_.recorder.report({context_.rt.now(), pod_, worker_id_, h.lease.id, h.lease.attempt,
+                            ReportKind::kAck, ErrorKind::kHandler, accepted});
   if (!accepted) {
     throw RequestError{409, "conflict",
                        fmt::format("job {} is no longer leased to {}", h.lease.id, name_)};
@@ -250,14 +253,15 @@ json ChildProcessProxy::nack(const json& body) {
   const bool retryable = error.value("retryable", true);
   end_attempt(h, shutdown ? Outcome::kInterrupted : Outcome::kFailed);
   const ErrorKind kind = shutdown ? ErrorKind::kShutdown : ErrorKind::kHandler;
-  const bool accepted = fleet_.backend.fail(worker_id_, h.lease, kind, retryable, h.lease.progress);
-  fleet_.recorder.report({fleet_.rt.now(), pod_, worker_id_, h.lease.id, h.lease.attempt,
-                          ReportKind::kFail, kind, accepted});
+  const bool accepted =
+      context_.backend.fail(worker_id_, h.lease, kind, retryable, h.lease.progress);
+  context_.recorder.report({context_.rt.now(), pod_, worker_id_, h.lease.id, h.lease.attempt,
+                            ReportKind::kFail, kind, accepted});
   if (!accepted) {
     throw RequestError{409, "conflict",
                        fmt::format("job {} is no longer leased to {}", h.lease.id, name_)};
   }
-  const std::optional<JobState> state = fleet_.backend.job_state(h.lease.handle, h.lease.id);
+  const std::optional<JobState> state = context_.backend.job_state(h.lease.handle, h.lease.id);
   return json{{"job_id", std::to_string(h.lease.id)},
               {"state", state ? drainsim::to_string(*state) : "discarded"}};
 }
@@ -273,8 +277,8 @@ json ChildProcessProxy::heartbeat(const json& body) {
       if (const auto h = held_.find(*job); h != held_.end()) active.push_back(h->second.lease);
     }
   }
-  fleet_.recorder.heartbeat(fleet_.rt.now(), pod_, worker_id_, reported);
-  const Directive reply = fleet_.backend.heartbeat(worker_id_, reported, active);
+  context_.recorder.heartbeat(context_.rt.now(), pod_, worker_id_, reported);
+  const Directive reply = context_.backend.heartbeat(worker_id_, reported, active);
   switch (reported) {
     case Directive::kRunning:
       set_state(WorkerState::kRunning);
@@ -294,7 +298,7 @@ json ChildProcessProxy::heartbeat(const json& body) {
 void ChildProcessProxy::wait(const json& body, const Responder& respond) {
   const std::int64_t timeout = int_field(body, "timeout_ms");
   answer_wait(false);  // a new wait replaces an old one
-  if (fleet_.backend.has_jobs_for(worker_id_)) {
+  if (context_.backend.has_jobs_for(worker_id_)) {
     respond(HttpResponse{200, json{{"available", true}}.dump()});
     return;
   }
@@ -303,17 +307,18 @@ void ChildProcessProxy::wait(const json& body, const Responder& respond) {
     return;
   }
   waiting_ = respond;
-  fleet_.backend.wait_for_jobs(worker_id_);
-  wait_timer_ = fleet_.rt.schedule(fleet_.rt.now() + fleet_.simulated(static_cast<double>(timeout)),
-                                   Priority::kTimer, this, kWaitTimeout);
+  context_.backend.wait_for_jobs(worker_id_);
+  wait_timer_ =
+      context_.rt.schedule(context_.rt.now() + context_.simulated(static_cast<double>(timeout)),
+                           Priority::kTimer, this, kWaitTimeout);
 }
 
 void ChildProcessProxy::answer_wait(bool available) {
-  fleet_.rt.cancel(wait_timer_);
+  context_.rt.cancel(wait_timer_);
   if (!waiting_) return;
   const Responder respond = std::move(waiting_);
   waiting_ = nullptr;
-  if (!available && worker_id_ != kNoWorker) fleet_.backend.cancel_wait(worker_id_);
+  if (!available && worker_id_ != kNoWorker) context_.backend.cancel_wait(worker_id_);
   respond(HttpResponse{200, json{{"available", available}}.dump()});
 }
 
@@ -336,16 +341,16 @@ void ChildProcessProxy::ended(ChildExit how) {
   alive_ = false;
   if (worker_id_ == kNoWorker && !how.signalled && (how.code == 126 || how.code == 127)) {
     // The shell's "cannot execute" and "not found": every start would fail the same way.
-    fleet_.fatal(fmt::format("the worker command `{}` exited with {} before registering ({})",
-                             fleet_.shell, how.code,
-                             how.code == 127 ? "not found" : "cannot execute"));
+    context_.fatal(fmt::format("the worker command `{}` exited with {} before registering ({})",
+                               context_.shell, how.code,
+                               how.code == 127 ? "not found" : "cannot execute"));
   }
-  if (worker_id_ == kNoWorker && fleet_.unregistered_end) {
-    fleet_.unregistered_end(name_, how, fleet_.rt.now() - started_at_);
+  if (worker_id_ == kNoWorker && context_.unregistered_end) {
+    context_.unregistered_end(name_, how, context_.rt.now() - started_at_);
   }
   const Outcome outcome = how.signalled ? Outcome::kKilled : Outcome::kAbandoned;
   while (!held_.empty()) end_attempt(held_.begin()->second, outcome);
-  if (worker_id_ != kNoWorker) fleet_.backend.process_ended(worker_id_);
+  if (worker_id_ != kNoWorker) context_.backend.process_ended(worker_id_);
   answer_wait(false);
   state_ = WorkerState::kStopped;
   if (how.signalled) {

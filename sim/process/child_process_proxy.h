@@ -36,13 +36,12 @@ struct RequestError {
 };
 
 // What every process of a run shares.
-struct FleetContext {
+struct ProxyContext {
   Runtime& rt;
   Backend& backend;
   Recorder& recorder;
   Reaper& reaper;
   const Scenario& scenario;
-  double time_scale;    // simulated seconds per real second
   SpawnSpec program;    // the worker: argv, the environment without the OJS_* variables
   std::string ojs_url;  // http://127.0.0.1:PORT
   std::string shell;    // the worker's command line, to run under a shell as PID 1
@@ -54,6 +53,7 @@ struct FleetContext {
   // in simulated time).
   std::function<void(const std::string& name, ChildExit how, Duration lived)> unregistered_end;
 
+  // Simulated time to real and back, at the run's time scale (rt.time_scale()).
   double real_ms(Duration simulated) const;
   Duration simulated(double real_ms) const;
 };
@@ -61,14 +61,14 @@ struct FleetContext {
 class ChildProcessProxy final : public ProcessHandle, public WorkerListener, public TimerTarget {
  public:
   // `name` is the worker id it is told to use (OJS_WORKER_ID).
-  ChildProcessProxy(const FleetContext& fleet, ProcessObserver& observer, int pod,
+  ChildProcessProxy(const ProxyContext& context, ProcessObserver& observer, int pod,
                     std::string name);
 
   // ProcessHandle
   void start() override;
   void deliver(Signal signal, SignalTarget target) override;
   // drainsim-worker has no pool children: a scenario with oom_kill_child is refused before
-  // a process-engine run (run/simulation), so this is never called.
+  // a process-engine run (run/process_engine), so this is never called.
   void kill_child() override {}
   WorkerId worker_id() const override { return worker_id_; }
   WorkerState state() const override { return state_; }
@@ -109,7 +109,7 @@ class ChildProcessProxy final : public ProcessHandle, public WorkerListener, pub
   void set_state(WorkerState s);
   void answer_wait(bool available);
 
-  const FleetContext& fleet_;
+  const ProxyContext& context_;
   ProcessObserver& observer_;
   int pod_;
   std::string name_;

@@ -36,6 +36,20 @@ Duration env_duration(const std::function<const char*(const char*)>& get, const 
   return *d;
 }
 
+// A grace period (base/duration.h): a positive duration, or "forever".
+Duration env_grace(const std::function<const char*(const char*)>& get, const char* name,
+                   Duration fallback) {
+  const char* text = get(name);
+  if (text == nullptr) return fallback;
+  const std::optional<Duration> d = parse_grace(text);
+  if (!d || *d <= 0) {
+    throw std::invalid_argument(
+        fmt::format("{}=\"{}\": expected a positive duration such as 250ms or 1.5s, or {}", name,
+                    shown(text), kForever));
+  }
+  return *d;
+}
+
 // DRAINSIM_PROFILE_OPTIONS: "NAME=VALUE,..." (format_option's text) set over the defaults.
 void set_options(std::string_view text, ProfileOptions& options) {
   while (!text.empty()) {
@@ -106,7 +120,7 @@ HttpWorkerConfig worker_config_from_env(const std::function<const char*(const ch
     }
     c.worker.concurrency = *value;
   }
-  c.worker.grace_period = env_duration(get, "OJS_SHUTDOWN_GRACE_PERIOD", c.worker.grace_period);
+  c.worker.grace_period = env_grace(get, "OJS_SHUTDOWN_GRACE_PERIOD", c.worker.grace_period);
   c.worker.heartbeat_interval =
       env_duration(get, "OJS_HEARTBEAT_INTERVAL", c.worker.heartbeat_interval);
   c.worker.poll_interval = env_duration(get, "OJS_POLL_INTERVAL", c.worker.poll_interval);
@@ -146,7 +160,7 @@ HttpWorker::HttpWorker(StrandRuntime& rt, boost::asio::io_context& io, HttpWorke
       config_(std::move(config)),
       client_(io, config_.host, config_.port),
       core_(rt, *this, config_.worker),
-      runner_(make_job_runner(config_.bodies, rt, this, config_.worker.concurrency, 1.0)),
+      runner_(make_job_runner(config_.bodies, rt, this, config_.worker.concurrency)),
       bodies_(static_cast<std::size_t>(config_.worker.concurrency)),
       on_exit_(std::move(on_exit)) {}
 

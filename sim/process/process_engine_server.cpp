@@ -22,9 +22,8 @@ HttpResponse error_response(int status, const std::string& code, const std::stri
 
 ProcessEngineServer::ProcessEngineServer(StrandRuntime& rt, boost::asio::io_context& io,
                                          const Scenario& scenario, Backend& backend,
-                                         Recorder& recorder, const FleetOptions& options)
+                                         Recorder& recorder, const ProcessEngineOptions& options)
     : rt_(rt),
-      time_scale_(options.time_scale),
       notice_(options.notice),
       log_(options.output.empty()
                ? nullptr
@@ -48,8 +47,8 @@ ProcessEngineServer::ProcessEngineServer(StrandRuntime& rt, boost::asio::io_cont
     program.argv = {"/bin/sh", "-c", "exec " + options.worker_cmd};
     shell = options.worker_cmd;
   }
-  context_.reset(new FleetContext{
-      rt, backend, recorder, reaper_, scenario, options.time_scale, std::move(program),
+  context_.reset(new ProxyContext{
+      rt, backend, recorder, reaper_, scenario, std::move(program),
       fmt::format("http://127.0.0.1:{}", port), std::move(shell),
       [this](std::string why) {
         if (fatal_.empty()) fatal_ = std::move(why);
@@ -60,7 +59,7 @@ ProcessEngineServer::ProcessEngineServer(StrandRuntime& rt, boost::asio::io_cont
         if (ended_unregistered_++ > 0) return;
         first_unregistered_ = fmt::format("{} {} {} after {:.0f} ms", name,
                                           how.signalled ? "died of signal" : "exited with code",
-                                          how.code, to_seconds(lived) * 1000 / time_scale_);
+                                          how.code, to_seconds(lived) * 1000 / rt_.time_scale());
         first_unregistered_code_ = how.signalled ? 128 + how.code : how.code;
         if (notice_) {
           notice_(
@@ -68,7 +67,7 @@ ProcessEngineServer::ProcessEngineServer(StrandRuntime& rt, boost::asio::io_cont
                           "registering with the backend: its pod will restart it "
                           "and do no work (check --worker-cmd)",
                           name, how.signalled ? "died of signal" : "exited with code", how.code,
-                          to_seconds(lived) * 1000 / time_scale_));
+                          to_seconds(lived) * 1000 / rt_.time_scale()));
         }
       }});
 }
@@ -77,7 +76,7 @@ std::optional<Warning> ProcessEngineServer::registration_warning() const {
   int running = 0;
   for (const auto& [name, process] : by_name_) {
     if (process->alive() && !process->registered() &&
-        to_seconds(rt_.now() - process->started_at()) / time_scale_ >= kRegisterWithinS) {
+        to_seconds(rt_.now() - process->started_at()) / rt_.time_scale() >= kRegisterWithinS) {
       ++running;
     }
   }

@@ -1,7 +1,7 @@
 // ProcessEngineServer: the process engine's side of a run. It serves the backend's worker
 // endpoints over HTTP on 127.0.0.1 (docs/worker-protocol.md), makes a ChildProcessProxy for
 // every container start, routes each request to the process its worker_id names, and
-// reaps the processes: when one ends, and all that are left when the fleet shuts down.
+// reaps the processes: when one ends, and all that are left when the server shuts down.
 #pragma once
 
 #include <functional>
@@ -23,12 +23,11 @@
 
 namespace drainsim {
 
-struct FleetOptions {
+struct ProcessEngineOptions {
   std::string worker_binary;  // drainsim-worker
   std::string worker_cmd;     // a shell command line that replaces it, when not empty
   std::string output;         // file for the workers' stdout and stderr; empty: /dev/null
   std::uint64_t output_cap = WorkerLog::kDefaultCap;  // bytes of `output` per run; 0: no cap
-  double time_scale = 50;
   // Told a warning as soon as it is found (the first worker that ends unregistered), on
   // the models' strand.
   std::function<void(const std::string&)> notice;
@@ -38,7 +37,7 @@ class ProcessEngineServer {
  public:
   // `rt` is the models' strand, on `io`.
   ProcessEngineServer(StrandRuntime& rt, boost::asio::io_context& io, const Scenario& scenario,
-                      Backend& backend, Recorder& recorder, const FleetOptions& options);
+                      Backend& backend, Recorder& recorder, const ProcessEngineOptions& options);
   ~ProcessEngineServer();
 
   ProcessFactory factory();
@@ -62,12 +61,11 @@ class ProcessEngineServer {
   void on_exit(pid_t pid, ChildExit how);
 
   StrandRuntime& rt_;
-  double time_scale_;
   std::function<void(const std::string&)> notice_;
   std::unique_ptr<WorkerLog> log_;  // before the server: requests never outlive it
   HttpServer server_;
   Reaper reaper_;
-  std::unique_ptr<FleetContext> context_;
+  std::unique_ptr<ProxyContext> context_;
   std::map<std::string, ChildProcessProxy*> by_name_;  // owned by the platform
   std::vector<int> starts_;                            // per pod, for worker names
   std::function<void()> after_request_;

@@ -8,18 +8,21 @@
 
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <thread>
 
 #include "io/scenario_reader.h"
 #include "process/child_process.h"
-#include "run/simulation.h"
+#include "run/run_scenario.h"
 #include "testing/test_scenarios.h"
 
 namespace drainsim {
@@ -77,9 +80,9 @@ TEST(ProcessEngine, PythonWorkerRunsTheRollingRestart) {
       load_scenario_file(std::string(DRAINSIM_SOURCE_DIR) + "/scenarios/rolling-restart.json");
   RunOptions options;
   options.engine = Engine::kProcess;
-  options.time_scale = kScale;
+  options.paced.time_scale = kScale;
   options.timeline = true;
-  options.worker_cmd =
+  options.process.worker_cmd =
       std::string(DRAINSIM_PYTHON) + " " + DRAINSIM_SOURCE_DIR + "/examples/ojs_worker.py";
   const RunOutput r = run_scenario(s, options);
   ASSERT_TRUE(r.summary.audit.ok) << r.summary.audit.errors.front();
@@ -190,11 +193,11 @@ TEST(ProcessEngine, AWorkersChildInANewSessionDoesNotOutliveTheRun) {
       std::string(DRAINSIM_SOURCE_DIR) + "/scenarios/double-sigterm.json", {"settle=0s"});
   RunOptions options;
   options.engine = Engine::kProcess;
-  options.time_scale = 100;
-  options.worker_cmd = std::string(DRAINSIM_PYTHON) + " " + DRAINSIM_SOURCE_DIR +
-                       "/tests/reliability/daemonizing_worker.py";
+  options.paced.time_scale = 100;
+  options.process.worker_cmd = std::string(DRAINSIM_PYTHON) + " " + DRAINSIM_SOURCE_DIR +
+                               "/tests/reliability/daemonizing_worker.py";
   int sleeps_seen = 0;
-  options.on_time = [&](Time now, Time) {
+  options.paced.on_time = [&](Time now, Time) {
     if (now >= 4 * kMinute && sleeps_seen == 0) sleeps_seen = leftovers(getpid(), "sleep");
   };
   const RunOutput r = run_scenario(s, options);
@@ -223,10 +226,10 @@ TEST(ProcessEngine, AWorkerThatExitsAtOnceIsAWarningNotASilentCrashLoop) {
   // worker_unregistered with exit code 1; the job is never run (pending), audit ok.
   RunOptions options;
   options.engine = Engine::kProcess;
-  options.time_scale = 10;
-  options.worker_cmd = "sh -c 'exit 1'";
+  options.paced.time_scale = 10;
+  options.process.worker_cmd = "sh -c 'exit 1'";
   std::vector<std::string> told;
-  options.on_warning = [&](const std::string& message) { told.push_back(message); };
+  options.process.on_warning = [&](const std::string& message) { told.push_back(message); };
   const RunOutput r = run_scenario(one_slot_for_20s(), options);
   ASSERT_TRUE(r.summary.audit.ok);
   EXPECT_EQ(r.summary.jobs.pending, 1);
@@ -253,10 +256,10 @@ TEST(ProcessEngine, AFloodingWorkersLogStopsAtItsCap) {
   std::filesystem::remove(log);
   RunOptions options;
   options.engine = Engine::kProcess;
-  options.time_scale = 10;
-  options.worker_cmd = "sh -c 'head -c 3145728 /dev/zero >&2; sleep 100'";
-  options.worker_log = log;
-  options.worker_log_max = 1 << 20;
+  options.paced.time_scale = 10;
+  options.process.worker_cmd = "sh -c 'head -c 3145728 /dev/zero >&2; sleep 100'";
+  options.process.worker_log = log;
+  options.process.worker_log_max = 1 << 20;
   const RunOutput r = run_scenario(one_slot_for_20s(), options);
   ASSERT_TRUE(r.summary.audit.ok);
   const std::string cut =
@@ -283,7 +286,7 @@ std::string process_run_error(const Scenario& s, RunOptions options = {}) {
 
 TEST(ProcessEngine, AWorkerThatCannotStartIsAClearError) {
   RunOptions options;
-  options.worker_binary = "/nonexistent/drainsim-worker";
+  options.process.worker_binary = "/nonexistent/drainsim-worker";
   const Scenario s = parse_scenario(test::one_pod("1s"), "case");
   const std::string error = process_run_error(s, options);
   EXPECT_NE(error.find("/nonexistent/drainsim-worker"), std::string::npos) << error;
@@ -312,6 +315,60 @@ TEST(ProcessEngine, AProfileTheHttpBindingCannotExpressIsAClearError) {
   const Scenario s = parse_scenario(test::one_pod("1s"), "case", {"worker.profile=sidekiq"});
   const std::string error = process_run_error(s);
   EXPECT_NE(error.find("profile sidekiq hands unfinished jobs back"), std::string::npos) << error;
+}
+
+// A grace of "forever" reaches the worker program as the word (OJS_SHUTDOWN_GRACE_PERIOD=
+// forever), not as a number of milliseconds: at time scale 1 the old number (INT64_MAX µs
+// scaled) was one the worker could not take back. BullMQ's grace is forever. One pod, one
+// job of J seconds from t=0, the pod deleted at T < J with a platform grace far beyond J:
+// the worker drains until the job ends (started at s <= T, completed at s + J > T), then
+// exits 0; nothing is killed, lost or retried. The default time scale (100) and 1.
+TEST(ProcessEngine, AForeverGraceWaitsForTheJobAtEveryTimeScale) {
+  struct Case {
+    std::optional<double> time_scale;  // unset: the default
+    int job_s, delete_s;
+  };
+  for (const Case c : {Case{std::nullopt, 200, 100}, Case{1.0, 3, 2}}) {
+    const std::string text = fmt::format(
+        R"({{"name": "forever", "duration": "1s", "settle": "{}s",
+             "workload": {{"arrival": {{"kind": "burst", "count": 1, "at": "0s"}},
+                          "job_duration": {{"kind": "constant", "value": "{}s"}}}},
+             "worker": {{"profile": "bullmq", "concurrency": 1}},
+             "platform": {{"replicas": 1, "pod_start_delay": "0s",
+                          "termination_grace_period": "1h"}},
+             "events": [{{"at": "{}s", "kind": "scale_down", "replicas": 0}}]}})",
+        2 * c.job_s, c.job_s, c.delete_s);
+    const Scenario s = parse_scenario(text, "forever");
+    ASSERT_EQ(s.worker.grace_period, kNever);
+    RunOptions options;
+    options.engine = Engine::kProcess;
+    if (c.time_scale) options.paced.time_scale = *c.time_scale;
+    options.timeline = true;
+    options.timeline_records = true;
+    const double scale = options.paced.time_scale;
+    const RunOutput r = run_scenario(s, options);
+    SCOPED_TRACE(fmt::format("time scale {}", scale));
+    ASSERT_TRUE(r.summary.audit.ok) << r.summary.audit.errors.front();
+    EXPECT_EQ(r.summary.jobs.completed, 1);
+    EXPECT_EQ(r.summary.job_loss(), 0);
+    EXPECT_EQ(r.summary.jobs.shutdown_retries, 0);
+    EXPECT_EQ(r.summary.forced_kills, 0);
+    ASSERT_EQ(r.records->attempts.size(), 1u);
+    const AttemptRecord& a = r.records->attempts[0];
+    EXPECT_EQ(a.outcome, Outcome::kCompleted);
+    const Time term = c.delete_s * kSecond;
+    ASSERT_LE(a.start, term) << "the worker took too long to start: the job began after the TERM";
+    const Duration slack = static_cast<Duration>(50 * kMillisecond * scale);  // 50 ms real
+    // The body ran its whole J (the slack for the clocks' rounding).
+    EXPECT_GE(a.end - a.start, c.job_s * kSecond - slack);
+    ASSERT_EQ(r.processes.size(), 1u);
+    const ProcessRecord& p = r.processes[0];
+    EXPECT_EQ(p.exit, ExitKind::kClean);
+    EXPECT_GE(p.termination, term);  // the event fires on the wall clock: a little late
+    EXPECT_LT(p.termination, term + slack);
+    EXPECT_GE(p.ended, a.end);  // the drain lasted until the job's end, past any deadline
+  }
+  EXPECT_EQ(leftovers(getpid()), 0);
 }
 
 }  // namespace

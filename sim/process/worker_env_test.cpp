@@ -58,6 +58,8 @@ TEST(WorkerEnv, EveryVariableIsRead) {
   EXPECT_EQ(c.worker.heartbeat_interval, 500 * kMillisecond);
   EXPECT_EQ(c.worker.poll_interval, 100 * kMillisecond);
   EXPECT_EQ(c.worker.profile, "bullmq");
+  env["OJS_SHUTDOWN_GRACE_PERIOD"] = "forever";  // kept as forever, never a number
+  EXPECT_EQ(from(env).worker.grace_period, kNever);
   EXPECT_EQ(std::get<int>(c.worker.options.at("max_stalled_count")), 3);
   EXPECT_EQ(std::get<Duration>(c.worker.options.at("stalled_interval")), 5 * kSecond);
   EXPECT_EQ(c.bodies, JobBody::kSpin);
@@ -100,7 +102,8 @@ TEST(WorkerEnv, BadValuesAreRefusedByName) {
   EXPECT_EQ(error_of(with(kMinimal, "OJS_CONCURRENCY", "4x")),
             "OJS_CONCURRENCY=\"4x\": expected an integer from 1 to 10000");
   EXPECT_EQ(error_of(with(kMinimal, "OJS_SHUTDOWN_GRACE_PERIOD", "0s")),
-            "OJS_SHUTDOWN_GRACE_PERIOD=\"0s\": expected a positive duration such as 250ms or 1.5s");
+            "OJS_SHUTDOWN_GRACE_PERIOD=\"0s\": expected a positive duration such as 250ms or 1.5s, "
+            "or forever");
   EXPECT_EQ(error_of(with(kMinimal, "DRAINSIM_JOB_BODY", "nap")),
             "DRAINSIM_JOB_BODY=\"nap\": expected sleep, spin or timer");
   EXPECT_EQ(error_of(with(kMinimal, "DRAINSIM_PROFILE", "sidekik"))
@@ -123,7 +126,7 @@ TEST(WorkerEnv, HostileValuesAreRefusedWithABoundedMessage) {
             "OJS_CONCURRENCY=\"99999999999999999999\": expected an integer from 1 to 10000");
   EXPECT_EQ(error_of(with(kMinimal, "OJS_SHUTDOWN_GRACE_PERIOD", "1e400s")),
             "OJS_SHUTDOWN_GRACE_PERIOD=\"1e400s\": expected a positive duration such as 250ms or "
-            "1.5s");
+            "1.5s, or forever");
   EXPECT_EQ(error_of(with(kMinimal, "OJS_URL", "http://x:99999999999999999999")),
             "OJS_URL=\"http://x:99999999999999999999\": expected http://HOST:PORT");
   const std::string long_value(100000, '7');

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "io/scenario_reader.h"
-#include "run/simulation.h"
+#include "run/run_scenario.h"
 #include "testing/sanitizers.h"
 #include "testing/test_scenarios.h"
 
@@ -42,7 +42,7 @@ RunOutput run_process(const std::string& text) {
   RunOptions options;
   options.timeline = true;
   options.engine = Engine::kProcess;
-  options.time_scale = kScale;
+  options.paced.time_scale = kScale;
   RunOutput out = run_scenario(parse_scenario(text, "case"), options);
   EXPECT_TRUE(out.summary.audit.ok)
       << (out.summary.audit.errors.empty() ? "" : out.summary.audit.errors.front());

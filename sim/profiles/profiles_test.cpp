@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "io/scenario_reader.h"
-#include "run/simulation.h"
+#include "run/run_scenario.h"
 
 namespace drainsim {
 namespace {

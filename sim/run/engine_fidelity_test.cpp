@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "io/scenario_reader.h"
-#include "run/simulation.h"
+#include "run/run_scenario.h"
 #include "testing/test_scenarios.h"
 
 namespace drainsim {
@@ -50,8 +50,8 @@ void compare(const Scenario& s, const RunOutput& v, Engine engine, double time_s
   RunOptions options;
   options.timeline = true;
   options.engine = engine;
-  options.time_scale = time_scale;
-  options.access = access;
+  options.paced.time_scale = time_scale;
+  options.realtime.access = access;
   const RunOutput r = run_scenario(s, options);
   ASSERT_TRUE(r.summary.audit.ok) << r.summary.audit.errors.front();
   EXPECT_EQ(r.results["engine"], to_string(engine));

@@ -6,7 +6,7 @@
 #include <fmt/format.h>
 
 #include "base/parse.h"
-#include "run/simulation.h"
+#include "run/run_options.h"
 
 namespace drainsim {
 

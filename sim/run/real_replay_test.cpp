@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "run/simulation.h"
+#include "run/run_scenario.h"
 #include "testing/test_attempts.h"
 
 namespace drainsim {

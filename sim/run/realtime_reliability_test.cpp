@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "io/scenario_reader.h"
-#include "run/simulation.h"
+#include "run/run_scenario.h"
 
 namespace drainsim {
 namespace {
@@ -24,7 +24,7 @@ std::vector<RunOutput> runs_at_5000x(const std::string& file) {
       load_scenario_file(std::string(DRAINSIM_SOURCE_DIR) + "/tests/reliability/" + file);
   RunOptions options;
   options.engine = Engine::kRealtime;
-  options.time_scale = 5000;
+  options.paced.time_scale = 5000;
   std::vector<RunOutput> out;
   while (out.size() < kRepeats) {
     std::vector<std::future<RunOutput>> batch;

@@ -2,7 +2,7 @@
 // events the adapter wrote: Sidekiq 6.4 (Debian's ruby-sidekiq), BullMQ 6.7 (npm),
 // Celery 5.2 (Debian's python3-celery), pg-boss 9 and graphile-worker 0.16 (npm). Times are real:
 // bounds allow for Ruby's start-up and the 20 ms event reader, nothing more.
-#include "run/real_run.h"
+#include "run/real_engine.h"
 
 #include <signal.h>
 #include <sys/wait.h>
@@ -28,7 +28,7 @@ namespace fs = std::filesystem;
 RunOptions sidekiq() {
   RunOptions o;
   o.engine = Engine::kReal;
-  o.system = "sidekiq";
+  o.real.system = "sidekiq";
   o.timeline = true;
   return o;
 }
@@ -150,9 +150,9 @@ TEST(RealSidekiq, AScenarioFieldSidekiqIsNotGivenIsRefusedByItsPath) {
 
 TEST(RealSidekiq, AnUnknownSystemNamesTheSystemsThereAre) {
   RunOptions o = sidekiq();
-  o.system = "resque";
+  o.real.system = "resque";
   try {
-    find_system(o);
+    find_system(o.real);
     FAIL();
   } catch (const RunError& e) {
     EXPECT_NE(std::string(e.what()).find("no real system \"resque\""), std::string::npos);
@@ -163,7 +163,7 @@ TEST(RealSidekiq, AnUnknownSystemNamesTheSystemsThereAre) {
 // The real engine on the named system, with the timeline.
 RunOptions real_system(const char* name) {
   RunOptions o = sidekiq();
-  o.system = name;
+  o.real.system = name;
   return o;
 }
 

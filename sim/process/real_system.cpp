@@ -1,4 +1,4 @@
-#include "process/real_fleet.h"
+#include "process/real_system.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -38,13 +38,13 @@ std::string tail(const std::string& text, std::size_t bytes = 1500) {
 // One container's process of the real system.
 class RealWorker final : public ProcessHandle {
  public:
-  RealWorker(RealFleet& fleet, ProcessObserver& observer, int pod)
-      : fleet_(fleet), observer_(observer), pod_(pod) {}
+  RealWorker(RealSystem& system, ProcessObserver& observer, int pod)
+      : system_(system), observer_(observer), pod_(pod) {}
 
   void start() override {
-    const RealFleetOptions& o = fleet_.options_;
+    const RealSystemOptions& o = system_.options_;
     const std::string name = fmt::format("pod-{}", pod_);
-    SpawnSpec spec{o.worker, o.env, fleet_.log_file(name)};
+    SpawnSpec spec{o.worker, o.env, system_.log_file(name)};
     for (std::string& a : spec.argv) {
       for (std::size_t at; (at = a.find("{worker}")) != std::string::npos;) a.replace(at, 8, name);
     }
@@ -57,12 +57,12 @@ class RealWorker final : public ProcessHandle {
     try {
       pid_ = spawn(spec);
     } catch (const std::exception& e) {
-      fleet_.fail(e.what());
+      system_.fail(e.what());
       return;
     }
     alive_ = true;
-    fleet_.reaper_.watch(pid_);
-    fleet_.by_pid_[pid_] = this;
+    system_.reaper_.watch(pid_);
+    system_.by_pid_[pid_] = this;
   }
 
   // drainsim real refuses oom_kill_child (system_manifest not_honoured): never called.
@@ -81,7 +81,7 @@ class RealWorker final : public ProcessHandle {
     if (!alive_) return;
     if (worker_pid_ <= 0) {
       worker_pid_ = pid;
-      fleet_.by_pid_[pid] = this;
+      system_.by_pid_[pid] = this;
     }
     if (kind == "ready") {
       set_state(WorkerState::kRunning);
@@ -100,10 +100,11 @@ class RealWorker final : public ProcessHandle {
     alive_ = false;
     active_ = 0;
     if (worker_pid_ <= 0 && !how.signalled && (how.code == 126 || how.code == 127)) {
-      fleet_.fail(fmt::format(
-          "the worker program `{}` exited with {} before it was ready; its "
-          "output is in {}",
-          fleet_.options_.worker.front(), how.code, fleet_.log_file(fmt::format("pod-{}", pod_))));
+      system_.fail(
+          fmt::format("the worker program `{}` exited with {} before it was ready; its "
+                      "output is in {}",
+                      system_.options_.worker.front(), how.code,
+                      system_.log_file(fmt::format("pod-{}", pod_))));
     }
     state_ = WorkerState::kStopped;
     const ProcessEnd end = !how.signalled        ? ProcessEnd::kExited
@@ -123,7 +124,7 @@ class RealWorker final : public ProcessHandle {
     observer_.on_worker_state(pod_, s);
   }
 
-  RealFleet& fleet_;
+  RealSystem& system_;
   ProcessObserver& observer_;
   int pod_;
   pid_t pid_ = -1;         // the child: the worker, or the shell that runs it
@@ -133,7 +134,7 @@ class RealWorker final : public ProcessHandle {
   bool alive_ = false;
 };
 
-RealFleet::RealFleet(StrandRuntime& rt, boost::asio::io_context& io, RealFleetOptions options)
+RealSystem::RealSystem(StrandRuntime& rt, boost::asio::io_context& io, RealSystemOptions options)
     : rt_(rt),
       io_(io),
       options_(std::move(options)),
@@ -145,13 +146,13 @@ RealFleet::RealFleet(StrandRuntime& rt, boost::asio::io_context& io, RealFleetOp
         });
       }) {}
 
-RealFleet::~RealFleet() {
+RealSystem::~RealSystem() {
   stopping_ = true;
   if (enqueuer_in_ >= 0) close(enqueuer_in_);
   reaper_.kill_all();
 }
 
-ProcessFactory RealFleet::factory() {
+ProcessFactory RealSystem::factory() {
   return [this](int pod, ProcessObserver& observer) -> std::unique_ptr<ProcessHandle> {
     auto worker = std::make_unique<RealWorker>(*this, observer, pod);
     if (current_.size() <= static_cast<std::size_t>(pod)) current_.resize(pod + 1, nullptr);
@@ -160,11 +161,11 @@ ProcessFactory RealFleet::factory() {
   };
 }
 
-std::string RealFleet::log_file(const std::string& name) const {
+std::string RealSystem::log_file(const std::string& name) const {
   return options_.logs + "/" + name + ".log";
 }
 
-void RealFleet::start() {
+void RealSystem::start() {
   int in[2], out[2];
   if (pipe2(in, O_CLOEXEC) != 0 || pipe2(out, O_CLOEXEC) != 0) {
     throw std::runtime_error(fmt::format("cannot make a pipe: {}", strerror(errno)));
@@ -187,7 +188,7 @@ void RealFleet::start() {
   rt_.schedule(rt_.now(), Priority::kBackend, this, 0);
 }
 
-void RealFleet::read_enqueuer() {
+void RealSystem::read_enqueuer() {
   boost::asio::async_read_until(*enqueuer_out_, enqueuer_buf_, '\n',
                                 [this](const boost::system::error_code& ec, std::size_t) {
                                   if (ec) return;  // closed: its exit says why
@@ -207,7 +208,7 @@ void RealFleet::read_enqueuer() {
                                 });
 }
 
-void RealFleet::enqueue(const std::string& line) {
+void RealSystem::enqueue(const std::string& line) {
   if (enqueuer_in_ < 0) return;
   const std::string text = line + "\n";
   std::size_t done = 0;
@@ -224,7 +225,7 @@ void RealFleet::enqueue(const std::string& line) {
   ++written_;
 }
 
-void RealFleet::inspect(std::function<void(std::string, bool)> done) {
+void RealSystem::inspect(std::function<void(std::string, bool)> done) {
   const std::string output = log_file(fmt::format("inspect-{}", ++inspections_run_));
   int fd = open(output.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) {
@@ -246,12 +247,12 @@ void RealFleet::inspect(std::function<void(std::string, bool)> done) {
   reaper_.watch(pid);
 }
 
-void RealFleet::on_timer(std::uint32_t, std::uint64_t) {
+void RealSystem::on_timer(std::uint32_t, std::uint64_t) {
   read_events();
   if (!stopping_) rt_.schedule(rt_.now() + kEventsPoll, Priority::kBackend, this, 0);
 }
 
-void RealFleet::read_events() {
+void RealSystem::read_events() {
   std::ifstream in(options_.events, std::ios::binary);
   if (!in) return;  // nobody has written one yet
   in.seekg(static_cast<std::streamoff>(events_offset_));
@@ -290,7 +291,7 @@ void RealFleet::read_events() {
   if (any) changed();
 }
 
-void RealFleet::on_exit(pid_t pid, ChildExit how) {
+void RealSystem::on_exit(pid_t pid, ChildExit how) {
   if (pid == enqueuer_) {
     enqueuer_ = -1;
     if (!stopping_ && (how.signalled || how.code != 0 || enqueuer_in_ >= 0)) {
@@ -324,12 +325,12 @@ void RealFleet::on_exit(pid_t pid, ChildExit how) {
   changed();
 }
 
-void RealFleet::fail(std::string why) {
+void RealSystem::fail(std::string why) {
   if (fatal_.empty()) fatal_ = std::move(why);
   changed();
 }
 
-int RealFleet::shut_down() {
+int RealSystem::shut_down() {
   stopping_ = true;
   if (enqueuer_in_ >= 0) {
     close(enqueuer_in_);

@@ -6,7 +6,7 @@
 #include <cstdio>
 
 #include "base/rng.h"
-#include "run/simulation.h"
+#include "run/run_scenario.h"
 
 namespace drainsim {
 namespace {

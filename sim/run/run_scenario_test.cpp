@@ -1,7 +1,7 @@
 // Hand-worked cases (issue 2, acceptance a-g): one pod unless stated, results checked to
 // the second. Defaults that matter: heartbeat 5 s, heartbeat timeout 30 s, poll 1 s,
 // restart_delay 10 s, retry 1 s x2 with jitter U[0.5,1.5), max 3 attempts.
-#include "run/simulation.h"
+#include "run/run_scenario.h"
 
 #include <gtest/gtest.h>
 
@@ -534,9 +534,9 @@ TEST(Progress, ARealtimeRunReportsItsSimulatedTimeAsItGoes) {
   options.engine = Engine::kRealtime;
   // 200×, not more: at 1000× a loaded machine can hit the realtime engine's known
   // conservation bug (issue 20, reliability-repro/realtime-audit-fails.json).
-  options.time_scale = 200;
+  options.paced.time_scale = 200;
   std::vector<std::pair<Time, Time>> reports;
-  options.on_time = [&](Time now, Time end) { reports.emplace_back(now, end); };
+  options.paced.on_time = [&](Time now, Time end) { reports.emplace_back(now, end); };
   const RunOutput r = run_scenario(parse_scenario(R"({"name": "p", "duration": "10s",
     "settle": "1m", "workload": {"arrival": {"kind": "burst", "count": 4, "at": "0s"},
                                  "job_duration": {"kind": "constant", "value": "20s"}},
@@ -568,7 +568,7 @@ Scenario long_run() {
 
 TEST(Interruption, TheEventLimitStopsTheRunWithBalancedPartialResults) {
   RunOptions o;
-  o.max_events = 100'000;
+  o.limits.max_events = 100'000;
   const RunOutput r = run_scenario(long_run(), o);
   EXPECT_TRUE(r.interrupted);
   EXPECT_EQ(r.events, 100'000u);
@@ -604,7 +604,7 @@ TEST(Interruption, AStopRequestEndsTheRunAtTheNextLook) {
   RunOptions o;
   int calls = 0;
   std::uint64_t seen = 0;
-  o.keep_going = [&](Time now, Time end, std::uint64_t events) {
+  o.limits.keep_going = [&](Time now, Time end, std::uint64_t events) {
     EXPECT_EQ(end, 11 * kHour);
     EXPECT_GT(now, 0);
     seen = events;
@@ -624,8 +624,8 @@ TEST(Interruption, ARunThatEndsIsNotInterrupted) {
   // A watch that always says go on, and a limit above what the run needs: no trace of
   // either in the results.
   RunOptions o;
-  o.max_events = 1'000'000;
-  o.keep_going = [](Time, Time, std::uint64_t) { return true; };
+  o.limits.max_events = 1'000'000;
+  o.limits.keep_going = [](Time, Time, std::uint64_t) { return true; };
   const RunOutput r = run_json(one_pod("20s"), false);
   const RunOutput limited = run_scenario(parse_scenario(one_pod("20s"), "test"), o);
   EXPECT_FALSE(limited.interrupted);

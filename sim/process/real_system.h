@@ -1,4 +1,4 @@
-// RealFleet: the processes of a real job system under `drainsim real` (adapters/README.md):
+// RealSystem: the processes of a real job system under `drainsim real` (adapters/README.md):
 // one worker process per container, as the platform sees it (a ProcessHandle), the
 // enqueuer that pushes each arriving job through the system's own client, and the
 // inspector that says where the broker holds each job. What a worker is doing is learnt
@@ -31,7 +31,7 @@
 
 namespace drainsim {
 
-struct RealFleetOptions {
+struct RealSystemOptions {
   std::vector<std::string> worker;   // argv of one worker process; "{worker}" becomes pod-N
   std::vector<std::string> enqueue;  // argv of the enqueuer
   std::vector<std::string> inspect;  // argv of the inspector
@@ -51,12 +51,12 @@ struct RealEnding {
 
 class RealWorker;
 
-class RealFleet final : public TimerTarget {
+class RealSystem final : public TimerTarget {
  public:
-  RealFleet(StrandRuntime& rt, boost::asio::io_context& io, RealFleetOptions options);
-  ~RealFleet();
-  RealFleet(const RealFleet&) = delete;
-  RealFleet& operator=(const RealFleet&) = delete;
+  RealSystem(StrandRuntime& rt, boost::asio::io_context& io, RealSystemOptions options);
+  ~RealSystem();
+  RealSystem(const RealSystem&) = delete;
+  RealSystem& operator=(const RealSystem&) = delete;
 
   ProcessFactory factory();
   // Starts the enqueuer and the events reader. Throws std::runtime_error when the enqueuer
@@ -99,7 +99,7 @@ class RealFleet final : public TimerTarget {
 
   StrandRuntime& rt_;
   boost::asio::io_context& io_;
-  RealFleetOptions options_;
+  RealSystemOptions options_;
   Reaper reaper_;
   std::vector<RealWorker*> current_;  // by pod: its latest process
   std::map<pid_t, RealWorker*> by_pid_;

@@ -1,0 +1,213 @@
+#include "cli/run_common.h"
+
+#include <fmt/format.h>
+
+#include "io/atomic_file.h"
+#include "io/results.h"
+#include "io/scenario_reader.h"
+#include "run/real_engine.h"
+
+namespace drainsim::cli {
+
+namespace {
+
+std::string fmt_spread(const std::optional<Spread>& d) {
+  if (!d) return "none";
+  return fmt::format("p50 {}  p99 {}  max {}  (n={})", format_seconds(d->p50),
+                     format_seconds(d->p99), format_seconds(d->max), d->count);
+}
+
+void print_summary(const Scenario& scenario, Engine engine, const RunOutput& out,
+                   const std::string& path, double wall_s) {
+  const RunSummary& s = out.summary;
+  const JobTotals& j = s.jobs;
+  fmt::print("drainsim {} — scenario {} (seed {}), engine {}\n", DRAINSIM_VERSION, scenario.name,
+             scenario.seed, to_string(engine));
+  fmt::print("  simulated {}{}\n", format_seconds(to_seconds(s.ended_at)),
+             !s.interrupted.by.empty() ? " (interrupted: the figures are partial)"
+             : s.ended_early           ? " (ended once nothing was left to do)"
+                                       : " (cut off at duration + settle)");
+  fmt::print("jobs\n");
+  fmt::print("  enqueued {}  completed {}  pending {}  discarded {}  lost {}\n", j.enqueued,
+             j.completed, j.pending, j.discarded, j.lost);
+  if (j.pushes_refused > 0) {
+    fmt::print("  pushes refused {} (a singleton class's job was unfinished: no job created)\n",
+               j.pushes_refused);
+  }
+  fmt::print("  job loss {} (lost {} + discarded by shutdown {})\n", s.job_loss(), j.lost,
+             j.discarded_by_shutdown);
+  fmt::print("  interrupted jobs {} ({:.3f}%)  shutdown retries {}  duplicate executions {}\n",
+             j.interrupted, 100 * s.interrupted_fraction, j.shutdown_retries,
+             j.duplicate_executions);
+  if (j.redeliveries > 0 || j.completions_rejected > 0) {
+    fmt::print(
+        "  redeliveries {} (a recovery while the worker still ran the job)  "
+        "completions rejected {}\n",
+        j.redeliveries, j.completions_rejected);
+  }
+  fmt::print("  wasted work {}  stuck at end {}\n", format_seconds(to_seconds(j.wasted_work)),
+             j.stuck_at_end);
+  fmt::print("  job latency {}\n",
+             s.job_latency ? fmt::format("p50 {}  p99 {}", format_seconds(s.job_latency->p50),
+                                         format_seconds(s.job_latency->p99))
+                           : std::string("none"));
+  fmt::print("shutdown\n");
+  fmt::print("  drain latency          {}\n", fmt_spread(s.drain_latency));
+  fmt::print("  orphan recovery delay  {}\n", fmt_spread(s.orphan_recovery_delay));
+  fmt::print(
+      "  exits: clean {}  died on TERM {}  killed at deadline {}  OOM killed {}  "
+      "exited with error {}  killed by signal {}  (still running at the end: {})\n",
+      s.exit_count(ExitKind::kClean), s.exit_count(ExitKind::kDiedOnTerm),
+      s.exit_count(ExitKind::kKilledAtDeadline), s.exit_count(ExitKind::kOomKilled),
+      s.exit_count(ExitKind::kExitedWithError), s.exit_count(ExitKind::kKilledBySignal),
+      s.exit_count(ExitKind::kRunning));
+  const auto& d = s.deploy_duration;
+  fmt::print("  deploys: {}\n", d ? fmt::format("{} finished, mean {}  max {}", d->count,
+                                                format_seconds(d->mean), format_seconds(d->max))
+                                  : std::string("none"));
+  for (const Warning& w : s.warnings) fmt::print("warning: {}\n", w.message);
+  if (s.audit.ok) {
+    fmt::print("audit: ok ({})\n", s.balance);
+  } else {
+    fmt::print("audit: FAILED, {} errors ({})\n", s.audit.error_count, s.balance);
+    for (const std::string& err : s.audit.errors) fmt::print("  {}\n", err);
+  }
+  fmt::print("result hash {}  written to {}  ({} wall)\n", out.hash, path, format_seconds(wall_s));
+}
+
+}  // namespace
+
+void add_scenario_options(CLI::App* cmd, ScenarioArgs& args) {
+  add_scenario_argument(cmd, args.file);
+  add_seed_option(cmd, args.seed, "Seed (overrides the scenario's)");
+  add_set_option(cmd, args.sets);
+  add_max_memory_option(cmd, args.max_memory);
+}
+
+void add_engine_options(CLI::App* cmd, EngineArgs& args) {
+  add_time_scale_option(cmd, args.time_scale);
+  add_enum_option(cmd, "--job-body", args.job_body,
+                  "realtime: job bodies sleep (default) or spin on real threads, or are timers");
+  add_enum_option(cmd, "--model-access", args.access,
+                  "realtime: worker strands reach the backend under a lock (default) or by "
+                  "posting to its strand");
+  cmd->add_option("--worker-cmd", args.worker_cmd,
+                  "process: a shell command that runs a worker (docs/worker-protocol.md) "
+                  "instead of drainsim-worker");
+  cmd->add_option("--worker-log", args.worker_log,
+                  "process: append the workers' output to this file (default: discarded)");
+  cmd->add_option("--worker-log-max", args.worker_log_max,
+                  "process: the most of the workers' output --worker-log gets per run, e.g. "
+                  "1MiB, 10GB (KB = 1024 bytes; default 64MiB; 0: no cap); the rest is "
+                  "dropped, and a line in the log says so")
+      ->transform(CLI::AsSizeValue(false));
+}
+
+void add_system_options(CLI::App* cmd, SystemArgs& args) {
+  cmd->add_option("--system", args.system,
+                  "real: the system (an adapter's name: sidekiq, bullmq, celery-redis, ...)");
+  cmd->add_option("--adapters", args.adapters,
+                  "real: the adapters' folder (default $DRAINSIM_ADAPTERS, else the installed "
+                  "share/drainsim/adapters, else the source tree's adapters/)");
+}
+
+bool prepare(const ScenarioArgs& what, const EngineArgs& engine, const SystemArgs& system,
+             Engine engine_kind, Scenario& s, RunOptions& options) {
+  try {
+    s = load_scenario_file(what.file, what.sets);
+  } catch (const ScenarioError& e) {
+    fmt::print(stderr, "error: {}\n", e.what());
+    return false;
+  }
+  if (what.seed) s.seed = *what.seed;
+  if (!fits_in_memory(s, what.file, what.max_memory)) return false;
+  options.engine = engine_kind;
+  if (engine.time_scale) options.paced.time_scale = *engine.time_scale;
+  options.realtime.job_body = engine.job_body;
+  options.realtime.access = engine.access;
+  options.process.worker_cmd = engine.worker_cmd;
+  options.process.worker_log = engine.worker_log;
+  if (engine.worker_log_max) options.process.worker_log_max = *engine.worker_log_max;
+  options.process.on_warning = [](const std::string& message) {
+    fmt::print(stderr, "warning: {}\n", message);
+  };
+  options.real.system = system.system;
+  options.real.adapters = system.adapters;
+  options.real.progress = [](const std::string& line) { fmt::print(stderr, "real: {}\n", line); };
+  if (engine_kind == Engine::kReal || !system.system.empty()) {
+    if (system.system.empty()) {
+      fmt::print(stderr, "error: the real engine needs --system NAME\n");
+      return false;
+    }
+    try {
+      const std::vector<std::string> bad = not_honoured(s, find_system(options.real));
+      for (const std::string& line : bad) fmt::print(stderr, "error: {}: {}\n", what.file, line);
+      if (!bad.empty()) return false;
+    } catch (const std::exception& e) {  // RunError, InputError
+      fmt::print(stderr, "error: {}\n", e.what());
+      return false;
+    }
+  }
+  return true;
+}
+
+bool run_or_explain(const Scenario& s, const RunOptions& options, RunOutput& out, int& status,
+                    bool partial, const std::function<std::string()>& lead) {
+  std::string error;
+  try {
+    out = run_scenario(s, options);
+  } catch (const std::exception& e) {  // RunError, SystemMissing, InputError
+    error = e.what();
+  }
+  if (lead) fmt::print(stderr, "{}", lead());
+  if (!error.empty()) {
+    fmt::print(stderr, "error: {}\n", error);
+    status = kBadInput;
+    return false;
+  }
+  if (out.interrupted) {
+    const bool workers = options.engine == Engine::kProcess || options.engine == Engine::kReal;
+    fmt::print(stderr, "interrupted at {} ({}) after {} events{}{}\n",
+               format_seconds(to_seconds(out.ended_at)),
+               options.engine == Engine::kReal ? "real" : "simulated", out.events,
+               out.summary.interrupted.by == "event_limit" ? " (--max-events)" : "",
+               workers
+                   ? fmt::format("; {} worker process(es) killed and reaped", out.processes_left)
+                   : "");
+    status = kInterrupted;
+    return partial;
+  }
+  return true;
+}
+
+int report(const Scenario& s, const RunOptions& options, const RunOutput& out,
+           const std::string& path, double wall_s) {
+  std::string why;  // the timeline's temporary files could not be read back
+  const bool written = write_whole(path, [&](std::ostream& f) {
+    if (out.timeline) {  // compact, streamed: an indented timeline would be far larger
+      try {
+        write_results_once(out.results, *out.timeline, [&](std::string_view piece) { f << piece; });
+      } catch (const std::runtime_error& e) {
+        why = fmt::format(" ({})", e.what());
+        f.setstate(std::ios::badbit);  // not written: no partial file
+      }
+    } else {
+      f << out.results.dump(2);
+    }
+    f << '\n';
+  });
+  if (!written) {
+    fmt::print(stderr, "error: {}: cannot write the results file{}\n", path, why);
+    return kBadInput;
+  }
+  print_summary(s, options.engine, out, path, wall_s);
+  if (!out.summary.audit.ok) {
+    fmt::print(stderr, "error: the audit failed: {} jobs or totals do not balance\n",
+               out.summary.audit.error_count);
+    for (const std::string& e : out.summary.audit.errors) fmt::print(stderr, "  {}\n", e);
+    return kAuditFailed;
+  }
+  return 0;
+}
+
+}  // namespace drainsim::cli

@@ -1,0 +1,61 @@
+// PacedEnd: how a run on an engine paced to the wall clock (realtime, process) is driven
+// to its end. The run ends once it is quiet (check(), called after every callback on the
+// models' side), when its end timer fires, when told (finish()), or on SIGINT or SIGTERM
+// (its results then partial). The end timer is due 1 µs after duration + settle, so every
+// timer of the models due at or before the end fires first, in order, however far behind
+// the wall clock the strand is: a late strand catches up rather than dropping work that
+// was due (the virtual engine's rt.step(end)). check() and finish() run on the models'
+// side; run() is the driver's. Also the warning both engines give for timers that fired
+// late. Internal to run/.
+#pragma once
+
+#include <functional>
+#include <future>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "engine/asio_runtime.h"
+#include "model/recorder.h"
+#include "model/scenario.h"
+#include "run/models.h"
+
+namespace drainsim {
+
+class PacedEnd final : public TimerTarget {
+ public:
+  // `rt`: the models' strand; `on_time`: told the time as the run goes (PacedOptions).
+  PacedEnd(StrandRuntime& rt, Models& models, std::function<void(Time, Time)> on_time = {});
+
+  // Starts the pool and the models (Models::start on their strand), waits for the end and
+  // stops the pool: nothing runs on the models' side once it returns. A start that throws
+  // ends the run at once, `failure` saying why.
+  RunEnding run(AsioRuntime& asio);
+  // Reports the time (on_time) and ends the run once the models are quiet.
+  void check();
+  // Ends the run at `at` (early: nothing was left to happen); later calls do nothing.
+  void finish(Time at, bool early);
+  void on_timer(std::uint32_t, std::uint64_t) override { finish(end_, false); }
+
+  std::string failure;  // why the run could not go on
+
+ private:
+  StrandRuntime& rt_;
+  Models& models_;
+  Time end_;
+  std::function<void(Time, Time)> on_time_;
+  Time next_report_ = 0;
+  std::promise<std::pair<Time, bool>> done_;
+  bool finished_ = false;
+};
+
+// Timers that fire later than this, in simulated time, make the run warn `timers_late`
+// (docs/engines.md): 1 % of the scenario's duration.
+Duration lateness_tolerance(const Scenario& s);
+
+// The `timers_late` warning, when any timer of `strands` fired later than the tolerance.
+// REQUIRES: `strands` is not empty.
+void warn_if_late(Recorder& recorder, const Scenario& s,
+                  const std::vector<const StrandRuntime*>& strands);
+
+}  // namespace drainsim
