@@ -365,19 +365,6 @@ std::string why_none(const Tune& t) {
 
 }  // namespace
 
-Duration pre_stop_time(const PreStop& p) {
-  switch (p.kind) {
-    case PreStop::Kind::kNone:
-      return 0;
-    case PreStop::Kind::kSleep:
-    case PreStop::Kind::kQuietThenSleep:
-      return p.duration;
-    case PreStop::Kind::kQuietThenWait:
-      return p.timeout;
-  }
-  return 0;
-}
-
 std::optional<double> parse_fraction(std::string_view text) {
   const bool pct = !text.empty() && text.back() == '%';
   if (pct) text.remove_suffix(1);

@@ -49,9 +49,6 @@ struct TuneTargets {
 // "0.1%" is 0.001; "0.001" is 0.001. nullopt for anything else or outside [0, 1].
 std::optional<double> parse_fraction(std::string_view text);
 
-// How long a preStop may hold TERM back: its sleep, or quiet_then_wait's timeout.
-Duration pre_stop_time(const PreStop& p);
-
 enum class PlatformGrace {
   kPaired,    // preStop + worker grace + margin
   kScenario,  // the scenario's, kept

@@ -5,6 +5,19 @@
 
 namespace drainsim {
 
+Duration pre_stop_time(const PreStop& p) {
+  switch (p.kind) {
+    case PreStop::Kind::kNone:
+      return 0;
+    case PreStop::Kind::kSleep:
+    case PreStop::Kind::kQuietThenSleep:
+      return p.duration;
+    case PreStop::Kind::kQuietThenWait:
+      return p.timeout;
+  }
+  return 0;
+}
+
 int Amount::resolve(int replicas, bool round_up) const {
   if (!percent) return static_cast<int>(value);
   // Whole percentages (the only kind the loader accepts) are resolved exactly.
