@@ -1,5 +1,5 @@
 // The settings snippet (analysis/settings_snippet.h): a job system's own settings
-// (analysis/system_settings.h), then the Kubernetes and Compose parts, and tune's wrapper
+// (profiles/system_settings.h), then the Kubernetes and Compose parts, and tune's wrapper
 // around it (analysis/tune.h).
 #include "analysis/settings_snippet.h"
 
@@ -12,8 +12,8 @@
 
 #include <fmt/format.h>
 
-#include "analysis/system_settings.h"
 #include "analysis/tune.h"
+#include "profiles/system_settings.h"
 
 namespace drainsim {
 

@@ -1,6 +1,9 @@
 // BullMQ (Node, Redis) with the docs' wiring of TERM/INT to worker.close() (docs/profiles.md;
 // moveStalledJobsToWait, worker.ts).
+#include <fmt/format.h>
+
 #include "profiles/profiles.h"
+#include "profiles/system_settings.h"
 
 namespace drainsim::profiles {
 
@@ -11,6 +14,48 @@ void apply(const ProfileOptions& options, ShutdownBehaviour& b, BackendMechanism
   // BullMQ 4.0.0-4.12.7 stopped the lock extender when close() began (fixed in 4.12.8, PR
   // #2259): a job longer than the lock stalls while the closing worker still runs it.
   b.renews_leases_while_draining = option_bool(options, "renews_locks_while_closing");
+}
+
+using namespace snippet;
+
+// Its settings for tune's snippet (profiles/system_settings.h; docs/tune.md, "The snippet").
+System settings(const Input& in) {
+  System w;
+  w.name = "BullMQ";
+  w.command = {"node", "worker.js"};
+  if (in.grace == kNever) {
+    w.settings =
+        "# --- worker.js: BullMQ's close() waits for the active jobs however long (\"This\n"
+        "# call will not timeout by itself\", its guide's \"Graceful shutdown\"); wired to the\n"
+        "# signals as its \"Going to production\" guide does, only the platform's SIGKILL\n"
+        "# ends it\n"
+        "const shutdown = async () => {\n"
+        "  await worker.close();\n"
+        "  process.exit(0);\n"
+        "};\n"
+        "process.on('SIGTERM', shutdown);\n"
+        "process.on('SIGINT', shutdown);\n";
+    return w;
+  }
+  w.settings = fmt::format(
+      "# --- worker.js: BullMQ's close() has no timeout (\"This call will not timeout by\n"
+      "# itself\", its guide's \"Graceful shutdown\"): the grace is the app's timer. The jobs\n"
+      "# still active when it fires die with the process and stall, to run again (as\n"
+      "# drainsim models it)\n"
+      "{}"
+      "let closing = false;\n"
+      "const shutdown = async () => {{\n"
+      "  if (closing) return; // a second signal changes nothing\n"
+      "  closing = true;\n"
+      "  setTimeout(() => process.exit(1), {});\n"
+      "  await worker.close();\n"
+      "  process.exit(0);\n"
+      "}};\n"
+      "process.on('SIGTERM', shutdown);\n"
+      "process.on('SIGINT', shutdown);\n",
+      grace_note(in, "//", "setTimeout", kMillisecond, "milliseconds"),
+      grouped(millis_up(in.grace)));
+  return w;
 }
 }  // namespace
 
@@ -43,6 +88,7 @@ Profile bullmq() {
                 "false: BullMQ 4.0.0-4.12.7, whose close() stopped extending the locks of the "
                 "jobs it waits for"}};
   p.apply = apply;
+  p.settings = settings;
   return p;
 }
 

@@ -1,6 +1,9 @@
 // Celery 5.2-5.6 with its prefork pool, on Redis or RabbitMQ (docs/profiles.md): TERM warm
 // shutdown, a second TERM/INT cold.
+#include <fmt/format.h>
+
 #include "profiles/profiles.h"
+#include "profiles/system_settings.h"
 
 namespace drainsim::profiles {
 
@@ -34,6 +37,43 @@ void apply(const ProfileOptions& options, ShutdownBehaviour& b, BackendMechanism
   if (option_bool(options, "reject_on_worker_lost")) {
     b.child_lost = ShutdownBehaviour::ChildLost::kRequeue;
   }
+}
+
+using namespace snippet;
+
+// Its settings for tune's snippet (profiles/system_settings.h; docs/tune.md, "The snippet").
+System settings(const Input& in) {
+  System w;
+  w.name = "Celery";
+  w.command = {"celery", "-A", "proj", "worker"};
+  w.command_note = "-A proj: your Celery app";
+  if (in.grace == kNever) {
+    w.settings =
+        "# --- Celery: TERM starts the warm shutdown, which waits for the running tasks\n"
+        "# however long (Workers Guide, \"Warm Shutdown\"): nothing to set; only the\n"
+        "# platform's SIGKILL ends it\n";
+    return w;
+  }
+  w.env = {{"REMAP_SIGTERM", "SIGQUIT"}};
+  if (in.grace == 0) {
+    w.settings =
+        "# --- Celery: a grace of 0 is the cold shutdown at once, which TERM starts with\n"
+        "# REMAP_SIGTERM=SIGQUIT (below; Workers Guide, \"Cold Shutdown\"): the running tasks\n"
+        "# are terminated\n";
+    return w;
+  }
+  w.settings = fmt::format(
+      "# --- celeryconfig.py: Celery's only warm shutdown with a time limit is the soft\n"
+      "# shutdown (5.5+; Workers Guide, \"Soft Shutdown\"): worker_soft_shutdown_timeout\n"
+      "# seconds for the running tasks, then the cold shutdown. It comes before a cold\n"
+      "# shutdown (QUIT), so REMAP_SIGTERM=SIGQUIT (below) makes TERM start it. It waits its\n"
+      "# whole timeout when any task is running (worker.py, wait_for_soft_shutdown), not\n"
+      "# only until they end. Before 5.5 there is no timeout: the warm shutdown waits\n"
+      "# forever (a grace of \"forever\"), and REMAP_SIGTERM=SIGQUIT would make TERM a cold\n"
+      "# shutdown at once: leave it out there\n"
+      "worker_soft_shutdown_timeout = {}\n",
+      python_seconds(in.grace));
+  return w;
 }
 }  // namespace
 
@@ -76,6 +116,7 @@ Profile celery() {
        "the queue instead of failing"},
   };
   p.apply = apply;
+  p.settings = settings;
   return p;
 }
 

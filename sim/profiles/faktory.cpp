@@ -1,6 +1,9 @@
 // Faktory with its Ruby worker (docs/profiles.md): BEAT replies quiet/terminate, TSTP quiets,
 // TERM terminates.
+#include <fmt/format.h>
+
 #include "profiles/profiles.h"
+#include "profiles/system_settings.h"
 
 namespace drainsim::profiles {
 
@@ -12,6 +15,41 @@ void apply(const ProfileOptions& options, ShutdownBehaviour& b, BackendMechanism
   if (option_bool(options, "go_worker")) {
     b.at_deadline = ShutdownBehaviour::AtDeadline::kCancelAndWait;
   }
+}
+
+using namespace snippet;
+
+// Its settings for tune's snippet (profiles/system_settings.h; docs/tune.md, "The snippet").
+System settings(const Input& in) {
+  System w;
+  if (flag(in.s, "go_worker")) {
+    w.name = "faktory_worker_go";
+    w.settings = fmt::format(
+        "# --- main.go: faktory_worker_go 1.7+: Manager.ShutdownTimeout (manager.go, default\n"
+        "# 25s); Run() stops on TERM and INT and quiets on TSTP (runner_unix.go)\n"
+        "{}"
+        "mgr := worker.NewManager()\n"
+        "mgr.ShutdownTimeout = {}\n"
+        "// register your jobs\n"
+        "if err := mgr.Run(); err != nil {{\n"
+        "\tpanic(err)\n"
+        "}}\n",
+        grace_note(in, "//", "faktory_worker_go", 1, ""), go_duration(bounded(in)));
+    w.command_note = kCommandNote;
+    w.quiet = "TSTP";
+    return w;
+  }
+  w.name = "faktory-worker";
+  const std::int64_t t = ruby_timeout(in);
+  w.settings = fmt::format(
+      "# --- Faktory's Ruby worker: its shutdown timeout is -t {0} in the command below, or\n"
+      "# `:timeout: {0}` in config/faktory.yml (cli.rb, whole seconds)\n"
+      "{1}",
+      t, ruby_note(in, "faktory-worker"));
+  w.command = {"bundle", "exec", "faktory-worker", "-t", std::to_string(t)};
+  w.quiet = "TSTP";
+  w.busy_title = true;
+  return w;
 }
 }  // namespace
 
@@ -34,6 +72,7 @@ Profile faktory() {
                 "faktory_worker_go 1.7+ instead of the Ruby worker: at the 25 s timeout it "
                 "cancels the jobs, and only those that return are FAILed"}};
   p.apply = apply;
+  p.settings = settings;
   return p;
 }
 

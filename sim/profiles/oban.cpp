@@ -1,5 +1,8 @@
 // Oban (Elixir, Postgres) (docs/profiles.md; lifeline.ex, config.ex).
+#include <fmt/format.h>
+
 #include "profiles/profiles.h"
+#include "profiles/system_settings.h"
 
 namespace drainsim::profiles {
 
@@ -7,6 +10,28 @@ namespace {
 void apply(const ProfileOptions& options, ShutdownBehaviour&, BackendMechanisms& m) {
   m.rescuer.enabled = option_bool(options, "lifeline");
   m.rescuer.after = option_duration(options, "rescue_after");
+}
+
+using namespace snippet;
+
+// Its settings for tune's snippet (profiles/system_settings.h; docs/tune.md, "The snippet").
+System settings(const Input& in) {
+  System w;
+  w.name = "Oban";
+  w.settings = fmt::format(
+      "# --- config/runtime.exs: Oban's shutdown_grace_period, in milliseconds\n"
+      "# (Oban.start_link/1, default 15_000)\n"
+      "{}"
+      "config :my_app, Oban,\n",
+      grace_note(in, "#", "Oban", kMillisecond, "milliseconds"));
+  if (flag(in.s, "lifeline")) {
+    w.settings += fmt::format("  plugins: [{{Oban.Plugins.Lifeline, rescue_after: {}}}],\n",
+                              grouped(millis_up(duration_option(in.s, "rescue_after", kHour))));
+  }
+  w.settings += fmt::format("  shutdown_grace_period: {}\n", grouped(millis_up(bounded(in))));
+  w.command = {"bin/my_app", "start"};
+  w.command_note = "your release's start command";
+  return w;
 }
 }  // namespace
 
@@ -32,6 +57,7 @@ Profile oban() {
   p.options = {{"lifeline", false, "run the Lifeline plugin"},
                {"rescue_after", kHour, "Lifeline's rescue_after"}};
   p.apply = apply;
+  p.settings = settings;
   return p;
 }
 

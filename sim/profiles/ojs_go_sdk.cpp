@@ -1,9 +1,37 @@
 // The OJS Go SDK as wired in the spec's §12.1 example: signal.NotifyContext(TERM, INT)
 // cancels the context worker.Start runs under (docs/profiles.md, "What the public OJS SDKs
 // actually do"), against an OJS reference backend.
+#include <fmt/format.h>
+
 #include "profiles/profiles.h"
+#include "profiles/system_settings.h"
 
 namespace drainsim::profiles {
+
+namespace {
+
+using namespace snippet;
+
+// Its settings for tune's snippet (profiles/system_settings.h; docs/tune.md, "The snippet").
+System settings(const Input& in) {
+  System w;
+  w.name = "the OJS Go SDK";
+  w.settings = fmt::format(
+      "# --- main.go: the OJS Go SDK reads no environment variable; its grace is the option\n"
+      "# WithGracePeriod (options.go, default 25s). It handles no signal: TERM must cancel\n"
+      "# the context Start runs under (spec §12.1)\n"
+      "{}"
+      "worker := ojs.NewWorker(url, ojs.WithGracePeriod({}))\n"
+      "ctx, cancel := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)\n"
+      "defer cancel()\n"
+      "if err := worker.Start(ctx); err != nil {{\n"
+      "\tlog.Fatal(err)\n"
+      "}}\n",
+      grace_note(in, "//", "the SDK", 1, ""), go_duration(bounded(in)));
+  w.command_note = kCommandNote;
+  return w;
+}
+}  // namespace
 
 Profile ojs_go_sdk() {
   Profile p = base("ojs-go-sdk",
@@ -20,6 +48,7 @@ Profile ojs_go_sdk() {
   b.acks_fail_while_draining = true;  // the ACK call uses the cancelled context
   b.deregisters = false;
   p.mechanisms = ojs_reference_backend();
+  p.settings = settings;
   return p;
 }
 

@@ -1,8 +1,32 @@
 // The OJS JS SDK 0.4 with the spec's §12.2 wiring: process.on('SIGTERM') → worker.stop()
 // (docs/profiles.md, "What the public OJS SDKs actually do"), against an OJS reference backend.
+#include <fmt/format.h>
+
 #include "profiles/profiles.h"
+#include "profiles/system_settings.h"
 
 namespace drainsim::profiles {
+
+namespace {
+
+using namespace snippet;
+
+// Its settings for tune's snippet (profiles/system_settings.h; docs/tune.md, "The snippet").
+System settings(const Input& in) {
+  System w;
+  w.name = "the OJS JS SDK";
+  w.settings = fmt::format(
+      "# --- worker.js: the OJS JS SDK (0.4) reads no environment variable; its grace is\n"
+      "# shutdownTimeout, in ms (worker.ts, default 25_000). With handleSignals (the\n"
+      "# default) it calls stop() on SIGTERM and SIGINT itself\n"
+      "{}"
+      "const worker = new OJSWorker({{ url, shutdownTimeout: {} }});\n",
+      grace_note(in, "//", "the SDK", kMillisecond, "milliseconds"),
+      grouped(millis_up(bounded(in))));
+  w.command = {"node", "worker.js"};
+  return w;
+}
+}  // namespace
 
 Profile ojs_js_sdk() {
   Profile p = base("ojs-js-sdk",
@@ -17,6 +41,7 @@ Profile ojs_js_sdk() {
   b.heartbeats_while_draining = false;
   b.deregisters = false;
   p.mechanisms = ojs_reference_backend();
+  p.settings = settings;
   return p;
 }
 

@@ -1,5 +1,8 @@
 // pg-boss 12 with the app calling stop() on TERM (docs/profiles.md).
+#include <fmt/format.h>
+
 #include "profiles/profiles.h"
+#include "profiles/system_settings.h"
 
 namespace drainsim::profiles {
 
@@ -9,6 +12,45 @@ void apply(const ProfileOptions& options, ShutdownBehaviour& b, BackendMechanism
   if (!option_bool(options, "fails_active_at_stop")) {
     b.at_deadline = ShutdownBehaviour::AtDeadline::kLeave;
   }
+}
+
+using namespace snippet;
+
+// Its settings for tune's snippet (profiles/system_settings.h; docs/tune.md, "The snippet").
+System settings(const Input& in) {
+  System w;
+  w.name = "pg-boss";
+  const Duration g = bounded(in);
+  std::string stop;
+  std::string note = grace_note(in, "//", "pg-boss", kMillisecond, "milliseconds");
+  if (g == 0) {
+    stop = "{ graceful: false }";
+    note = "// A grace of 0: no graceful wait.\n";
+  } else {
+    stop = fmt::format("{{ graceful: true, timeout: {} }}", grouped(millis_up(g)));
+    if (g < kSecond) note += "// stop() raises a timeout below 1_000 to 1_000 (index.ts).\n";
+  }
+  const bool v9 =
+      in.s.worker.options.contains("fails_active_at_stop") && !flag(in.s, "fails_active_at_stop");
+  w.settings = fmt::format(
+      "# --- worker.js: pg-boss's stop({{ graceful, timeout }}), the timeout in ms (default\n"
+      "# 30_000). pg-boss handles no signal: call it on TERM.\n"
+      "# At the timeout {}.\n"
+      "{}"
+      "let stopping = false;\n"
+      "const shutdown = async () => {{\n"
+      "  if (stopping) return;\n"
+      "  stopping = true;\n"
+      "  await boss.stop({});\n"
+      "  process.exit(0);\n"
+      "}};\n"
+      "process.on('SIGTERM', shutdown);\n"
+      "process.on('SIGINT', shutdown);\n",
+      v9 ? "pg-boss 9 leaves the jobs still active until they expire"
+         : "pg-boss 10+ fails the jobs still active",
+      note, stop);
+  w.command = {"node", "worker.js"};
+  return w;
 }
 }  // namespace
 
@@ -40,6 +82,7 @@ Profile pg_boss() {
                 "which leaves them active until they expire (set backend.retry.max_attempts 1 "
                 "for 9's retryLimit 0)"}};
   p.apply = apply;
+  p.settings = settings;
   return p;
 }
 

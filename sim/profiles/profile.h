@@ -1,8 +1,9 @@
 // Profiles: how a given job system shuts down and recovers orphans (docs/profiles.md). A
 // profile is data — worker and backend defaults, the worker's ShutdownBehaviour, the
-// recovery mechanisms its backend has, its options — plus one small hook that applies
-// the options. Each lives in sim/profiles/<name>.cpp and is one row of the registry in
-// registry.cpp; io/profile_json.h spells them out.
+// recovery mechanisms its backend has, its options — plus one small hook that applies the
+// options and one that writes the system's own shutdown settings for tune's snippet. Each
+// lives in sim/profiles/<name>.cpp and is one row of the registry in registry.cpp;
+// io/profile_json.h spells them out.
 #pragma once
 
 #include <optional>
@@ -16,6 +17,11 @@
 #include "model/scenario.h"
 
 namespace drainsim {
+
+namespace snippet {
+struct Input;
+struct System;
+}  // namespace snippet
 
 // A profile-specific option, set under `worker.options`.
 struct ProfileOption {
@@ -34,6 +40,9 @@ struct Profile {
   // Applies `options` (every option present, of its type) to the behaviour and mechanisms.
   void (*apply)(const ProfileOptions& options, ShutdownBehaviour& worker,
                 BackendMechanisms& backend) = nullptr;
+  // The system's own settings for a recommended grace (profiles/system_settings.h).
+  // Required: every registered profile has one.
+  snippet::System (*settings)(const snippet::Input& in) = nullptr;
 };
 
 // Every option of `p` at its default.

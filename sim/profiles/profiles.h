@@ -3,6 +3,7 @@
 #pragma once
 
 #include "profiles/profile.h"
+#include "profiles/system_settings.h"
 
 namespace drainsim::profiles {
 
@@ -26,6 +27,8 @@ Profile ojs();
 Profile ojs_go_sdk();
 Profile ojs_js_sdk();
 Profile sidekiq();
+// Sidekiq's settings for the snippet, which sidekiq-pro adds to.
+snippet::System sidekiq_settings(const snippet::Input& in);
 Profile sidekiq_pro();
 Profile river();
 Profile bullmq();

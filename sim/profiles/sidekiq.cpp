@@ -1,6 +1,9 @@
 // Sidekiq OSS with BasicFetch (docs/profiles.md; Sidekiq wiki "Deployment", manager.rb,
 // fetch.rb).
+#include <fmt/format.h>
+
 #include "profiles/profiles.h"
+#include "profiles/system_settings.h"
 
 namespace drainsim::profiles {
 
@@ -9,6 +12,22 @@ void apply(const ProfileOptions& options, ShutdownBehaviour& b, BackendMechanism
   b.deadline_action_cost = option_duration(options, "requeue_cost");
 }
 }  // namespace
+
+// Sidekiq's -t (profiles.h).
+snippet::System sidekiq_settings(const snippet::Input& in) {
+  snippet::System w;
+  w.name = "Sidekiq";
+  const std::int64_t t = snippet::ruby_timeout(in);
+  w.settings = fmt::format(
+      "# --- Sidekiq's shutdown timeout: -t {0} in the command below, or `:timeout: {0}`\n"
+      "# in config/sidekiq.yml (cli.rb, whole seconds)\n"
+      "{1}",
+      t, snippet::ruby_note(in, "Sidekiq"));
+  w.command = {"bundle", "exec", "sidekiq", "-t", std::to_string(t)};
+  w.quiet = "TSTP";
+  w.busy_title = true;
+  return w;
+}
 
 Profile sidekiq() {
   Profile p = base("sidekiq",
@@ -39,6 +58,7 @@ Profile sidekiq() {
                 "how long bulk_requeue's round trip to Redis takes (an estimate, not measured): "
                 "a SIGKILL within it finds the jobs still in the process"}};
   p.apply = apply;
+  p.settings = sidekiq_settings;
   return p;
 }
 

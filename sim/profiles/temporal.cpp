@@ -1,8 +1,11 @@
 // Temporal activity workers: the Go SDK with InterruptCh passed, or (option
 // waits_for_activities) the Python and TypeScript SDKs (docs/profiles.md).
-#include "profiles/profiles.h"
-
 #include <climits>
+
+#include <fmt/format.h>
+
+#include "profiles/profiles.h"
+#include "profiles/system_settings.h"
 
 namespace drainsim::profiles {
 
@@ -18,6 +21,54 @@ void apply(const ProfileOptions& options, ShutdownBehaviour& b, BackendMechanism
   if (option_bool(options, "waits_for_activities")) {
     b.at_deadline = ShutdownBehaviour::AtDeadline::kCancelAndWait;
   }
+}
+
+using namespace snippet;
+
+// Its settings for tune's snippet (profiles/system_settings.h; docs/tune.md, "The snippet").
+System settings(const Input& in) {
+  System w;
+  const Duration g = bounded(in);
+  if (!flag(in.s, "waits_for_activities")) {
+    w.name = "the Temporal Go SDK";
+    w.settings = fmt::format(
+        "# --- main.go: the Temporal Go SDK's worker.Options.WorkerStopTimeout (default 0);\n"
+        "# Run stops the worker when InterruptCh delivers INT or TERM\n"
+        "{}"
+        "w := worker.New(c, \"your-task-queue\", worker.Options{{\n"
+        "\tWorkerStopTimeout: {},\n"
+        "}})\n"
+        "// register your workflows and activities\n"
+        "if err := w.Run(worker.InterruptCh()); err != nil {{\n"
+        "\tlog.Fatalln(err)\n"
+        "}}\n",
+        grace_note(in, "//", "WorkerStopTimeout", 1, ""), go_duration(g));
+    w.command_note = kCommandNote;
+    return w;
+  }
+  w.name = "the Temporal SDK";
+  w.settings = fmt::format(
+      "# --- worker.py: the Temporal Python SDK's graceful_shutdown_timeout (default 0).\n"
+      "# The SDK handles no signal: shut the worker down on TERM\n"
+      "{}"
+      "worker = Worker(client, task_queue=\"your-task-queue\", activities=[...],\n"
+      "                graceful_shutdown_timeout=timedelta(seconds={}))\n"
+      "stop = asyncio.Event()\n"
+      "for sig in (signal.SIGTERM, signal.SIGINT):\n"
+      "    asyncio.get_running_loop().add_signal_handler(sig, stop.set)\n"
+      "async with worker:  # leaving the block calls worker.shutdown()\n"
+      "    await stop.wait()\n"
+      "# --- worker.ts: or the TypeScript SDK's shutdownGraceTime (ms, default 0; without\n"
+      "# shutdownForceTime it waits for every activity). The Runtime's shutdownSignals\n"
+      "# (SIGINT, SIGTERM, SIGQUIT, SIGUSR2) shut it down\n"
+      "const worker = await Worker.create({{\n"
+      "  connection, taskQueue: 'your-task-queue', activities,\n"
+      "  shutdownGraceTime: {},\n"
+      "}});\n"
+      "await worker.run();\n",
+      grace_note(in, "#", "the SDK", 1, ""), python_seconds(g), grouped(millis_up(g)));
+  w.command_note = "command: your worker (python worker.py, node worker.js), in exec form";
+  return w;
 }
 }  // namespace
 
@@ -50,6 +101,7 @@ Profile temporal() {
        "Go SDK, which cancels them and exits"},
   };
   p.apply = apply;
+  p.settings = settings;
   return p;
 }
 
