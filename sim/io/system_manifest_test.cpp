@@ -1,8 +1,10 @@
 // Adapter manifests: read with errors naming the file, the path and what was expected;
-// placeholders expanded; and the scenario fields a real system is not given refused
-// unless they keep the profile's default.
+// placeholders expanded; the scenario fields a real system is not given refused unless
+// they keep the profile's default; and the shipped adapters agree with the profiles'
+// registry.
 #include "io/system_manifest.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -10,6 +12,7 @@
 
 #include "io/json_reader.h"
 #include "io/scenario_reader.h"
+#include "profiles/profile.h"
 
 namespace drainsim {
 namespace {
@@ -113,6 +116,27 @@ TEST_F(Manifest, TwoFoldersWithOneSystemNameAreAnError) {
     FAIL();
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("\"sk\" is also"), std::string::npos) << e.what();
+  }
+}
+
+// The shipped adapters and the registry agree both ways: each adapter's profile lists it
+// (Profile::adapters), and each adapter a profile lists is shipped and runs that profile.
+TEST(ShippedAdapters, EachIsListedByItsProfileAndEachListedOneIsShipped) {
+  const std::map<std::string, SystemManifest> shipped =
+      read_manifests(std::string(DRAINSIM_SOURCE_DIR) + "/adapters");
+  ASSERT_FALSE(shipped.empty());
+  for (const auto& [system, m] : shipped) {
+    const Profile* p = find_profile(m.profile);
+    ASSERT_NE(p, nullptr) << system;
+    EXPECT_TRUE(std::ranges::find(p->adapters, system) != p->adapters.end())
+        << "profile " << m.profile << " does not list its adapter " << system;
+  }
+  for (const Profile& p : all_profiles()) {
+    for (std::string_view system : p.adapters) {
+      const auto it = shipped.find(std::string(system));
+      ASSERT_TRUE(it != shipped.end()) << p.name << " lists " << system << ", no adapter has it";
+      EXPECT_EQ(it->second.profile, p.name) << system;
+    }
   }
 }
 

@@ -89,6 +89,7 @@ Profile bullmq() {
                 "jobs it waits for"}};
   p.apply = apply;
   p.settings = settings;
+  p.adapters = {"bullmq"};
   return p;
 }
 

@@ -117,6 +117,7 @@ Profile celery() {
   };
   p.apply = apply;
   p.settings = settings;
+  p.adapters = {"celery-redis", "celery-rabbitmq"};
   return p;
 }
 

@@ -77,6 +77,7 @@ Profile graphile_worker() {
   // completeJob deletes by id alone; failJob needs locked_by = the worker's id.
   p.mechanisms.ack_fence = CompletionFence::kJobId;
   p.settings = settings;
+  p.adapters = {"graphile-worker"};
   return p;
 }
 

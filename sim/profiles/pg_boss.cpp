@@ -83,6 +83,7 @@ Profile pg_boss() {
                 "for 9's retryLimit 0)"}};
   p.apply = apply;
   p.settings = settings;
+  p.adapters = {"pg-boss"};
   return p;
 }
 

@@ -1,9 +1,9 @@
 // Profiles: how a given job system shuts down and recovers orphans (docs/profiles.md). A
 // profile is data — worker and backend defaults, the worker's ShutdownBehaviour, the
-// recovery mechanisms its backend has, its options — plus one small hook that applies the
-// options and one that writes the system's own shutdown settings for tune's snippet. Each
-// lives in sim/profiles/<name>.cpp and is one row of the registry in registry.cpp;
-// io/profile_json.h spells them out.
+// recovery mechanisms its backend has, its options, the adapters that run the real system —
+// plus one small hook that applies the options and one that writes the system's own
+// shutdown settings for tune's snippet. Each lives in sim/profiles/<name>.cpp and is one row
+// of the registry in registry.cpp; io/profile_json.h spells them out.
 #pragma once
 
 #include <optional>
@@ -43,6 +43,9 @@ struct Profile {
   // The system's own settings for a recommended grace (profiles/system_settings.h).
   // Required: every registered profile has one.
   snippet::System (*settings)(const snippet::Input& in) = nullptr;
+  // The `system` of each adapter (adapters/*/system.json) that runs this profile's real
+  // system for `drainsim real`; empty when none does.
+  std::vector<std::string_view> adapters;
 };
 
 // Every option of `p` at its default.

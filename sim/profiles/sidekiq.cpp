@@ -59,6 +59,7 @@ Profile sidekiq() {
                 "a SIGKILL within it finds the jobs still in the process"}};
   p.apply = apply;
   p.settings = sidekiq_settings;
+  p.adapters = {"sidekiq"};
   return p;
 }
 

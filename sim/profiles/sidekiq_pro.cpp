@@ -28,6 +28,7 @@ Profile sidekiq_pro() {
   p.mechanisms.cleanup_interval = kMinute;
   p.mechanisms.process_ttl = 60 * kSecond;
   p.settings = settings;
+  p.adapters = {};  // the sidekiq adapter runs Sidekiq OSS
   return p;
 }
 
