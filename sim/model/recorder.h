@@ -16,10 +16,10 @@
 
 #include "base/job.h"
 #include "base/names.h"
+#include "base/pod_state.h"
 #include "base/slab.h"
 #include "base/stats.h"
 #include "model/load.h"
-#include "model/pod_state.h"
 #include "model/scenario.h"
 #include "model/timeline.h"
 #include "model/warning.h"

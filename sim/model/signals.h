@@ -1,6 +1,6 @@
-// What reaches a worker from outside: the POSIX signals a platform or an operator sends,
-// and the directives a backend sends in a heartbeat reply (Faktory's quiet/terminate, OJS
-// worker states).
+// What reaches a worker from outside: the POSIX signals a platform or an operator sends
+// (Signal, in base/signal.h), and the directives a backend sends in a heartbeat reply
+// (Faktory's quiet/terminate, OJS worker states).
 #pragma once
 
 #include <array>
@@ -8,14 +8,9 @@
 #include <string_view>
 
 #include "base/names.h"
+#include "base/signal.h"  // Signal
 
 namespace drainsim {
-
-enum class Signal { kTerm, kInt, kTstp, kCont, kKill, kQuit };
-constexpr std::array<std::string_view, 6> names(Signal) {
-  return {"SIGTERM", "SIGINT", "SIGTSTP", "SIGCONT", "SIGKILL", "SIGQUIT"};
-}
-inline const char* to_string(Signal s) { return name_of(s).data(); }
 
 // The state a heartbeat reports or a backend asks for.
 enum class Directive { kRunning, kQuiet, kTerminate };

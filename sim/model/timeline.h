@@ -14,7 +14,7 @@
 #include "base/duration.h"
 #include "base/job.h"
 #include "base/names.h"
-#include "model/pod_state.h"
+#include "base/pod_state.h"
 #include "model/signals.h"
 
 namespace drainsim {

@@ -4,6 +4,7 @@
 // widgets: they read reader/results_reader.h.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <functional>
@@ -15,6 +16,9 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "base/job.h"
+#include "base/pod_state.h"
+#include "base/signal.h"
 #include "base/timeline_schema.h"
 #include "reader/results_reader.h"
 
@@ -22,12 +26,57 @@ namespace drainsim::viewer::detail {
 
 using nlohmann::json;
 
-inline constexpr std::array<const char*, kPodStateCount> kStateNames = {
-    "starting", "ready", "quiet", "draining", "terminating", "crashed", "gone"};
-inline constexpr std::array<const char*, 7> kMarkerNames = {"TERM", "INT",  "TSTP", "CONT",
-                                                            "KILL", "QUIT", "OOM"};
-inline constexpr std::array<const char*, kOutcomeCount> kOutcomeNames = {
-    "completed", "failed", "interrupted", "killed", "abandoned", "cancelled", "duplicate"};
+// The spellings of the simulator's enum E (its names() table, base/names.h), each without
+// its first `skip` characters, then the viewer's own extra values. All NUL-terminated.
+template <class E, std::size_t Extra>
+constexpr auto spellings(std::size_t skip, const std::array<const char*, Extra>& extra) {
+  constexpr auto table = names(E{});
+  std::array<const char*, table.size() + Extra> out{};
+  for (std::size_t i = 0; i < table.size(); ++i) out[i] = table[i].data() + skip;
+  for (std::size_t i = 0; i < Extra; ++i) out[table.size() + i] = extra[i];
+  return out;
+}
+
+// The viewer's enums (reader/results_reader.h) follow the simulator's order: pod states as
+// drainsim::PodState; markers as drainsim::Signal, without "SIG", then OOM (a SIGKILL from
+// an oom_kill); outcomes as drainsim::Outcome, then duplicate (a completed attempt of a job
+// that had completed before).
+template <class Viewer, class Sim>
+constexpr bool same_value(Viewer v, Sim s) {
+  return static_cast<int>(v) == static_cast<int>(s);
+}
+static_assert(names(drainsim::PodState{}).size() == static_cast<std::size_t>(kPodStateCount));
+static_assert(same_value(PodState::kStarting, drainsim::PodState::kStarting) &&
+              same_value(PodState::kReady, drainsim::PodState::kReady) &&
+              same_value(PodState::kQuiet, drainsim::PodState::kQuiet) &&
+              same_value(PodState::kDraining, drainsim::PodState::kDraining) &&
+              same_value(PodState::kTerminating, drainsim::PodState::kTerminating) &&
+              same_value(PodState::kCrashed, drainsim::PodState::kCrashed) &&
+              same_value(PodState::kGone, drainsim::PodState::kGone));
+static_assert(same_value(MarkerKind::kTerm, drainsim::Signal::kTerm) &&
+              same_value(MarkerKind::kInt, drainsim::Signal::kInt) &&
+              same_value(MarkerKind::kTstp, drainsim::Signal::kTstp) &&
+              same_value(MarkerKind::kCont, drainsim::Signal::kCont) &&
+              same_value(MarkerKind::kKill, drainsim::Signal::kKill) &&
+              same_value(MarkerKind::kQuit, drainsim::Signal::kQuit) &&
+              static_cast<std::size_t>(MarkerKind::kOom) == names(drainsim::Signal{}).size());
+static_assert(std::ranges::all_of(names(drainsim::Signal{}),
+                                  [](std::string_view s) { return s.starts_with("SIG"); }));
+static_assert(same_value(Outcome::kCompleted, drainsim::Outcome::kCompleted) &&
+              same_value(Outcome::kFailed, drainsim::Outcome::kFailed) &&
+              same_value(Outcome::kInterrupted, drainsim::Outcome::kInterrupted) &&
+              same_value(Outcome::kKilled, drainsim::Outcome::kKilled) &&
+              same_value(Outcome::kAbandoned, drainsim::Outcome::kAbandoned) &&
+              same_value(Outcome::kCancelled, drainsim::Outcome::kCancelled) &&
+              static_cast<std::size_t>(Outcome::kDuplicate) == names(drainsim::Outcome{}).size() &&
+              static_cast<std::size_t>(kOutcomeCount) == names(drainsim::Outcome{}).size() + 1);
+
+inline constexpr std::array<const char*, kPodStateCount> kStateNames =
+    spellings<drainsim::PodState>(0, std::array<const char*, 0>{});
+inline constexpr std::array<const char*, 7> kMarkerNames =
+    spellings<drainsim::Signal>(3, std::array<const char*, 1>{"OOM"});  // "SIGTERM" -> "TERM"
+inline constexpr std::array<const char*, kOutcomeCount> kOutcomeNames =
+    spellings<drainsim::Outcome>(0, std::array<const char*, 1>{"duplicate"});
 
 template <std::size_t N>
 int index_of(const std::array<const char*, N>& names, std::string_view s) {

@@ -1,4 +1,6 @@
-// A pod's state as the timeline draws it (results/README.md, "pod_states").
+// A pod's state as the timeline draws it (results/README.md, "pod_states"). Here, below
+// the model, so that the viewer's reader (which may include only base/) spells them from
+// the same table.
 #pragma once
 
 #include <array>
