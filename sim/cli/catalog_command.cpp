@@ -1,8 +1,10 @@
 // The commands that run no scenario of the user's: `validate` (check scenario files),
 // `profiles` (the job systems modelled), `conformance` (a profile against the OJS
 // graceful-shutdown requirements) and `export` (a run's timeline in another format).
+#include <array>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <fmt/format.h>
@@ -27,12 +29,18 @@ struct ValidateArgs {
   std::optional<std::uint64_t> max_memory;
 };
 
+// `profiles --format`: the table, or the JSON of each profile.
+enum class ProfilesFormat { kTable, kJson };
+constexpr std::array<std::string_view, 2> names(ProfilesFormat) { return {"table", "json"}; }
+
 struct ProfilesArgs {
-  std::string name, format = "table";
+  std::string name;
+  ProfilesFormat format = ProfilesFormat::kTable;
 };
 
 struct ConformanceArgs {
-  std::string profile, format = "text", out;
+  std::string profile, out;
+  OutputFormat format = OutputFormat::kText;
 };
 
 struct ExportArgs {
@@ -68,7 +76,7 @@ int profiles(const ProfilesArgs& args) {
     fmt::print(stderr, "drainsim profiles: {}\n", unknown_profile(args.name));
     return kBadInput;
   }
-  if (args.format == "json") {
+  if (args.format == ProfilesFormat::kJson) {
     json out = json::array();
     for (const Profile* p : chosen) out.push_back(profile_json(*p));
     fmt::print("{}\n", (args.name.empty() ? out : out[0]).dump(2));
@@ -108,8 +116,9 @@ int conformance(const ConformanceArgs& args) {
   }
   if (!outputs_ok({{"--out", args.out}}, {})) return kBadInput;
   const ConformanceReport report = check_conformance(*profile);
-  const std::string text =
-      args.format == "json" ? conformance_json(report).dump(2) + "\n" : conformance_text(report);
+  const std::string text = args.format == OutputFormat::kJson
+                               ? conformance_json(report).dump(2) + "\n"
+                               : conformance_text(report);
   if (!emit(text, args.out)) return kBadInput;
   return report.required_passed() ? 0 : 1;
 }
@@ -143,14 +152,12 @@ void declare_validate(CLI::App* cmd, ValidateArgs& args) {
 
 void declare_profiles(CLI::App* cmd, ProfilesArgs& args) {
   cmd->add_option("name", args.name, "A profile to show in full");
-  cmd->add_option("--format", args.format, "table (default) or json")
-      ->check(CLI::IsMember({"table", "json"}));
+  add_enum_option(cmd, "--format", args.format, "table (default) or json");
 }
 
 void declare_conformance(CLI::App* cmd, ConformanceArgs& args) {
   cmd->add_option("--profile", args.profile, "The profile to check")->required();
-  cmd->add_option("--format", args.format, "text (default) or json")
-      ->check(CLI::IsMember({"text", "json"}));
+  add_enum_option(cmd, "--format", args.format, "text (default) or json");
   cmd->add_option("--out", args.out, "Write the report here (default stdout)");
 }
 

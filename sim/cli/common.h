@@ -2,12 +2,14 @@
 // is reported, and the options several subcommands declare alike.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -21,6 +23,10 @@ namespace drainsim::cli {
 constexpr int kBadInput = 2;
 constexpr int kAuditFailed = 3;
 constexpr int kInterrupted = 130;
+
+// A report's --format (conformance, tune): its text, or its JSON document.
+enum class OutputFormat { kText, kJson };
+constexpr std::array<std::string_view, 2> names(OutputFormat) { return {"text", "json"}; }
 
 // A subcommand: its CLI11 app, and what runs it once the command line is parsed; the
 // result is the exit code.

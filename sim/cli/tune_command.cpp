@@ -30,7 +30,8 @@ struct TuneArgs {
   std::optional<std::uint64_t> seed;
   unsigned threads = 0;
   std::vector<std::string> sets;
-  std::string format = "text", out;
+  OutputFormat format = OutputFormat::kText;
+  std::string out;
 };
 
 // 0 when a setting meets the targets, 1 when none on the grid does.
@@ -128,7 +129,7 @@ int tune(const TuneArgs& args) {
   }
   fmt::print(stderr, "{}", progress.clear());
   const std::string text =
-      args.format == "json" ? tune_json(result).dump(2) + '\n' : tune_text(result);
+      args.format == OutputFormat::kJson ? tune_json(result).dump(2) + '\n' : tune_text(result);
   if (!emit(text, args.out)) return kBadInput;
   for (const TuneSetting* e : result.settings()) {
     for (const SeedRun& r : e->runs) {
@@ -176,8 +177,7 @@ void declare_tune(CLI::App* cmd, TuneArgs& args) {
   add_seed_option(cmd, args.seed, "First seed (default: the scenario's)");
   add_threads_option(cmd, args.threads);
   add_set_option(cmd, args.sets);
-  cmd->add_option("--format", args.format, "text (default) or json")
-      ->check(CLI::IsMember({"text", "json"}));
+  add_enum_option(cmd, "--format", args.format, "text (default) or json");
   cmd->add_option("--out", args.out, "Write the report here (default stdout)");
 }
 
