@@ -21,28 +21,8 @@ namespace drainsim::viewer {
 
 namespace {
 
-const char* marker_letter(MarkerKind k) {
-  switch (k) {
-    case MarkerKind::kTerm:
-      return "TERM";
-    case MarkerKind::kInt:
-      return "INT";
-    case MarkerKind::kTstp:
-      return "TSTP";
-    case MarkerKind::kCont:
-      return "CONT";
-    case MarkerKind::kKill:
-      return "KILL";
-    case MarkerKind::kQuit:
-      return "QUIT";
-    case MarkerKind::kOom:
-      return "OOM";
-  }
-  return "?";
-}
-
 QString marker_text(const Marker& m) {
-  return QString::fromLatin1(marker_letter(m.kind)) + (m.delivered ? "" : " (swallowed)");
+  return QString::fromLatin1(to_string(m.kind)) + (m.delivered ? "" : " (swallowed)");
 }
 
 QString seconds(double t) { return QString::fromStdString(format_seconds(t)); }
