@@ -15,7 +15,8 @@ name their folder (#include "model/backend.h"). Besides:
 - the viewer's reader includes only base/ of the simulator, its widgets also the reader;
   bench/ may include any layer;
 - no circle of files: a unit (a .h with its .cpp) never includes, through others, a unit
-  that includes it (tests left out: nothing includes them).
+  that includes it (tests left out: nothing includes them; a header with no .cpp of its
+  own is part of the units that include it).
 
     scripts/check_layers.py SOURCE_DIR     # exit 1 and one line per broken include
 """
@@ -128,20 +129,36 @@ def unit_of(rel):
 
 
 def circles(root):
-    """Each circle of units (sim/run/models: models.h with models.cpp) as a list of units."""
-    edges = {}
+    """Each circle of units (sim/run/models: models.h with models.cpp) as a list of units.
+
+    A header with no .cpp of its own (a folder's shared internals, such as
+    viewer/reader/reader_internal.h) is part of every unit that includes it: its includes
+    count as theirs."""
+    direct = {}
     for top in ("sim", "viewer"):
         for rel in files_under(root, top):
             if rel.endswith("_test.cpp"):
                 continue
-            unit = unit_of(rel)
-            out = edges.setdefault(unit, set())
+            out = direct.setdefault(unit_of(rel), set())
             for _, quoted, name in includes(root, rel):
                 if not quoted or "/" not in name or name.endswith(".moc"):
                     continue
-                target = unit_of(f"{top}/{name}")
-                if target != unit and os.path.exists(os.path.join(root, f"{top}/{name}")):
-                    out.add(target)
+                if os.path.exists(os.path.join(root, f"{top}/{name}")):
+                    out.add(unit_of(f"{top}/{name}"))
+    compiled = {u for u in direct if os.path.exists(os.path.join(root, u + ".cpp"))}
+
+    def reach(unit, seen):
+        # The compiled units `unit` includes, through header-only ones.
+        found = set()
+        for t in direct.get(unit, ()):
+            if t in compiled:
+                found.add(t)
+            elif t not in seen:
+                seen.add(t)
+                found |= reach(t, seen)
+        return found
+
+    edges = {u: reach(u, {u}) - {u} for u in sorted(compiled)}
     # Tarjan's strongly connected components; a component of two units or more is a circle.
     index, low, on_stack, stack, found = {}, {}, set(), [], []
 

@@ -113,6 +113,7 @@ class LayerCheck(unittest.TestCase):
         # run/run_scenario dispatches to run/real_engine, which takes its options back from
         # run/run_scenario: one folder, so only the circle check sees it.
         self.write("sim/run/real_engine.h", '#include "run/run_scenario.h"\n')
+        self.write("sim/run/real_engine.cpp", '#include "run/real_engine.h"\n')
         self.write("sim/run/run_scenario.cpp",
                    '#include "run/run_scenario.h"\n#include "run/real_engine.h"\n')
         errors = self.errors()
@@ -122,6 +123,21 @@ class LayerCheck(unittest.TestCase):
         self.write("sim/run/real_engine.h", '#include "io/results.h"\n')
         self.assertEqual(self.errors(), [])
 
+    def test_a_header_of_shared_internals_is_part_of_its_users(self):
+        # reader_internal.h (no .cpp of its own) holds the reader's internals, on the
+        # public types: the units that include it are not in a circle with it.
+        self.write("viewer/reader/results_reader.h", "#include <string>\n")
+        self.write("viewer/reader/reader_internal.h", '#include "reader/results_reader.h"\n')
+        self.write("viewer/reader/results_reader.cpp",
+                   '#include "reader/results_reader.h"\n#include "reader/reader_internal.h"\n')
+        self.assertEqual(self.errors(), [])
+        # Through it, a circle of compiled units is still one.
+        self.write("viewer/reader/run_model.h", '#include "reader/reader_internal.h"\n')
+        self.write("viewer/reader/run_model.cpp", '#include "reader/run_model.h"\n')
+        self.write("viewer/reader/results_reader.h", '#include "reader/run_model.h"\n')
+        errors = self.errors()
+        self.assertEqual(len(errors), 1, errors)
+        self.assertIn("viewer/reader/results_reader -> viewer/reader/run_model", errors[0])
 
 if __name__ == "__main__":
     unittest.main()
