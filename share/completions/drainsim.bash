@@ -25,7 +25,7 @@ _drainsim_options() {
     real) echo "--help --seed --set --max-memory $system --repeats --timeline --out-dir --keep" ;;
     fidelity)
       echo "--help --seed --set --max-memory $run_engine $system --from --seeds --repeats" \
-        "--engines"
+        "--engines --tolerances --case"
       ;;
     compare) echo "--help --profiles --seeds --seed --format --set --out" ;;
     sweep) echo "--help --grid --seeds --seed --threads --set --format --out --csv --shard" ;;
@@ -132,6 +132,7 @@ _drainsim() {
     *:--out) _drainsim_files; return ;;
     *:--csv) _drainsim_files "*.csv"; return ;;
     *:--worker-log) _drainsim_files; return ;;
+    *:--tolerances) _drainsim_files "*.json"; return ;;
     *:--worker-cmd)
       local IFS=$'\n'
       COMPREPLY+=($(compgen -c -- "$cur"))
@@ -143,7 +144,7 @@ _drainsim() {
       *:--shard | *:--from | *:--max-job-loss | *:--max-interrupted | \
       *:--max-deploy-duration | *:--grace-range | *:--pre-stop | *:--platform-range | \
       *:--timeout-range | *:--max-memory | *:--max-events | *:--progress-events | \
-      *:--progress-time | *:--worker-log-max | \
+      *:--progress-time | *:--worker-log-max | *:--case | \
       *:--margin | *:--safety-margin | *:--format)
       return
       ;;

@@ -146,6 +146,34 @@ double Percentiles::quantile(double q) const {
   return std::clamp(std::sqrt(e[i - 1] * e[i]), min_, max_);
 }
 
+namespace {
+
+// Cornish-Fisher expansion of Student's t quantile around the normal quantile `z`, for
+// `df` degrees of freedom (Abramowitz & Stegun 26.7.5).
+double cornish_fisher(double z, std::size_t df) {
+  const double v = static_cast<double>(df);
+  const double z2 = z * z, z3 = z2 * z, z5 = z3 * z2, z7 = z5 * z2, z9 = z7 * z2;
+  const double g1 = (z3 + z) / 4;
+  const double g2 = (5 * z5 + 16 * z3 + 3 * z) / 96;
+  const double g3 = (3 * z7 + 19 * z5 + 17 * z3 - 15 * z) / 384;
+  const double g4 = (79 * z9 + 776 * z7 + 1482 * z5 - 1920 * z3 - 945 * z) / 92160;
+  return z + (g1 + (g2 + (g3 + g4 / v) / v) / v) / v;
+}
+
+}  // namespace
+
+double t_quantile_95(std::size_t df) {
+  static constexpr double kTable[] = {
+      6.3137515147, 2.9199855804, 2.3533634348, 2.1318467863, 2.0150483733, 1.9431802805,
+      1.8945786051, 1.8595480375, 1.8331129327, 1.8124611228, 1.7958848187, 1.7822875556,
+      1.7709333960, 1.7613101358, 1.7530503557, 1.7458836763, 1.7396067261, 1.7340636066,
+      1.7291328115, 1.7247182429, 1.7207429028, 1.7171443744, 1.7138715277, 1.7108820799,
+      1.7081407613, 1.7056179198, 1.7032884457, 1.7011309343, 1.6991270265, 1.6972608866};
+  if (df == 0) return 0;
+  if (df <= std::size(kTable)) return kTable[df - 1];
+  return cornish_fisher(1.6448536269514722, df);
+}
+
 double t_quantile_975(std::size_t df) {
   static constexpr double kTable[] = {
       12.70620473617, 4.302652729749, 3.182446305284, 2.776445105198, 2.570581835636,
@@ -156,14 +184,7 @@ double t_quantile_975(std::size_t df) {
       2.055529438643, 2.051830516480, 2.048407141795, 2.045229642133, 2.042272456301};
   if (df == 0) return 0;
   if (df <= std::size(kTable)) return kTable[df - 1];
-  // Cornish-Fisher expansion around the normal quantile (Abramowitz & Stegun 26.7.5).
-  const double z = 1.959963984540054, v = static_cast<double>(df);
-  const double z2 = z * z, z3 = z2 * z, z5 = z3 * z2, z7 = z5 * z2, z9 = z7 * z2;
-  const double g1 = (z3 + z) / 4;
-  const double g2 = (5 * z5 + 16 * z3 + 3 * z) / 96;
-  const double g3 = (3 * z7 + 19 * z5 + 17 * z3 - 15 * z) / 384;
-  const double g4 = (79 * z9 + 776 * z7 + 1482 * z5 - 1920 * z3 - 945 * z) / 92160;
-  return z + (g1 + (g2 + (g3 + g4 / v) / v) / v) / v;
+  return cornish_fisher(1.959963984540054, df);
 }
 
 Interval student_t_95(const std::vector<double>& samples) {

@@ -66,5 +66,8 @@ double least_student_t_95_high(const std::vector<double>& first, std::size_t n);
 // The 0.975 quantile of Student's t with `df` degrees of freedom: exact to 10 digits for
 // df <= 30 (table), Cornish-Fisher beyond (error < 3e-8); df == 0 gives 0.
 double t_quantile_975(std::size_t df);
+// The 0.95 quantile likewise (a one-sided test at 5 %, as each of the two of an
+// equivalence test is).
+double t_quantile_95(std::size_t df);
 
 }  // namespace drainsim

@@ -195,6 +195,21 @@ TEST(StudentT, Quantiles) {
   for (std::size_t df = 1; df < 200; ++df) EXPECT_GT(t_quantile_975(df), t_quantile_975(df + 1));
 }
 
+TEST(StudentT, OneSidedQuantiles) {
+  // The 0.95 quantile, by the same inversion: the table, then Cornish-Fisher.
+  EXPECT_NEAR(t_quantile_95(1), 6.313751515, 1e-8);
+  EXPECT_NEAR(t_quantile_95(4), 2.131846786, 1e-8);
+  EXPECT_NEAR(t_quantile_95(29), 1.699127027, 1e-8);
+  EXPECT_NEAR(t_quantile_95(30), 1.697260887, 1e-8);
+  EXPECT_NEAR(t_quantile_95(31), 1.695518783, 1e-7);
+  EXPECT_NEAR(t_quantile_95(40), 1.683851013, 1e-7);
+  EXPECT_NEAR(t_quantile_95(60), 1.670648865, 1e-7);
+  EXPECT_NEAR(t_quantile_95(120), 1.657650899, 1e-7);
+  EXPECT_NEAR(t_quantile_95(1000000), 1.644853627, 1e-5);
+  EXPECT_EQ(t_quantile_95(0), 0);
+  for (std::size_t df = 1; df < 200; ++df) EXPECT_GT(t_quantile_95(df), t_quantile_95(df + 1));
+}
+
 TEST(LeastStudentTHigh, OneNonZeroSampleOfThirty) {
   // {1} then 29 samples to come: the least upper end has them all 0 (mean 1/30,
   // s = sqrt((1 - 1/30) / 29) = 1/sqrt(30), half width t(29) / 30): (1 + 2.045230) / 30.

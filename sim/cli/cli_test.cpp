@@ -162,7 +162,7 @@ TEST_F(Cli, OutputFilesAreWrittenWholeOrNotAtAll) {
 
 TEST_F(Cli, FidelityComparesTheEnginesAsStatistics) {
   // Case a) of the core issue: four jobs complete on every engine in every run, none
-  // retried, so every engine agrees on them without spread.
+  // retried: without spread on any side, every engine is equivalent on them.
   const std::string file = write("ok.json", kValid);
   const drainsim::test::CliResult r =
       drainsim("fidelity '" + file + "' --time-scale 50 --seeds 3 --repeats 2");
@@ -176,27 +176,35 @@ TEST_F(Cli, FidelityComparesTheEnginesAsStatistics) {
     if (line.rfind("jobs_completed", 0) == 0) row = line;
   }
   std::istringstream cells(row);
-  std::string metric, v, rt, process, rt_verdict, process_verdict;
-  cells >> metric >> v >> rt >> process >> rt_verdict >> process_verdict;
+  std::string metric, v, rt, process, tolerance, rt_verdict, process_verdict;
+  cells >> metric >> v >> rt >> process >> tolerance >> rt_verdict >> process_verdict;
   EXPECT_EQ(v, "4") << row;
   EXPECT_EQ(rt, "4") << row;
   EXPECT_EQ(process, "4") << row;
-  EXPECT_EQ(rt_verdict, "agrees") << row;
-  EXPECT_EQ(process_verdict, "agrees") << row;
+  EXPECT_EQ(tolerance, "±1") << row;  // counts: ±max(1, 10 % of 4)
+  EXPECT_EQ(rt_verdict, "equivalent") << row;
+  EXPECT_EQ(process_verdict, "equivalent") << row;
+  // Repeat r of each runs seed SEED + r: paired over the two seeds both ran.
+  EXPECT_NE(r.out.find("realtime vs virtual, same 2 seeds"), std::string::npos) << r.out;
   // The virtual engine alone, against itself: the first source is the reference.
   const drainsim::test::CliResult self =
       drainsim("fidelity '" + file + "' --engines virtual,virtual --seeds 2");
   ASSERT_EQ(self.code, 0) << self.err;
-  EXPECT_NE(self.out.find("0 of 18 comparisons differ"), std::string::npos) << self.out;
+  EXPECT_NE(self.out.find("18 comparisons: 18 equivalent, 0 differ, 0 inconclusive"),
+            std::string::npos)
+      << self.out;
   EXPECT_EQ(drainsim("fidelity '" + file + "' --set worker.concurrency=0").code, 2);
   EXPECT_EQ(drainsim("fidelity '" + file + "' --engines virtual,warp").code, 2);
   EXPECT_EQ(drainsim("fidelity '" + file + "' --repeats 0").code, 2);
 }
 
 TEST_F(Cli, FidelityComparesResultsFilesWithKnownVerdicts) {
-  // Six results files made by hand from one run: source a loses 10, 12 and 14 jobs, source
-  // b 20, 22 and 24 (Welch: difference 10 against noise 4.53, so they differ); their
-  // shutdown retries are 10, 12, 14 against 11, 13, 15 (difference 1: they agree).
+  // Six results files made by hand from one run (so of one seed: no pairs, Welch's form):
+  // source a loses 10, 12 and 14 jobs, source b 20, 22 and 24: the difference's 90 %
+  // interval 10 ± t(0.95, 4) 2.132 × 1.633 = [6.519, 13.481] lies beyond the default
+  // ±max(1, 10 % of 12) = ±1.2: they differ. Their shutdown retries are 10, 12, 14 against
+  // 11, 13, 15: [-2.481, 4.481] reaches past ±1.2 on both sides, inconclusive; the rest
+  // are the same run: equivalent.
   const std::string scenario = write("ok.json", kValid);
   ASSERT_EQ(drainsim("run '" + scenario + "' --out base.json").code, 0);
   const nlohmann::json base = nlohmann::json::parse(slurp(dir_ / "base.json"));
@@ -224,10 +232,41 @@ TEST_F(Cli, FidelityComparesResultsFilesWithKnownVerdicts) {
     return std::string();
   };
   EXPECT_NE(row("job_loss").find("12 [10..14]"), std::string::npos) << r.out;
-  EXPECT_NE(row("job_loss").find("DIFFERS (+10, +83.3%)"), std::string::npos) << r.out;
-  EXPECT_NE(row("shutdown_retries").find("agrees (+1)"), std::string::npos) << r.out;
-  EXPECT_NE(row("jobs_completed").find("agrees"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("1 of 18 comparisons differ"), std::string::npos) << r.out;
+  EXPECT_NE(row("job_loss").find("±1.200"), std::string::npos) << r.out;
+  EXPECT_NE(row("job_loss").find("DIFFERS +10 [+6.519, +13.481] (+83.3%)"), std::string::npos)
+      << r.out;
+  EXPECT_NE(row("shutdown_retries").find("inconclusive +1 [-2.481, +4.481]"), std::string::npos)
+      << r.out;
+  EXPECT_NE(row("jobs_completed").find("equivalent"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("18 comparisons: 16 equivalent, 1 differ, 1 inconclusive"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("tolerances: drainsim's defaults"), std::string::npos) << r.out;
+
+  // Declared tolerances: the case's own for job_loss (±15) holds, and makes it equivalent.
+  const std::string tolerances =
+      write("tolerances.json",
+            R"({"cases": {"hand": {"reason": "made by hand", "metrics": {"job_loss":
+          {"absolute": 15, "reason": "wide, for the test"}}}}})");
+  const drainsim::test::CliResult wide = drainsim("fidelity --from 'a=" + a + "' --from 'b=" + b +
+                                                  "' --tolerances " + tolerances + " --case hand");
+  ASSERT_EQ(wide.code, 0) << wide.err;
+  EXPECT_NE(wide.out.find("(case hand)"), std::string::npos) << wide.out;
+  EXPECT_NE(wide.out.find("equivalent +10 [+6.519, +13.481]"), std::string::npos) << wide.out;
+  const drainsim::test::CliResult unknown =
+      drainsim("fidelity --from 'a=" + a + "' --from 'b=" + b + "' --tolerances " + tolerances +
+               " --case other");
+  EXPECT_EQ(unknown.code, 2);
+  EXPECT_NE(unknown.err.find("--case other: " + tolerances + " declares no tolerances for it"),
+            std::string::npos)
+      << unknown.err;
+  const std::string bad_tolerances = write("bad.json", R"({"units": {"count": {"absolute": 1}}})");
+  const drainsim::test::CliResult bad_file =
+      drainsim("fidelity --from 'a=" + a + "' --from 'b=" + b + "' --tolerances " + bad_tolerances);
+  EXPECT_EQ(bad_file.code, 2);
+  EXPECT_NE(bad_file.err.find(bad_tolerances + ": units.count.reason: required field missing"),
+            std::string::npos)
+      << bad_file.err;
 
   // Bad sources: exit 2, saying which file and what.
   const drainsim::test::CliResult one = drainsim("fidelity --from 'a=" + a + "'");

@@ -1,15 +1,19 @@
 // `drainsim fidelity`: a scenario on several engines, and runs read from results files,
-// metrics side by side as statistics.
+// metrics side by side as statistics, each judged equivalent, differing or inconclusive
+// against its tolerance (analysis/fidelity.h, io/tolerances.h).
+#include <algorithm>
 #include <string>
 #include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "analysis/fidelity.h"
 #include "cli/common.h"
 #include "cli/run_common.h"
 #include "io/json_reader.h"
 #include "io/results.h"
+#include "io/tolerances.h"
 
 namespace drainsim::cli {
 namespace {
@@ -19,6 +23,8 @@ struct FidelityArgs {
   EngineArgs engine_args;
   SystemArgs system;
   std::vector<std::string> from;
+  std::string tolerances;  // a tolerances file; empty: drainsim's defaults
+  std::string case_name;   // its case; empty: the scenario's name
   std::size_t seeds = 10, repeats = 3;
   std::vector<Engine> engines = {Engine::kVirtual, Engine::kRealtime, Engine::kProcess};
 };
@@ -58,6 +64,15 @@ int fidelity(const FidelityArgs& args) {
           scenario ? "--engines has neither" : "without a scenario no engine runs")) {
     return kBadInput;
   }
+  Tolerances tolerances;
+  if (!args.tolerances.empty()) {
+    try {
+      tolerances = read_tolerances(args.tolerances);
+    } catch (const InputError& e) {
+      fmt::print(stderr, "error: {}\n", e.what());
+      return kBadInput;
+    }
+  }
   std::vector<FidelitySource> sources;
   Scenario s;
   RunOptions options;
@@ -88,13 +103,27 @@ int fidelity(const FidelityArgs& args) {
         source.seeds.push_back(s.seed);
       }
     }
-    fmt::print(
-        "fidelity of scenario {}: virtual over seeds {}.., realtime and process over repeats "
-        "(repeat r runs seed {} + r) at time scale {}, realtime with {} job bodies, process with "
-        "{}\n",
-        s.name, first, first, options.paced.time_scale, to_string(options.realtime.job_body),
-        options.process.worker_cmd.empty() ? std::string("drainsim-worker")
-                                           : options.process.worker_cmd);
+    // What ran: each engine once, in the order given.
+    std::vector<std::string> ran;
+    for (Engine e : args.engines) {
+      std::string what;
+      if (e == Engine::kVirtual) {
+        what = fmt::format("virtual over seeds {}..{}", first, first + args.seeds - 1);
+      } else {
+        what = fmt::format("{} over repeats (repeat r runs seed {} + r)", to_string(e), first);
+        if (paced(e)) what += fmt::format(" at time scale {}", options.paced.time_scale);
+        if (e == Engine::kRealtime) {
+          what += fmt::format(" with {} job bodies", to_string(options.realtime.job_body));
+        }
+        if (e == Engine::kProcess) {
+          what += " with " + (options.process.worker_cmd.empty() ? std::string("drainsim-worker")
+                                                                 : options.process.worker_cmd);
+        }
+        if (e == Engine::kReal) what += " on the real " + options.real.system;
+      }
+      if (std::find(ran.begin(), ran.end(), what) == ran.end()) ran.push_back(what);
+    }
+    fmt::print("fidelity of scenario {}: {}\n", s.name, fmt::join(ran, "; "));
   }
   for (const std::string& spec : args.from) {
     std::optional<FidelitySource> source = read_source(spec);
@@ -108,23 +137,27 @@ int fidelity(const FidelityArgs& args) {
                "more, or --from\n");
     return kBadInput;
   }
-  const std::vector<FidelityRow> rows = fidelity_rows(sources);
+  const std::string case_name = !args.case_name.empty() ? args.case_name : s.name;
+  if (!args.case_name.empty() && !args.tolerances.empty() &&
+      !tolerances.cases.contains(args.case_name)) {
+    fmt::print(stderr, "error: --case {}: {} declares no tolerances for it\n", args.case_name,
+               args.tolerances);
+    return kBadInput;
+  }
+  const std::vector<FidelityRow> rows = fidelity_rows(sources, tolerances, case_name);
   fmt::print(
-      "mean ±half-width of the Student-t 95 % interval over the runs; verdicts from Welch's t "
-      "test at 95 % against {}; \"same N seeds\": the paired t test at 95 % of the "
-      "differences, seed by seed, over the seeds both ran\n\n",
-      sources.front().name);
+      "mean ±half-width of the Student-t 95 % interval over the runs; verdicts by equivalence "
+      "test (TOST at 95 %: the difference's 90 % interval against ±tolerance) against {}, "
+      "paired over the seeds both ran where they share any, Welch's otherwise; tolerances: "
+      "{}{}\n\n",
+      sources.front().name, tolerances.source,
+      tolerances.cases.contains(case_name) ? fmt::format(" (case {})", case_name) : "");
   fmt::print("{}", fidelity_table(sources, rows));
-  std::size_t paired = 0;
-  for (std::size_t i = 1; i < sources.size(); ++i) {
-    paired += shared_seeds(sources.front(), sources[i]) >= 2 ? rows.size() : 0;
-  }
-  fmt::print("\n{} of {} comparisons differ", count_differences(rows),
-             rows.size() * (sources.size() - 1));
-  if (paired > 0) {
-    fmt::print("; {} of {} on the same seeds", count_paired_differences(rows), paired);
-  }
-  fmt::print("\n");
+  const std::size_t runs = runs_to_decide(rows);
+  fmt::print("\n{} comparisons: {} equivalent, {} differ, {} inconclusive{}\n",
+             rows.size() * (sources.size() - 1), count_verdicts(rows, Verdict::kEquivalent),
+             count_verdicts(rows, Verdict::kDiffers), count_verdicts(rows, Verdict::kInconclusive),
+             runs > 0 ? fmt::format(" (the most runs asked for: ~{})", runs) : "");
   return audits_ok ? 0 : kAuditFailed;
 }
 
@@ -146,6 +179,13 @@ void declare_fidelity(CLI::App* cmd, FidelityArgs& args) {
   add_enum_list_option(cmd, "--engines", args.engines,
                        "The engines compared, the first the reference (default "
                        "virtual,realtime,process)");
+  cmd->add_option("--tolerances", args.tolerances,
+                  "A tolerances file (docs/fidelity.md): how far each metric may be from the "
+                  "reference's and still be equivalent (default: counts ±max(1, 10%), seconds "
+                  "±max(0.25s, 5%), fractions ±max(0.01, 10%))");
+  cmd->add_option("--case", args.case_name,
+                  "The case of --tolerances whose own tolerances hold (default: the scenario's "
+                  "name)");
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 // fidelity and conformance pick metrics from it; so a metric added here reaches them all.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -12,11 +13,13 @@
 #include <string>
 #include <string_view>
 
+#include "base/names.h"
 #include "model/run_summary.h"
 
 namespace drainsim {
 
 enum class Unit : std::uint8_t { kCount, kSeconds, kFraction };
+constexpr std::array<std::string_view, 3> names(Unit) { return {"count", "seconds", "fraction"}; }
 
 struct Metric {
   std::string_view name;  // its dotted path in the summary
