@@ -2,24 +2,34 @@
 """Regenerates docs/fidelity.md: every case of scenarios/fidelity/ predicted by its profile
 (the virtual engine over --seeds seeds) against the real system (drainsim real over
 --repeats repeats, repeat r with seed 1 + r), metric by metric, with drainsim fidelity's
-intervals and verdicts.
+equivalence verdicts against the tolerances declared in scenarios/fidelity/tolerances.json.
 
   scripts/fidelity.py BUILD/sim/drainsim [--systems sidekiq,bullmq] [--cases PATTERN]
-                      [--repeats 5] [--seeds 30]
+                      [--repeats auto:20] [--seeds 30] [--jobs 2]
   scripts/fidelity.py BUILD/sim/drainsim --tables-only
   scripts/fidelity.py BUILD/sim/drainsim --check
 
+--repeats auto[:MAX] (the default, auto:20) adds repeats until every verdict of the table is
+conclusive or MAX is reached (drainsim real --repeats auto). --jobs 2 measures two systems
+at once (each on a throwaway broker of its own; they share nothing but the cores).
+
 --check measures nothing: it fails unless every case is valid and at most 2 min long, every
-system has a case of each kind the suite promises (KINDS), the page has a measured table for
-every case and system, every table with a differing row has its note, and every note in
-notes.json names a case and system that exist.
+system has a case of each kind the suite promises (KINDS), every case has its tolerances
+declared (tolerances.json "cases", with a reason), the page has a measured table for every
+case and system, every row that differs, and every inconclusive row that more runs cannot
+settle (none are asked for, or MOST_REPEATS were run), has its note (notes.json "rows"),
+every row note belongs to a row that is not equivalent, the summary at the top is the
+tables', and every note names a case and system that exist. An inconclusive row whose runs
+were too few says so on the page, with the runs it asks for.
 
 A case runs on every system whose adapter (adapters/*/system.json) has the case's profile.
 The real runs' results (no timelines) are kept under results/fidelity/SYSTEM/; a case or
-system not asked for keeps the rows the page had. Why a row disagrees is written by hand in
-scenarios/fidelity/notes.json ({"CASE": {"SYSTEM": "why"}}), never by tuning a number.
+system not asked for keeps the rows the page had. Why a row is not equivalent is written by
+hand in scenarios/fidelity/notes.json ({"CASE": {"SYSTEM": {"about": "the table in prose",
+"rows": {"METRIC": "why"}}}}), never by tuning a number.
 """
 import argparse
+import concurrent.futures
 import fnmatch
 import glob
 import json
@@ -30,14 +40,30 @@ import sys
 
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PAGE = os.path.join(HERE, "docs", "fidelity.md")
+SUITE = os.path.join(HERE, "scenarios", "fidelity")
+TOLERANCES = os.path.join(SUITE, "tolerances.json")
+NOTES = os.path.join(SUITE, "notes.json")
+SUMMARY_BEGIN = "<!-- summary -->"
 BEGIN = "<!-- case {} on {} -->"
 END = "<!-- end -->"
+
+
+def read(path):
+    if not os.path.exists(path):
+        return ""
+    with open(path) as f:
+        return f.read()
+
+
+def load(path):
+    with open(path) as f:
+        return json.load(f)
 
 
 def manifests():
     out = {}
     for path in sorted(glob.glob(os.path.join(HERE, "adapters", "*", "system.json"))):
-        m = json.load(open(path))
+        m = load(path)
         out[m["system"]] = m
     return out
 
@@ -75,29 +101,132 @@ def seconds(text):
     return float(m.group(1)) * units[m.group(2)]
 
 
-def check(drainsim, systems, cases, notes):
-    """Every problem with the suite as it stands, as lines; none when it is whole."""
+def table_rows(block):
+    """The rows of the measured table in a page block: (metric, verdict, cell) for each, the
+    verdict that stands (the first verdict column) as a word: equivalent, differs or
+    inconclusive."""
+    m = re.search(r"```\n(.*?)```", block, re.S)
+    if not m:
+        return []
+    lines = m.group(1).rstrip().split("\n")
+    header = re.split(r"\s{2,}", lines[0].strip())
+    if "tolerance" not in header:
+        return []
+    at = header.index("tolerance") + 1
+    rows = []
+    for line in lines[1:]:
+        cells = re.split(r"\s{2,}", line.strip())
+        if len(cells) <= at:
+            continue
+        rows.append((cells[0], cells[at].split(" ")[0].lower(), cells[at]))
+    return rows
+
+
+def blocks(page):
+    """Each measured block of the page: {(case, system): text}."""
+    out = {}
+    for m in re.finditer(r"<!-- case (\S+) on (\S+) -->(.*?)" + re.escape(END), page, re.S):
+        out[(m.group(1), m.group(2))] = m.group(3)
+    return out
+
+
+def summary(page):
+    """The summary table of the page's measured blocks, by system: its tables, those
+    equivalent on every row, and its rows by verdict."""
+    by = {}
+    for (case, system), text in sorted(blocks(page).items()):
+        rows = table_rows(text)
+        if not rows:
+            continue
+        s = by.setdefault(system, {"tables": 0, "whole": 0, "equivalent": 0, "differs": 0,
+                                   "inconclusive": 0})
+        s["tables"] += 1
+        s["whole"] += all(v == "equivalent" for _, v, _ in rows)
+        for _, v, _ in rows:
+            s[v] = s.get(v, 0) + 1
+    total = {k: sum(s[k] for s in by.values()) for k in
+             ("tables", "whole", "equivalent", "differs", "inconclusive")}
+    lines = [SUMMARY_BEGIN,
+             "| system | tables | equivalent on every row | rows equivalent | rows that differ "
+             "| rows inconclusive |",
+             "|---|---|---|---|---|---|"]
+    for system, s in list(sorted(by.items())) + [("**all**", total)]:
+        lines.append(f"| {system} | {s['tables']} | {s['whole']} | {s['equivalent']} | "
+                     f"{s['differs']} | {s['inconclusive']} |")
+    lines.append(END)
+    return "\n".join(lines)
+
+
+MOST_REPEATS = 20  # --repeats auto's MAX: below it, more runs can still be had
+
+
+def repeats_of(block):
+    m = re.search(r"over (\d+) repeats", block)
+    return int(m.group(1)) if m else 0
+
+
+def asks_for_runs(cell, block):
+    """The runs an inconclusive row asks for, when more can still be had (fewer repeats than
+    MOST_REPEATS so far); None otherwise."""
+    m = re.search(r"~(\d+) runs", cell)
+    if not m or repeats_of(block) >= MOST_REPEATS:
+        return None
+    return int(m.group(1))
+
+
+def needs_note(verdict, cell, block):
+    """Whether a row must say why: every row that differs, and every inconclusive one that
+    more runs cannot settle (none are asked for, or MOST_REPEATS were run)."""
+    return verdict == "differs" or (verdict == "inconclusive" and asks_for_runs(cell, block) is None)
+
+
+def row_notes(notes, name, system):
+    entry = notes.get(name, {}).get(system, {})
+    return entry.get("rows", {}) if isinstance(entry, dict) else {}
+
+
+def check(drainsim, systems, cases, notes, tolerances, page):
+    """Every problem with the suite as it stands, as lines; none when it is whole.
+    `drainsim` None: the cases are not validated (for the check's own test)."""
     problems = []
-    p = subprocess.run([drainsim, "validate"] + list(cases.values()), capture_output=True,
-                       text=True)
-    if p.returncode != 0:
-        problems.append(f"drainsim validate failed:\n{p.stdout}{p.stderr}")
-    page = open(PAGE).read() if os.path.exists(PAGE) else ""
-    docs = {name: json.load(open(path)) for name, path in cases.items()}
+    if drainsim:
+        p = subprocess.run([drainsim, "validate"] + list(cases.values()), capture_output=True,
+                           text=True)
+        if p.returncode != 0:
+            problems.append(f"drainsim validate failed:\n{p.stdout}{p.stderr}")
+    docs = {name: load(path) for name, path in cases.items()}
+    declared = tolerances.get("cases", {})
+    found = blocks(page)
     for name, doc in docs.items():
         length = seconds(doc["duration"]) + seconds(doc.get("settle", "0s"))
         if length > 120:
             problems.append(f"{name}: duration + settle is {length:g} s, more than 2 min")
+        if name not in declared:
+            problems.append(f"{name}: no tolerances declared (tolerances.json \"cases\")")
         users = [s for s, m in systems.items() if m["profile"] == doc["worker"]["profile"]]
         if not users:
             problems.append(f"{name}: no system has the profile {doc['worker']['profile']}")
         for system in users:
-            block = re.search(re.escape(BEGIN.format(name, system)) + r"(.*?)" + re.escape(END),
-                              page, re.S)
-            if not block or "```" not in block.group(1):
+            block = found.get((name, system))
+            if block is None or "```" not in block:
                 problems.append(f"{name} on {system}: no measured table in docs/fidelity.md")
-            elif "DIFFERS" in block.group(1) and not notes.get(name, {}).get(system):
-                problems.append(f"{name} on {system}: a row differs and notes.json says not why")
+                continue
+            rows = table_rows(block)
+            if not rows:
+                problems.append(f"{name} on {system}: the table has no equivalence verdicts: "
+                                "regenerate it (--tables-only)")
+            noted = row_notes(notes, name, system)
+            open_rows = {metric for metric, verdict, _ in rows if verdict != "equivalent"}
+            for metric, verdict, cell in rows:
+                if needs_note(verdict, cell, block) and not noted.get(metric):
+                    problems.append(f"{name} on {system}: {metric} is {verdict} and notes.json "
+                                    "says not why")
+            for metric in sorted(set(noted) - open_rows):
+                problems.append(f"{name} on {system}: notes.json explains {metric}, which is "
+                                "equivalent (or no row): a stale note")
+    for name in declared:
+        if name not in cases:
+            problems.append(f"tolerances.json: {name} is not a case the suite has")
     for system, m in systems.items():
         own = [d for d in docs.values() if d["worker"]["profile"] == m["profile"]]
         for kind, is_kind in KINDS.items():
@@ -107,6 +236,10 @@ def check(drainsim, systems, cases, notes):
         for system in by_system:
             if name not in cases or system not in systems:
                 problems.append(f"notes.json: {name} on {system} is not a case the suite has")
+    have = re.search(re.escape(SUMMARY_BEGIN) + ".*?" + re.escape(END), page, re.S)
+    if not have or have.group(0) != summary(page):
+        problems.append("docs/fidelity.md: the summary at the top is not the tables': "
+                        "regenerate it (--tables-only)")
     return problems
 
 
@@ -117,7 +250,7 @@ KEPT = ("schema_version", "drainsim_version", "engine", "seed", "real", "summary
 
 
 def keep_reference(path):
-    doc = json.load(open(path))
+    doc = load(path)
     ref = {k: doc[k] for k in KEPT if k in doc}
     ref["scenario"] = {"name": doc["scenario"]["name"]}
     with open(path, "w") as out:
@@ -134,20 +267,24 @@ def release(system):
     return out
 
 
-def section(drainsim, case, system, args):
+def section(drainsim, case, system, args, notes):
+    """The page block of `case` on `system`: measured anew, or from the results kept."""
     name = os.path.basename(case)[:-5]
     sets = release(system)
     out_dir = os.path.join("results", "fidelity", system)
     os.makedirs(os.path.join(HERE, out_dir), exist_ok=True)
+    judge = ["--tolerances", os.path.relpath(TOLERANCES, HERE), "--case", name]
     if not args.tables_only:
         for old in glob.glob(os.path.join(HERE, out_dir, f"{name}-{system}-*.json")):
             os.remove(old)
         print(f"fidelity: {name} on {system}, {args.repeats} repeats", flush=True)
-        run([drainsim, "real", case, "--system", system, "--repeats", str(args.repeats),
-             "--out-dir", out_dir] + sets)
+        extra = judge + ["--seeds", str(args.seeds)] if args.repeats.startswith("auto") else []
+        run([drainsim, "real", case, "--system", system, "--repeats", args.repeats,
+             "--out-dir", out_dir] + extra + sets)
         for f in glob.glob(os.path.join(HERE, out_dir, f"{name}-{system}-*.json")):
             keep_reference(f)
-    files = sorted(glob.glob(os.path.join(HERE, out_dir, f"{name}-{system}-*.json")))
+    files = sorted(glob.glob(os.path.join(HERE, out_dir, f"{name}-{system}-*.json")),
+                   key=lambda f: int(re.search(r"-(\d+)\.json$", f).group(1)))
     if not files:
         return None
     versions = {}
@@ -155,7 +292,7 @@ def section(drainsim, case, system, args):
     checked = 0
     mismatches = []
     for f in files:
-        doc = json.load(open(f))
+        doc = load(f)
         versions.update(doc.get("real", {}).get("versions", {}))
         rules = doc["real"]["rule_check"]
         checked += rules["checked"]
@@ -166,7 +303,7 @@ def section(drainsim, case, system, args):
         if not doc["summary"]["audit"]["ok"]:
             audits.append(os.path.relpath(f, HERE))
     table = run([drainsim, "fidelity", case, "--engines", "virtual", "--seeds", str(args.seeds),
-                 "--from", f"{system}=" + ",".join(files)] + sets).stdout
+                 "--from", f"{system}=" + ",".join(files)] + judge + sets).stdout
     table = table[table.index("metric"):].rstrip()
     v = ", ".join(f"{k} {versions[k]}" for k in sorted(versions))
     lines = [BEGIN.format(name, system), f"#### {system}", "",
@@ -183,13 +320,78 @@ def section(drainsim, case, system, args):
     return lines
 
 
+def notes_text(block, notes, name, system):
+    """What the page says under a table: each row not equivalent with its note, then the
+    table's note in prose."""
+    out = []
+    noted = row_notes(notes, name, system)
+    rows = [(m, v, cell) for m, v, cell in table_rows(block) if v != "equivalent"]
+    if rows:
+        out += ["Rows not equivalent:", ""]
+        for m, v, cell in rows:
+            runs = asks_for_runs(cell, block)
+            why = noted.get(m) or (
+                f"runs too few: about {runs} would decide, fewer than the "
+                f"{MOST_REPEATS} `--repeats auto` runs to" if runs else "**no note yet**")
+            out.append(f"- `{m}`, {cell}: {why}")
+        out += [""]
+    entry = notes.get(name, {}).get(system)
+    about = entry.get("about") if isinstance(entry, dict) else entry
+    if about:
+        out += [f"About this table: {about}", ""]
+    return out
+
+
+INTRO = [
+    "# Fidelity: each profile against the real system it names",
+    "",
+    "Generated by `scripts/fidelity.py build/sim/drainsim` (see its help for `--systems`, "
+    "`--cases`, `--repeats`, `--seeds`, `--jobs`); do not edit the tables by hand. Each case "
+    "of [scenarios/fidelity/](../scenarios/fidelity/) is predicted by its profile on the "
+    "virtual engine over 30 seeds and measured on the real system (`drainsim real`, "
+    "[engines](engines.md#the-real-engine)), repeat r with seed 1 + r, so both sides sample "
+    "the same workloads. Each cell is a mean with its 95 % Student-t interval over the runs "
+    "(a range `[min..max]` for 2-4 runs). Each row is judged by an equivalence test (TOST at "
+    "95 %, `drainsim fidelity`, [engines](engines.md#comparing-the-engines-drainsim-fidelity)): "
+    "**equivalent** when the difference's 90 % interval lies inside the row's tolerance, "
+    "**DIFFERS** when it lies wholly outside, **inconclusive** when the runs cannot tell "
+    "(with the runs that would). The verdict that stands is the paired one over the seeds "
+    "both sides ran (`same N seeds`): the same work on both sides, so the workloads' spread "
+    "drops out; Welch's unpaired verdict is printed beside it as detail. The tolerances are "
+    "declared, each with its reason, in "
+    "[scenarios/fidelity/tolerances.json](../scenarios/fidelity/tolerances.json) before the "
+    "tables are made, and never tuned to make a row equivalent: counts ±max(1 job, 10 %), "
+    "jobs lost or run twice and forced kills ±max(0.5, 10 %), times ±max(0.25 s, 5 %). Times "
+    "on the real side are real seconds, and include each program's start-up (Ruby, Node, "
+    "Python) on top of the scenario's `pod_start_delay`.",
+    "",
+    "Every system has a case of each kind the suite promises (checked by "
+    "`scripts/fidelity.py --check`, a test): a rolling restart, an OOM kill, a scale-down, "
+    "two kills of one long job, job errors with retries, and its own defaults. A rolling "
+    "restart with the worker's grace below the platform's kill exists only where the "
+    "worker has a grace of its own (Sidekiq's -t, pg-boss's stop() timeout, "
+    "graphile-worker's 5 s abort); BullMQ's close() and Celery's warm shutdown wait "
+    "without a deadline, so their rolling restarts are all \"grace above the kill\".",
+    "",
+    "Every row that is not equivalent is listed under its table with why "
+    "(scenarios/fidelity/notes.json, checked by `--check`): a model gap (filed with the "
+    "profile work), a limit of the real engine, or runs too few to tell.",
+    "",
+    "## Summary",
+    "",
+]
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("drainsim")
     ap.add_argument("--systems", default="")
     ap.add_argument("--cases", default="*")
-    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--repeats", default="auto:20",
+                    help="N, or auto[:MAX]: until every verdict is conclusive (default auto:20)")
     ap.add_argument("--seeds", type=int, default=30)
+    ap.add_argument("--jobs", type=int, default=1,
+                    help="systems measured at once (each on its own throwaway broker)")
     ap.add_argument("--check", action="store_true")
     ap.add_argument("--tables-only", action="store_true",
                     help="no real runs: the tables from the real results kept under "
@@ -197,12 +399,14 @@ def main():
     args = ap.parse_args()
     drainsim = os.path.abspath(args.drainsim)
     systems = manifests()
+    cases = {os.path.basename(c)[:-5]: c
+             for c in sorted(glob.glob(os.path.join(SUITE, "*.json")))
+             if c not in (NOTES, TOLERANCES)}
+    notes = load(NOTES)
+    tolerances = load(TOLERANCES)
     if args.check:
-        cases = {os.path.basename(c)[:-5]: c
-                 for c in sorted(glob.glob(os.path.join(HERE, "scenarios", "fidelity", "*.json")))
-                 if not c.endswith("notes.json")}
-        notes = json.load(open(os.path.join(HERE, "scenarios", "fidelity", "notes.json")))
-        problems = check(drainsim, systems, cases, notes)
+        page = read(PAGE)
+        problems = check(drainsim, systems, cases, notes, tolerances, page)
         for line in problems:
             print(f"fidelity: {line}")
         sys.exit(1 if problems else 0)
@@ -210,66 +414,49 @@ def main():
     unknown = [s for s in wanted if s not in systems]
     if unknown:
         sys.exit(f"fidelity: no adapter for {', '.join(unknown)}; there are {', '.join(systems)}")
-    notes = json.load(open(os.path.join(HERE, "scenarios", "fidelity", "notes.json")))
-    old = open(PAGE).read() if os.path.exists(PAGE) else ""
+    old = read(PAGE)
     kept = {m.group(1): m.group(0)
             for m in re.finditer(r"(<!-- case \S+ on \S+ -->).*?" + re.escape(END), old, re.S)}
-    page = [
-        "# Fidelity: each profile against the real system it names",
-        "",
-        "Generated by `scripts/fidelity.py build/sim/drainsim` (see its help for "
-        "`--systems`, `--cases`, `--repeats`, `--seeds`); do not edit the tables by hand. "
-        "Each case of [scenarios/fidelity/](../scenarios/fidelity/) is predicted by its "
-        "profile on the virtual engine over 30 seeds and measured on the real system "
-        "(`drainsim real`, [engines](engines.md#the-real-engine)) over 5 repeats, repeat r "
-        "with seed 1 + r, so both sides sample the same workloads. Each cell is a mean with "
-        "its 95 % Student-t interval over the runs (a range `[min..max]` for 2-4 runs); the "
-        "verdict is Welch's t test at 95 % (`drainsim fidelity`), and the `same 5 seeds` "
-        "column the paired t test of the real repeats against the virtual runs of the same "
-        "seeds: the same work on both sides, so it tells a model's difference from the "
-        "workloads' spread ([engines](engines.md#comparing-the-engines-drainsim-fidelity)). "
-        "With 18 metrics per table, about one comparison in 20 differs by chance alone. "
-        "Times on the real side are "
-        "real seconds, and include each program's start-up (Ruby, Node, Python) on top of "
-        "the scenario's `pod_start_delay`.",
-        "",
-        "Every system has a case of each kind the suite promises (checked by "
-        "`scripts/fidelity.py --check`, a test): a rolling restart, an OOM kill, a scale-down, "
-        "two kills of one long job, job errors with retries, and its own defaults. A rolling "
-        "restart with the worker's grace below the platform's kill exists only where the "
-        "worker has a grace of its own (Sidekiq's -t, pg-boss's stop() timeout, "
-        "graphile-worker's 5 s abort); BullMQ's close() and Celery's warm shutdown wait "
-        "without a deadline, so their rolling restarts are all \"grace above the kill\".",
-        "",
-        "Why a row disagrees is said under its table (scenarios/fidelity/notes.json) and "
-        "filed with the profile-fidelity work; no number is tuned to make a row agree.",
-        "",
-    ]
-    for case in sorted(glob.glob(os.path.join(HERE, "scenarios", "fidelity", "*.json"))):
-        name = os.path.basename(case)[:-5]
-        if name == "notes":
+    # What to measure, by system: each system's cases in turn, --jobs systems at once.
+    todo = {}
+    for name, case in cases.items():
+        doc = load(case)
+        if not fnmatch.fnmatch(name, args.cases):
             continue
-        measure = fnmatch.fnmatch(name, args.cases)
-        doc = json.load(open(case))
-        page += [f"### {name}", "", doc.get("description", ""), ""]
+        for system in wanted:
+            if systems[system]["profile"] == doc["worker"]["profile"]:
+                todo.setdefault(system, []).append(name)
+    measured = {}
+
+    def measure(system):
+        for name in todo[system]:
+            measured[(name, system)] = section(drainsim, os.path.relpath(cases[name], HERE),
+                                               system, args, notes)
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        for f in [pool.submit(measure, system) for system in todo]:
+            f.result()
+    body = []
+    for name, case in cases.items():
+        doc = load(case)
+        body += [f"### {name}", "", doc.get("description", ""), ""]
         for system, m in systems.items():
             if m["profile"] != doc["worker"]["profile"]:
                 continue
             key = BEGIN.format(name, system)
-            lines = None
-            if system in wanted and measure:
-                lines = section(drainsim, os.path.relpath(case, HERE), system, args)
+            lines = measured.get((name, system))
             if lines:
-                body = "\n".join(lines) + "\n" + END
+                block = "\n".join(lines) + "\n" + END
             elif key in kept:
-                body = kept[key]
+                block = kept[key]
             else:
-                body = f"{key}\n#### {system}\n\nNot measured yet.\n{END}"
-            page += [body, ""]
-            why = notes.get(name, {}).get(system)
-            if why:
-                page += [f"Why: {why}", ""]
-    open(PAGE, "w").write("\n".join(page).rstrip() + "\n")
+                block = f"{key}\n#### {system}\n\nNot measured yet.\n{END}"
+            body += [block, ""]
+            body += notes_text(block, notes, name, system)
+    text = "\n".join(body)
+    page = INTRO + [summary(text), ""] + body
+    with open(PAGE, "w") as out:
+        out.write("\n".join(page).rstrip() + "\n")
     print(f"fidelity: wrote {os.path.relpath(PAGE, HERE)}")
 
 

@@ -22,7 +22,10 @@ _drainsim_options() {
       echo "--help --seed --set --max-memory --timeline --out --engine --max-events" \
         "--progress-events --progress-time $run_engine $system"
       ;;
-    real) echo "--help --seed --set --max-memory $system --repeats --timeline --out-dir --keep" ;;
+    real)
+      echo "--help --seed --set --max-memory $system --repeats --seeds --tolerances --case" \
+        "--timeline --out-dir --keep"
+      ;;
     fidelity)
       echo "--help --seed --set --max-memory $run_engine $system --from --seeds --repeats" \
         "--engines --tolerances --case"

@@ -359,4 +359,10 @@ std::size_t runs_to_decide(const std::vector<FidelityRow>& rows) {
   return most;
 }
 
+std::size_t runs_before_next_look(const std::vector<FidelityRow>& rows, std::size_t runs,
+                                  std::size_t most) {
+  if (runs >= most || count_verdicts(rows, Verdict::kInconclusive) == 0) return 0;
+  return std::min(most, std::max(runs + 1, runs_to_decide(rows)));
+}
+
 }  // namespace drainsim

@@ -118,4 +118,13 @@ std::size_t count_verdicts(const std::vector<FidelityRow>& rows, Verdict v);
 // none does (or none says).
 std::size_t runs_to_decide(const std::vector<FidelityRow>& rows);
 
+// Adding runs until the verdicts are conclusive (drainsim real --repeats auto): given `rows`
+// over `runs` runs of the later sources, how many to have before the verdicts are looked at
+// again: 0 when every verdict that stands is conclusive or `most` runs are had; otherwise
+// as many as the inconclusive rows ask for, at least one more, at most `most`. Each look is
+// a chance to stop on a verdict more runs would overturn, so the looks are few: a source
+// starts with some runs, then jumps to what the spread says it needs.
+std::size_t runs_before_next_look(const std::vector<FidelityRow>& rows, std::size_t runs,
+                                  std::size_t most);
+
 }  // namespace drainsim

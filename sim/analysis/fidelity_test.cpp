@@ -245,5 +245,37 @@ TEST(Fidelity, SourcesThatShareSeedsArePairedAndWelchIsTheDetail) {
   EXPECT_EQ(fidelity_table({a, twice}, fidelity_rows({a, twice})).find("same"), std::string::npos);
 }
 
+// --repeats auto, worked by hand: the model loses no job on seeds 1..30; the real system
+// loses 1, 2 and 3 on seeds 1..3. Paired, d = {1, 2, 3}: inconclusive against ±3 with five
+// runs asked for (Paired.AnInconclusiveRow...), so after 3 runs the next look is at 5 (at
+// most MAX); after 5 runs losing 1, 2, 3, 2, 2 the row is equivalent and nothing more runs.
+TEST(Fidelity, RepeatsAutoAddsTheRunsTheInconclusiveRowsAskFor) {
+  FidelitySource model{"virtual", {}, {}};
+  for (std::uint64_t seed = 1; seed <= 30; ++seed) {
+    model.runs.push_back(with_loss(0, std::nullopt));
+    model.seeds.push_back(seed);
+  }
+  Tolerances t;
+  t.metrics["job_loss"] = {3, 0, "wide, for the test"};
+  FidelitySource real{"real", {}, {}};
+  for (const int lost : {1, 2, 3}) {
+    real.runs.push_back(with_loss(lost, std::nullopt));
+    real.seeds.push_back(real.seeds.size() + 1);
+  }
+  const std::vector<FidelityRow> three = fidelity_rows({model, real}, t);
+  EXPECT_EQ(count_verdicts(three, Verdict::kInconclusive), 1u);
+  EXPECT_EQ(runs_before_next_look(three, 3, 20), 5u);
+  EXPECT_EQ(runs_before_next_look(three, 3, 4), 4u);  // at most MAX
+  EXPECT_EQ(runs_before_next_look(three, 4, 4), 0u);  // MAX had: stop, inconclusive
+  for (const int lost : {2, 2}) {
+    real.runs.push_back(with_loss(lost, std::nullopt));
+    real.seeds.push_back(real.seeds.size() + 1);
+  }
+  const std::vector<FidelityRow> five = fidelity_rows({model, real}, t);
+  EXPECT_EQ(row_of(five, "job_loss").verdict(1).verdict, Verdict::kEquivalent);
+  EXPECT_EQ(count_verdicts(five, Verdict::kInconclusive), 0u);
+  EXPECT_EQ(runs_before_next_look(five, 5, 20), 0u);
+}
+
 }  // namespace
 }  // namespace drainsim

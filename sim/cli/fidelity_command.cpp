@@ -65,14 +65,7 @@ int fidelity(const FidelityArgs& args) {
     return kBadInput;
   }
   Tolerances tolerances;
-  if (!args.tolerances.empty()) {
-    try {
-      tolerances = read_tolerances(args.tolerances);
-    } catch (const InputError& e) {
-      fmt::print(stderr, "error: {}\n", e.what());
-      return kBadInput;
-    }
-  }
+  if (!load_tolerances(args.tolerances, args.case_name, tolerances)) return kBadInput;
   std::vector<FidelitySource> sources;
   Scenario s;
   RunOptions options;
@@ -85,22 +78,10 @@ int fidelity(const FidelityArgs& args) {
     for (Engine e : args.engines) {
       options.engine = e;
       FidelitySource& source = sources.emplace_back(FidelitySource{to_string(e), {}, {}});
-      const std::size_t runs = e == Engine::kVirtual ? args.seeds : args.repeats;
-      for (std::size_t r = 0; r < runs; ++r) {
-        s.seed = first + r;
-        RunOutput out;
-        int status = 0;
-        if (!run_or_explain(s, options, out, status)) return status;
-        if (!out.summary.audit.ok) {
-          audits_ok = false;
-          fmt::print(stderr, "error: the {} engine's audit failed for seed {}:\n", to_string(e),
-                     s.seed);
-          for (const std::string& err : out.summary.audit.errors) {
-            fmt::print(stderr, "  {}\n", err);
-          }
-        }
-        source.runs.push_back(metric_values(out.summary));
-        source.seeds.push_back(s.seed);
+      int status = 0;
+      if (!run_seeds(s, options, e == Engine::kVirtual ? args.seeds : args.repeats, source,
+                     audits_ok, status)) {
+        return status;
       }
     }
     // What ran: each engine once, in the order given.
@@ -138,26 +119,7 @@ int fidelity(const FidelityArgs& args) {
     return kBadInput;
   }
   const std::string case_name = !args.case_name.empty() ? args.case_name : s.name;
-  if (!args.case_name.empty() && !args.tolerances.empty() &&
-      !tolerances.cases.contains(args.case_name)) {
-    fmt::print(stderr, "error: --case {}: {} declares no tolerances for it\n", args.case_name,
-               args.tolerances);
-    return kBadInput;
-  }
-  const std::vector<FidelityRow> rows = fidelity_rows(sources, tolerances, case_name);
-  fmt::print(
-      "mean ±half-width of the Student-t 95 % interval over the runs; verdicts by equivalence "
-      "test (TOST at 95 %: the difference's 90 % interval against ±tolerance) against {}, "
-      "paired over the seeds both ran where they share any, Welch's otherwise; tolerances: "
-      "{}{}\n\n",
-      sources.front().name, tolerances.source,
-      tolerances.cases.contains(case_name) ? fmt::format(" (case {})", case_name) : "");
-  fmt::print("{}", fidelity_table(sources, rows));
-  const std::size_t runs = runs_to_decide(rows);
-  fmt::print("\n{} comparisons: {} equivalent, {} differ, {} inconclusive{}\n",
-             rows.size() * (sources.size() - 1), count_verdicts(rows, Verdict::kEquivalent),
-             count_verdicts(rows, Verdict::kDiffers), count_verdicts(rows, Verdict::kInconclusive),
-             runs > 0 ? fmt::format(" (the most runs asked for: ~{})", runs) : "");
+  print_fidelity(sources, fidelity_rows(sources, tolerances, case_name), tolerances, case_name);
   return audits_ok ? 0 : kAuditFailed;
 }
 

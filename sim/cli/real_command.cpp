@@ -1,13 +1,16 @@
-// `drainsim real`: a scenario on a real job system, over repeats, each repeat's results in
-// a file of its own, with the check of the profile's rule.
+// `drainsim real`: a scenario on a real job system, over repeats (a number, or as many as
+// its verdicts against the profile's prediction need), each repeat's results in a file of
+// its own, with the check of the profile's rule.
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <fmt/format.h>
 
+#include "base/parse.h"
 #include "cli/common.h"
 #include "cli/run_common.h"
 
@@ -18,10 +21,17 @@ struct RealArgs {
   ScenarioArgs what;
   SystemArgs system;
   std::size_t repeats = 1;
+  std::optional<std::size_t> auto_max;  // --repeats auto[:MAX]
+  std::size_t seeds = 30;               // auto: the virtual runs of the prediction
+  std::string tolerances;               // auto: as drainsim fidelity's
+  std::string case_name;
   bool timeline = false;
   std::string out_dir = "results/real";
   std::string keep;
 };
+
+constexpr std::size_t kAutoMax = 20;   // --repeats auto without a MAX
+constexpr std::size_t kAutoFirst = 5;  // the runs auto makes before it first looks
 
 // "rule check: N attempts running at a TERM or kill, M as the profile's rule predicts; not: ..."
 void print_rule_check(const RuleCheck& rules) {
@@ -36,7 +46,12 @@ void print_rule_check(const RuleCheck& rules) {
       rules.checked, rules.checked - rules.mismatches.size(), jobs.empty() ? "" : "; not: ", jobs);
 }
 
-// Repeat r runs seed SEED + r; its results go to --out-dir as NAME-SYSTEM-SEED.json.
+// Repeat r runs seed SEED + r; its results go to --out-dir as NAME-SYSTEM-SEED.json. With
+// --repeats auto, the profile's prediction (the virtual engine over --seeds seeds) is run
+// first, and repeats are added until every metric's verdict against it is conclusive
+// (analysis/fidelity.h), or MAX: first kAutoFirst, then as many as the inconclusive rows
+// ask for, so that the verdicts are looked at a few times only (each look is a chance to
+// stop on a verdict that more runs would overturn).
 int real(const RealArgs& args) {
   Scenario s;
   RunOptions options;
@@ -44,6 +59,11 @@ int real(const RealArgs& args) {
   options.timeline = args.timeline;
   options.stream_timeline = args.timeline;
   options.real.keep = args.keep;
+  const std::string case_name = !args.case_name.empty() ? args.case_name : s.name;
+  Tolerances tolerances;
+  if (args.auto_max && !load_tolerances(args.tolerances, args.case_name, tolerances)) {
+    return kBadInput;
+  }
   std::error_code ec;
   try {  // libstdc++ throws here even given `ec` when a component is a file
     std::filesystem::create_directories(args.out_dir, ec);
@@ -57,8 +77,27 @@ int real(const RealArgs& args) {
     return kBadInput;
   }
   const std::uint64_t first = s.seed;
+  std::vector<FidelitySource> sources;  // auto: the prediction, then the real runs
+  if (args.auto_max && args.seeds < *args.auto_max) {
+    fmt::print(stderr,
+               "error: --seeds {} is fewer than the --repeats auto:{} allows: the later repeats "
+               "would have no prediction of their seed to be paired with\n",
+               args.seeds, *args.auto_max);
+    return kBadInput;
+  }
+  if (args.auto_max) {
+    RunOptions predict;
+    predict.engine = Engine::kVirtual;
+    FidelitySource& model = sources.emplace_back(FidelitySource{"virtual", {}, {}});
+    bool audits_ok = true;
+    int failed = 0;
+    if (!run_seeds(s, predict, args.seeds, model, audits_ok, failed)) return failed;
+    if (!audits_ok) return kAuditFailed;
+    sources.push_back({args.system.system, {}, {}});
+  }
   int status = 0;
-  for (std::size_t r = 0; r < args.repeats; ++r) {
+  std::size_t target = args.auto_max ? std::min(kAutoFirst, *args.auto_max) : args.repeats;
+  for (std::size_t r = 0; r < target; ++r) {
     s.seed = first + r;
     options.real.repeat = static_cast<int>(r);
     const auto t0 = std::chrono::steady_clock::now();
@@ -75,16 +114,74 @@ int real(const RealArgs& args) {
       fmt::print(stderr, "partial results written to {} (run.interrupted)\n", path);
       return kInterrupted;
     }
+    if (!args.auto_max) continue;
+    sources[1].runs.push_back(metric_values(out.summary));
+    sources[1].seeds.push_back(s.seed);
+    if (r + 1 < target) continue;
+    const std::vector<FidelityRow> rows = fidelity_rows(sources, tolerances, case_name);
+    const std::size_t next = runs_before_next_look(rows, target, *args.auto_max);
+    if (next == 0) {
+      const std::size_t open = count_verdicts(rows, Verdict::kInconclusive);
+      fmt::print("\n");
+      print_fidelity(sources, rows, tolerances, case_name);
+      fmt::print("repeats: {}, {}\n", target,
+                 open == 0 ? "every verdict conclusive"
+                           : fmt::format("the most --repeats auto:{} allows; {} inconclusive",
+                                         *args.auto_max, open));
+      break;
+    }
+    target = next;
   }
   return status;
+}
+
+// --repeats N or auto[:MAX]: into `args`, or a message for CLI11.
+std::string parse_repeats(const std::string& text, RealArgs& args) {
+  const std::string bad = fmt::format(
+      "expected a number of repeats from 1 to 1000, or auto, or auto:MAX (MAX from 2 to 1000), "
+      "got \"{}\"",
+      text.substr(0, 40));
+  if (text == "auto") {
+    args.auto_max = kAutoMax;
+    return "";
+  }
+  if (text.rfind("auto:", 0) == 0) {
+    const std::optional<std::size_t> most = parse_number<std::size_t>(text.substr(5));
+    if (!most || *most < 2 || *most > 1000) return bad;
+    args.auto_max = *most;
+    return "";
+  }
+  const std::optional<std::size_t> n = parse_number<std::size_t>(text);
+  if (!n || *n < 1 || *n > 1000) return bad;
+  args.repeats = *n;
+  args.auto_max.reset();
+  return "";
 }
 
 void declare_real(CLI::App* cmd, RealArgs& args) {
   add_scenario_options(cmd, args.what);
   add_system_options(cmd, args.system);
   cmd->get_option("--system")->required();
-  cmd->add_option("--repeats", args.repeats, "Runs, repeat r with seed SEED+r (default 1)")
-      ->check(CLI::Range(1, 1000));
+  cmd->add_option_function<std::string>(
+         "--repeats", [&args](const std::string& text) { parse_repeats(text, args); },
+         "Runs, repeat r with seed SEED+r (default 1); auto[:MAX]: until the verdict of every "
+         "metric against the profile's prediction (drainsim fidelity) is conclusive, at most MAX "
+         "runs (default 20)")
+      ->check(CLI::Validator(
+          [&args](std::string& text) {
+            RealArgs probe = args;
+            return parse_repeats(text, probe);
+          },
+          "N|auto[:MAX]"));
+  add_seeds_option(cmd, args.seeds,
+                   "--repeats auto: the prediction's virtual runs, seeds SEED, SEED+1, ... "
+                   "(default 30)");
+  cmd->add_option("--tolerances", args.tolerances,
+                  "--repeats auto: a tolerances file, as drainsim fidelity's (default: drainsim's "
+                  "defaults)");
+  cmd->add_option("--case", args.case_name,
+                  "--repeats auto: the case of --tolerances whose own tolerances hold (default: "
+                  "the scenario's name)");
   cmd->add_flag("--timeline", args.timeline, "Record the timeline in the results");
   cmd->add_option("--out-dir", args.out_dir,
                   "Folder for the results, one file per repeat: NAME-SYSTEM-SEED.json (default "

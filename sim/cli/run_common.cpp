@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "io/atomic_file.h"
+#include "io/json_reader.h"
 #include "io/results.h"
 #include "io/scenario_reader.h"
 #include "run/real_engine.h"
@@ -208,6 +209,58 @@ int report(const Scenario& s, const RunOptions& options, const RunOutput& out,
     return kAuditFailed;
   }
   return 0;
+}
+
+bool run_seeds(Scenario s, const RunOptions& options, std::size_t runs, FidelitySource& source,
+               bool& audits_ok, int& status) {
+  const std::uint64_t first = s.seed;
+  for (std::size_t r = 0; r < runs; ++r) {
+    s.seed = first + r;
+    RunOutput out;
+    if (!run_or_explain(s, options, out, status)) return false;
+    if (!out.summary.audit.ok) {
+      audits_ok = false;
+      fmt::print(stderr, "error: the {} engine's audit failed for seed {}:\n",
+                 to_string(options.engine), s.seed);
+      for (const std::string& err : out.summary.audit.errors) fmt::print(stderr, "  {}\n", err);
+    }
+    source.runs.push_back(metric_values(out.summary));
+    source.seeds.push_back(s.seed);
+  }
+  return true;
+}
+
+bool load_tolerances(const std::string& path, const std::string& case_name, Tolerances& out) {
+  if (path.empty()) return true;
+  try {
+    out = read_tolerances(path);
+  } catch (const InputError& e) {
+    fmt::print(stderr, "error: {}\n", e.what());
+    return false;
+  }
+  if (!case_name.empty() && !out.cases.contains(case_name)) {
+    fmt::print(stderr, "error: --case {}: {} declares no tolerances for it\n", case_name, path);
+    return false;
+  }
+  return true;
+}
+
+void print_fidelity(const std::vector<FidelitySource>& sources,
+                    const std::vector<FidelityRow>& rows, const Tolerances& tolerances,
+                    const std::string& case_name) {
+  fmt::print(
+      "mean ±half-width of the Student-t 95 % interval over the runs; verdicts by equivalence "
+      "test (TOST at 95 %: the difference's 90 % interval against ±tolerance) against {}, "
+      "paired over the seeds both ran where they share any, Welch's otherwise; tolerances: "
+      "{}{}\n\n",
+      sources.front().name, tolerances.source,
+      tolerances.cases.contains(case_name) ? fmt::format(" (case {})", case_name) : "");
+  fmt::print("{}", fidelity_table(sources, rows));
+  const std::size_t runs = runs_to_decide(rows);
+  fmt::print("\n{} comparisons: {} equivalent, {} differ, {} inconclusive{}\n",
+             rows.size() * (sources.size() - 1), count_verdicts(rows, Verdict::kEquivalent),
+             count_verdicts(rows, Verdict::kDiffers), count_verdicts(rows, Verdict::kInconclusive),
+             runs > 0 ? fmt::format(" (the most runs asked for: ~{})", runs) : "");
 }
 
 }  // namespace drainsim::cli

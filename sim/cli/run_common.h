@@ -11,7 +11,9 @@
 
 #include <CLI/CLI.hpp>
 
+#include "analysis/fidelity.h"
 #include "cli/common.h"
+#include "io/tolerances.h"
 #include "model/scenario.h"
 #include "run/run_scenario.h"
 
@@ -61,5 +63,21 @@ bool run_or_explain(const Scenario& s, const RunOptions& options, RunOutput& out
 // kBadInput when the file cannot be written.
 int report(const Scenario& s, const RunOptions& options, const RunOutput& out,
            const std::string& path, double wall_s);
+
+// `runs` runs of `s` on `options.engine`, seeds SEED, SEED + 1, ...: each run's metrics and
+// seed appended to `source`. A failed audit is said on stderr and clears `audits_ok`; false
+// (the error printed, `status` set) when a run could not be done or was interrupted.
+bool run_seeds(Scenario s, const RunOptions& options, std::size_t runs, FidelitySource& source,
+               bool& audits_ok, int& status);
+
+// The tolerances file `path` ("" for drainsim's defaults) into `out`; false (the error
+// printed) when it cannot be read. With a `case_name`, the file must declare that case.
+bool load_tolerances(const std::string& path, const std::string& case_name, Tolerances& out);
+
+// Prints the fidelity table of `sources` (analysis/fidelity.h): how the verdicts are made,
+// the table, and the count of each verdict.
+void print_fidelity(const std::vector<FidelitySource>& sources,
+                    const std::vector<FidelityRow>& rows, const Tolerances& tolerances,
+                    const std::string& case_name);
 
 }  // namespace drainsim::cli
