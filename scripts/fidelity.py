@@ -103,8 +103,8 @@ def seconds(text):
 
 def table_rows(block):
     """The rows of the measured table in a page block: (metric, verdict, cell) for each, the
-    verdict that stands (the first verdict column) as a word: equivalent, differs or
-    inconclusive."""
+    verdict that stands (the first verdict column): equivalent, differs, inconclusive or
+    not measured (the real system cannot tell)."""
     m = re.search(r"```\n(.*?)```", block, re.S)
     if not m:
         return []
@@ -118,7 +118,9 @@ def table_rows(block):
         cells = re.split(r"\s{2,}", line.strip())
         if len(cells) <= at:
             continue
-        rows.append((cells[0], cells[at].split(" ")[0].lower(), cells[at]))
+        verdict = "not measured" if cells[at].startswith("not measured") else \
+            cells[at].split(" ")[0].lower()
+        rows.append((cells[0], verdict, cells[at]))
     return rows
 
 
@@ -139,20 +141,20 @@ def summary(page):
         if not rows:
             continue
         s = by.setdefault(system, {"tables": 0, "whole": 0, "equivalent": 0, "differs": 0,
-                                   "inconclusive": 0})
+                                   "inconclusive": 0, "not measured": 0})
         s["tables"] += 1
-        s["whole"] += all(v == "equivalent" for _, v, _ in rows)
+        s["whole"] += all(v in ("equivalent", "not measured") for _, v, _ in rows)
         for _, v, _ in rows:
             s[v] = s.get(v, 0) + 1
     total = {k: sum(s[k] for s in by.values()) for k in
-             ("tables", "whole", "equivalent", "differs", "inconclusive")}
+             ("tables", "whole", "equivalent", "differs", "inconclusive", "not measured")}
     lines = [SUMMARY_BEGIN,
-             "| system | tables | equivalent on every row | rows equivalent | rows that differ "
-             "| rows inconclusive |",
-             "|---|---|---|---|---|---|"]
+             "| system | tables | equivalent on every row measured | rows equivalent "
+             "| rows that differ | rows inconclusive | rows not measured |",
+             "|---|---|---|---|---|---|---|"]
     for system, s in list(sorted(by.items())) + [("**all**", total)]:
         lines.append(f"| {system} | {s['tables']} | {s['whole']} | {s['equivalent']} | "
-                     f"{s['differs']} | {s['inconclusive']} |")
+                     f"{s['differs']} | {s['inconclusive']} | {s['not measured']} |")
     lines.append(END)
     return "\n".join(lines)
 
@@ -216,7 +218,8 @@ def check(drainsim, systems, cases, notes, tolerances, page):
                 problems.append(f"{name} on {system}: the table has no equivalence verdicts: "
                                 "regenerate it (--tables-only)")
             noted = row_notes(notes, name, system)
-            open_rows = {metric for metric, verdict, _ in rows if verdict != "equivalent"}
+            open_rows = {metric for metric, verdict, _ in rows
+                         if verdict not in ("equivalent", "not measured")}
             for metric, verdict, cell in rows:
                 if needs_note(verdict, cell, block) and not noted.get(metric):
                     problems.append(f"{name} on {system}: {metric} is {verdict} and notes.json "
@@ -325,7 +328,8 @@ def notes_text(block, notes, name, system):
     table's note in prose."""
     out = []
     noted = row_notes(notes, name, system)
-    rows = [(m, v, cell) for m, v, cell in table_rows(block) if v != "equivalent"]
+    rows = [(m, v, cell) for m, v, cell in table_rows(block)
+            if v not in ("equivalent", "not measured")]
     if rows:
         out += ["Rows not equivalent:", ""]
         for m, v, cell in rows:
@@ -375,7 +379,11 @@ INTRO = [
     "",
     "Every row that is not equivalent is listed under its table with why "
     "(scenarios/fidelity/notes.json, checked by `--check`): a model gap (filed with the "
-    "profile work), a limit of the real engine, or runs too few to tell.",
+    "profile work), a limit of the real engine, or runs too few to tell. A row the real "
+    "system cannot measure says **not measured** instead of a verdict: orphan recovery is "
+    "measured to the moment the system makes a job available again, as the model counts "
+    "it, only where the adapter can say when that is "
+    "([adapters](../adapters/README.md)).",
     "",
     "## Summary",
     "",

@@ -1,7 +1,8 @@
 // drainsim's BullMQ enqueuer: reads one job per line on stdin, "JOB DURATION_S
 // [FAIL_1 FAIL_2 ...]" (FAIL_k: "-" or the seconds after which attempt k fails), and adds
 // it at once with Queue.add onto DRAINSIM_QUEUE, `attempts` DRAINSIM_MAX_ATTEMPTS (BullMQ's
-// default, 1, without it); prints "enqueued JOB" once Redis has it. Lines are added in
+// default, 1, without it), its BullMQ job id "dJOB" (drainsim's, so the worker's events
+// about a job by its id name drainsim's; BullMQ refuses an id of "0"); prints "enqueued JOB" once Redis has it. Lines are added in
 // order; it exits 0 at the end of its input.
 'use strict';
 const { Queue } = require('bullmq');
@@ -13,7 +14,7 @@ const attempts = process.env.DRAINSIM_MAX_ATTEMPTS ? Number(process.env.DRAINSIM
 
 async function main() {
   for await (const data of jobLines()) {
-    await queue.add('drainsim', data, attempts ? { attempts } : {});
+    await queue.add('drainsim', data, { jobId: `d${data.job}`, ...(attempts ? { attempts } : {}) });
     process.stdout.write(`enqueued ${data.job}\n`);
   }
   await queue.close();

@@ -5,7 +5,10 @@
 // shutdown tells an application to: `await worker.close()` (which waits for the
 // running jobs), then exit. A job sleeps its duration, or throws its own error after
 // fails[attempt - 1] seconds. Events: ready, shutdown, and start/end of every attempt
-// (adapters/README.md); `attempt` is BullMQ's attemptsMade + 1 when the job starts.
+// (adapters/README.md); `attempt` is BullMQ's attemptsMade + 1 when the job starts; and
+// `available` when this worker's stalled-job check has moved a job back to wait (the
+// Worker's 'stalled' event, emitted once the move is done, with the job's id: "dJOB", as
+// the enqueuer adds it).
 'use strict';
 const { Worker } = require('bullmq');
 const { connection, queueName } = require('./common');
@@ -26,6 +29,7 @@ const worker = new Worker(queueName,
     (job) => runJob(job.data, job.attemptsMade + 1, { bullmq_id: job.id }), options);
 
 worker.on('ready', () => event({ event: 'ready' }));
+worker.on('stalled', (jobId) => event({ event: 'available', job: Number(jobId.slice(1)) }));
 worker.on('error', (err) => console.error('worker error:', err.message));
 
 let closing = false;

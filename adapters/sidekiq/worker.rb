@@ -5,8 +5,10 @@
 #   {"t": unix seconds, "pid", "worker", "event": "ready" | "quiet" | "shutdown"}
 #   {"t", "pid", "worker", "event": "start" | "end", "job", "jid", "attempt",
 #    "outcome": "completed" | "failed" | "interrupted"}         (outcome on "end" only)
+#   {"t", "pid", "worker", "event": "available", "job"}   (pushed back to its queue)
 # Uses only Sidekiq's documented API (Sidekiq::Worker, configure_server, lifecycle
-# events, Sidekiq::Shutdown). Sidekiq reads REDIS_URL (here a unix:// socket URL).
+# events, Sidekiq::Shutdown, a fetch strategy in the :fetch option). Sidekiq reads
+# REDIS_URL (here a unix:// socket URL).
 require "json"
 require "sidekiq"
 
@@ -45,6 +47,17 @@ module Drainsim
   end
 end
 
+# Sidekiq's own fetch (BasicFetch), which at a hard shutdown (-t over) pushes the jobs still
+# running back to their queues: said as "available" the moment they are back in Redis.
+class DrainsimFetch < Sidekiq::BasicFetch
+  def bulk_requeue(inprogress, options)
+    super
+    inprogress.each do |unit_of_work|
+      Drainsim.event(event: "available", job: JSON.parse(unit_of_work.job)["args"][0])
+    end
+  end
+end
+
 # Sidekiq 6 passes the retry count to the job through the middleware chain; keep it.
 class DrainsimRetryCount
   def call(worker, msg, _queue)
@@ -55,7 +68,11 @@ end
 
 Sidekiq.configure_server do |config|
   config.server_middleware { |chain| chain.add DrainsimRetryCount }
-  config.on(:startup) { Drainsim.event(event: "ready") }
+  config.on(:startup) do
+    # The launcher, made after :startup, takes the fetch strategy from the options.
+    Sidekiq.options[:fetch] = DrainsimFetch.new(Sidekiq.options)
+    Drainsim.event(event: "ready")
+  end
   config.on(:quiet) { Drainsim.event(event: "quiet") }
   config.on(:shutdown) { Drainsim.event(event: "shutdown") }
 end

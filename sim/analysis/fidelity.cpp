@@ -63,6 +63,7 @@ std::string show(double v) {
 std::string signed_text(double v) { return fmt::format("{}{}", v > 0 ? "+" : "", show(v)); }
 
 std::string cell_text(const FidelityCell& c, std::size_t runs) {
+  if (!c.measured) return "not measured";
   if (c.interval.n == 0) return std::string(kNoValue);
   std::string out = show(c.interval.mean);
   if (c.min == c.max) {
@@ -80,6 +81,7 @@ std::string cell_text(const FidelityCell& c, std::size_t runs) {
 // difference's share of the reference's mean where it differs), the runs that would decide.
 std::string verdict_text(const FidelityVerdict& v, const FidelityCell& reference) {
   std::string out(v.verdict == Verdict::kDiffers ? "DIFFERS" : name_of(v.verdict));
+  if (v.verdict == Verdict::kNotMeasured) return out;
   if (!v.why.empty()) return out + " (" + v.why + ")";
   if (v.difference == 0 && v.low == v.high) return out;
   out += " " + signed_text(v.difference);
@@ -256,6 +258,11 @@ FidelityVerdict paired_verdict(const std::vector<std::optional<double>>& a,
   return v;
 }
 
+bool FidelitySource::measures(std::string_view metric) const {
+  const std::string_view group = metric.substr(0, metric.find('.'));
+  return !not_measured.contains(metric) && !not_measured.contains(group);
+}
+
 const FidelityVerdict& FidelityRow::verdict(std::size_t i) const {
   const std::optional<FidelityVerdict>& p = paired[i - 1];
   return p ? *p : verdicts[i - 1];
@@ -282,6 +289,7 @@ std::vector<FidelityRow> fidelity_rows(const std::vector<FidelitySource>& source
         if (const std::optional<double> v = value_of(run, name)) values.push_back(*v);
       }
       FidelityCell cell;
+      cell.measured = source.measures(name);
       cell.interval = student_t_95(values);
       if (!values.empty()) {
         const auto [lo, hi] = std::minmax_element(values.begin(), values.end());
@@ -292,6 +300,14 @@ std::vector<FidelityRow> fidelity_rows(const std::vector<FidelitySource>& source
     }
     row.margin = row.tolerance.margin(row.cells.empty() ? 0 : row.cells[0].interval.mean);
     for (std::size_t i = 1; i < samples.size(); ++i) {
+      if (!row.cells[0].measured || !row.cells[i].measured) {
+        FidelityVerdict v;
+        v.verdict = Verdict::kNotMeasured;
+        v.margin = row.margin;
+        row.verdicts.push_back(v);
+        row.paired.push_back(std::nullopt);
+        continue;
+      }
       row.verdicts.push_back(welch_verdict(samples[0], samples[i], row.margin));
       std::vector<std::optional<double>> a, b;
       for (const auto& [k, r] : pairs[i - 1]) {

@@ -20,6 +20,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -37,17 +38,23 @@ struct FidelitySource {
   std::string name;
   std::vector<MetricValues> runs;
   std::vector<std::uint64_t> seeds;  // each run's seed, as runs; empty when not known
+  // Metrics (or their groups: "orphan_recovery_delay_s") the source cannot measure (a real
+  // system that cannot tell when it makes a job available again): no verdict, "not measured".
+  std::set<std::string, std::less<>> not_measured = {};
+
+  bool measures(std::string_view metric) const;
 };
 
 // A metric in one source: its interval and range over the runs where it is not null.
 struct FidelityCell {
   Interval interval;  // n == 0: null in every run
   double min = 0, max = 0;
+  bool measured = true;  // false: the source cannot measure it (FidelitySource::not_measured)
 };
 
-enum class Verdict : std::uint8_t { kEquivalent, kDiffers, kInconclusive };
-constexpr std::array<std::string_view, 3> names(Verdict) {
-  return {"equivalent", "differs", "inconclusive"};
+enum class Verdict : std::uint8_t { kEquivalent, kDiffers, kInconclusive, kNotMeasured };
+constexpr std::array<std::string_view, 4> names(Verdict) {
+  return {"equivalent", "differs", "inconclusive", "not measured"};
 }
 
 // A source against the reference.

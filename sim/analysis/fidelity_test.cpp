@@ -197,6 +197,30 @@ TEST(Fidelity, TheMostSpecificToleranceHolds) {
   EXPECT_EQ(own.tolerance.reason, "this case's");
 }
 
+// A real system that cannot say when it makes a job available again does not measure
+// orphan recovery: no verdict on it, "not measured", not a difference.
+TEST(Fidelity, WhatASourceCannotMeasureHasNoVerdict) {
+  RunSummary s;
+  s.jobs.enqueued = 10;
+  s.orphan_recovery_delay = Spread{1, 30, 30, 30};
+  const FidelitySource model{"virtual", {metric_values(s), metric_values(s)}, {}};
+  s.orphan_recovery_delay.reset();
+  FidelitySource real{"real", {metric_values(s), metric_values(s)}, {}};
+  real.not_measured = {"orphan_recovery_delay_s"};
+  EXPECT_FALSE(real.measures("orphan_recovery_delay_s.p99"));
+  EXPECT_TRUE(real.measures("drain_latency_s.p99"));
+  const std::vector<FidelityRow> rows = fidelity_rows({model, real});
+  const FidelityRow& p99 = row_of(rows, "orphan_recovery_delay_s.p99");
+  EXPECT_EQ(p99.verdict(1).verdict, Verdict::kNotMeasured);
+  EXPECT_FALSE(p99.cells[1].measured);
+  EXPECT_EQ(count_verdicts(rows, Verdict::kNotMeasured), 2u);  // p50 and p99
+  EXPECT_EQ(count_verdicts(rows, Verdict::kDiffers), 0u);
+  const std::string table = fidelity_table({model, real}, rows);
+  // The cell, the tolerance (seconds: ±max(0.25, 5 % of 30)) and the verdict.
+  EXPECT_NE(table.find("30  not measured     ±1.500             not measured"), std::string::npos)
+      << table;
+}
+
 // From five runs up a cell shows the t interval: losses 0..4 have mean 2, s = 1.581,
 // half-width t(0.975, 4) * 1.581 / sqrt(5) = 2.776 * 0.7071 = 1.963.
 TEST(Fidelity, FiveRunsShowTheInterval) {

@@ -45,6 +45,7 @@ std::optional<FidelitySource> read_source(const std::string& spec) {
       RecordedRun run = read_recorded_run(file);
       source.runs.push_back(std::move(run.metrics));
       source.seeds.push_back(run.seed);
+      source.not_measured.insert(run.not_measured.begin(), run.not_measured.end());
     } catch (const InputError& e) {
       fmt::print(stderr, "error: {}\n", e.what());
       return std::nullopt;

@@ -139,14 +139,15 @@ TEST_F(Limits, ValidateAndRunAcceptTheSameCorpus) {
   }
   // Refused: the four reproducers of limits, the scenario over 2 GiB, the malformed JSON
   // reproducers (a number too large, a NUL byte), the results files among the reproducers
-  // and scenarios/fidelity/notes.json (none of them a scenario). Everything else is accepted.
+  // and scenarios/fidelity/notes.json and tolerances.json (none of them a scenario).
+  // Everything else is accepted.
   EXPECT_EQ(refused,
-            (std::set<std::string>{"valid-huge-burst.json", "valid-huge-concurrency.json",
-                                   "valid-huge-rate.json", "valid-huge-replicas.json",
-                                   "over-memory.json", "huge-number-literal.json",
-                                   "trailing-nul.json", "export-schema-version-2.0.results.json",
-                                   "export-short-series-rows.results.json",
-                                   "viewer-negative-ended-at.results.json", "notes.json"}));
+            (std::set<std::string>{
+                "valid-huge-burst.json", "valid-huge-concurrency.json", "valid-huge-rate.json",
+                "valid-huge-replicas.json", "over-memory.json", "huge-number-literal.json",
+                "trailing-nul.json", "export-schema-version-2.0.results.json",
+                "export-short-series-rows.results.json", "viewer-negative-ended-at.results.json",
+                "notes.json", "tolerances.json"}));
 }
 
 TEST_F(Limits, MaxEventsStopsTheRunWithAPartialResult) {

@@ -117,6 +117,7 @@ int real(const RealArgs& args) {
     if (!args.auto_max) continue;
     sources[1].runs.push_back(metric_values(out.summary));
     sources[1].seeds.push_back(s.seed);
+    sources[1].not_measured.insert(out.not_measured.begin(), out.not_measured.end());
     if (r + 1 < target) continue;
     const std::vector<FidelityRow> rows = fidelity_rows(sources, tolerances, case_name);
     const std::size_t next = runs_before_next_look(rows, target, *args.auto_max);

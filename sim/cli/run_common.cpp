@@ -257,10 +257,12 @@ void print_fidelity(const std::vector<FidelitySource>& sources,
       tolerances.cases.contains(case_name) ? fmt::format(" (case {})", case_name) : "");
   fmt::print("{}", fidelity_table(sources, rows));
   const std::size_t runs = runs_to_decide(rows);
-  fmt::print("\n{} comparisons: {} equivalent, {} differ, {} inconclusive{}\n",
+  const std::size_t unmeasured = count_verdicts(rows, Verdict::kNotMeasured);
+  fmt::print("\n{} comparisons: {} equivalent, {} differ, {} inconclusive{}{}\n",
              rows.size() * (sources.size() - 1), count_verdicts(rows, Verdict::kEquivalent),
              count_verdicts(rows, Verdict::kDiffers), count_verdicts(rows, Verdict::kInconclusive),
-             runs > 0 ? fmt::format(" (the most runs asked for: ~{})", runs) : "");
+             runs > 0 ? fmt::format(" (the most runs asked for: ~{})", runs) : "",
+             unmeasured > 0 ? fmt::format(", {} not measured", unmeasured) : "");
 }
 
 }  // namespace drainsim::cli

@@ -63,8 +63,13 @@ AdapterReport read_adapter_events(std::istream& in, const std::string& where, do
       out.lifecycle.push_back({at, *pod, pid, event});
       continue;
     }
+    if (event == "available") {
+      out.available.push_back({at, number("job").get<JobId>()});
+      continue;
+    }
     if (event != "start" && event != "end") {
-      throw bad("\"event\": expected ready, quiet, shutdown, start or end, got \"" + event + "\"");
+      throw bad("\"event\": expected ready, quiet, shutdown, start, end or available, got \"" +
+                event + "\"");
     }
     const JobId job = number("job").get<JobId>();
     const int attempt = number("attempt").get<int>();

@@ -3,6 +3,10 @@
 //   {"t": unix seconds, "pid", "worker": "pod-N", "event": "ready" | "quiet" | "shutdown"}
 //   {"t", "pid", "worker", "event": "start" | "end", "job", "attempt",
 //    "outcome": "completed" | "failed" | "interrupted"}            ("outcome" on "end")
+//   {"t", "pid", "worker", "event": "available", "job"}
+// "available": the system made the job available to its workers again after an attempt
+// that did not complete (a stalled job moved back to wait, a job pushed back to its queue
+// at shutdown), said by whichever process saw it (adapters whose manifest "reports" it).
 // An attempt is a start and the end with the same pid, job and attempt. One with no end
 // was cut short by its process: killed when the process died of a signal, abandoned when
 // it exited; one whose process still runs when the run ends is in flight.
@@ -33,10 +37,17 @@ struct LifecycleEvent {
   std::string event;
 };
 
+// A job the system made available again.
+struct Availability {
+  Time at = 0;
+  JobId job = 0;
+};
+
 struct AdapterReport {
   std::vector<AttemptRecord> attempts;    // ended attempts, by end time (then start, job)
   std::vector<AttemptRecord> in_flight;   // started, their process alive at the end
   std::vector<LifecycleEvent> lifecycle;  // in file order
+  std::vector<Availability> available;    // in file order
 };
 
 // Reads an adapter's events. Times become run time: microseconds since `origin` (unix

@@ -11,8 +11,9 @@ namespace drainsim {
 namespace {
 
 // A Sidekiq-like run worked by hand, times in unix seconds from 1000. pod-0 (pid 11) runs
-// jobs 0 and 1; TERM at 3 s interrupts job 1, which pod-1 (pid 12) runs again (attempt 1
-// again: a requeue counts no attempt) and completes at 10.1 s. pid 12 also runs job 2
+// jobs 0 and 1; TERM at 3 s interrupts job 1, which pod-0 pushes back to the queue at
+// 3.25 s (available) and pod-1 (pid 12) runs again (attempt 1 again: a requeue counts no
+// attempt) and completes at 10.1 s. pid 12 also runs job 2
 // (fails) and job 0 again (completes: a duplicate), and still runs job 4 at the end.
 // pod-2 (pid 13) is SIGKILLed at 7 s under job 3's second attempt.
 constexpr const char* kEvents = R"({"t":1000.5,"pid":11,"worker":"pod-0","event":"ready"}
@@ -21,6 +22,7 @@ constexpr const char* kEvents = R"({"t":1000.5,"pid":11,"worker":"pod-0","event"
 {"t":1001.2,"pid":11,"worker":"pod-0","event":"end","job":0,"attempt":1,"outcome":"completed"}
 {"t":1003.0,"pid":11,"worker":"pod-0","event":"quiet"}
 {"t":1003.0,"pid":11,"worker":"pod-0","event":"shutdown"}
+{"t":1003.25,"pid":11,"worker":"pod-0","event":"available","job":1}
 {"t":1003.5,"pid":11,"worker":"pod-0","event":"end","job":1,"attempt":1,"outcome":"interrupted"}
 {"t":1004.0,"pid":12,"worker":"pod-1","event":"ready"}
 {"t":1004.1,"pid":12,"worker":"pod-1","event":"start","job":1,"attempt":1}
@@ -85,6 +87,9 @@ TEST(AdapterEvents, AttemptsAreReducedAsTheRecorderKeepsThem) {
   EXPECT_EQ(r.lifecycle[1].event, "quiet");
   EXPECT_EQ(r.lifecycle[1].at, 3 * kSecond);
   EXPECT_EQ(r.lifecycle[3].pod, 1);
+  ASSERT_EQ(r.available.size(), 1u);
+  EXPECT_EQ(r.available[0].job, 1u);
+  EXPECT_EQ(r.available[0].at, 3250 * kMillisecond);
 }
 
 TEST(AdapterEvents, AProcessThatExitedAbandonsItsOpenAttempts) {
@@ -108,8 +113,10 @@ TEST(AdapterEvents, BadLinesAreNamedWithTheirNumber) {
   EXPECT_EQ(error_of(R"({"t":"soon","pid":1,"worker":"pod-0","event":"ready"})"),
             "events.jsonl: line 1: \"t\": expected a number");
   EXPECT_EQ(error_of(R"({"t":1,"pid":1,"worker":"pod-0","event":"nap"})"),
-            "events.jsonl: line 1: \"event\": expected ready, quiet, shutdown, start or end, got "
-            "\"nap\"");
+            "events.jsonl: line 1: \"event\": expected ready, quiet, shutdown, start, end or "
+            "available, got \"nap\"");
+  EXPECT_EQ(error_of(R"({"t":1,"pid":1,"worker":"pod-0","event":"available"})"),
+            "events.jsonl: line 1: \"job\": expected a number");
 }
 
 }  // namespace

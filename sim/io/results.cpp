@@ -239,17 +239,17 @@ std::pair<int, int> check_schema_version(const json& results, const std::string&
     throw InputError(fmt::format("{}: not a drainsim results file (not a JSON object)", where));
   }
   const auto it = results.find("schema_version");
-  const std::string like = fmt::format("a version like \"{}\"", kResultsSchemaVersion);
+  const std::string like = fmt::format("a version like \"{}.0\"", kResultsSchemaMajor);
   if (it == results.end()) throw bad("required field missing, expected " + like);
   const std::string text = it->is_string() ? it->get<std::string>() : std::string();
   const std::optional<std::pair<int, int>> version = parse_version(text);
   if (!version) throw bad(fmt::format("expected {}, got {}", like, show(*it)));
   const auto [major, minor] = *version;
-  if (major < 1 || major > 3) {
+  if (major < 1 || major > kResultsSchemaMajor) {
     throw InputError(
-        fmt::format("{}: schema_version {}, this reader knows 1.x to 3.x (use the "
+        fmt::format("{}: schema_version {}, this reader knows 1.x to {}.x (use the "
                     "drainsim that wrote it)",
-                    where, text));
+                    where, text, kResultsSchemaMajor));
   }
   return *version;
 }
@@ -320,6 +320,21 @@ RecordedRun read_recorded_run(const std::string& path) {
     throw InputError(fmt::format("{}: seed: expected the run's seed (a whole number >= 0)", path));
   }
   run.seed = seed.get<std::uint64_t>();
+  if (const auto real = doc.find("real"); real != doc.end() && real->is_object()) {
+    if (const auto list = real->find("not_measured"); list != real->end()) {
+      if (!list->is_array()) {
+        throw InputError(fmt::format("{}: real.not_measured: expected a list of metrics", path));
+      }
+      for (std::size_t i = 0; i < list->size(); ++i) {
+        const json& name = (*list)[i];
+        if (!name.is_string()) {
+          throw InputError(
+              fmt::format("{}: real.not_measured[{}]: expected a metric's name", path, i));
+        }
+        run.not_measured.insert(name.get<std::string>());
+      }
+    }
+  }
   return run;
 }
 

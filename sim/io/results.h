@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -21,7 +22,8 @@
 
 namespace drainsim {
 
-inline constexpr const char* kResultsSchemaVersion = "3.0";
+inline constexpr const char* kResultsSchemaVersion = "3.1";
+inline constexpr int kResultsSchemaMajor = 3;  // its MAJOR: the newest this drainsim reads
 // The version of the sweep, compare and tune files (docs/sweep.md). Files of drainsim
 // before it have none: they are 1.0.
 inline constexpr const char* kReportSchemaVersion = "1.0";
@@ -64,6 +66,9 @@ nlohmann::json read_results_file(const std::string& path);
 struct RecordedRun {
   MetricValues metrics;
   std::uint64_t seed = 0;
+  // What the run could not measure (real.not_measured: metrics or their groups, e.g.
+  // "orphan_recovery_delay_s"); its value there is no measurement.
+  std::set<std::string, std::less<>> not_measured;
 };
 // The run of the results file at `path` (read_results_file). Throws InputError naming the
 // file, and the JSON path when a field is missing or of the wrong type.

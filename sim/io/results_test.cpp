@@ -1,5 +1,7 @@
 #include "io/results.h"
 
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -120,6 +122,33 @@ TEST(SummaryValues, RefusesAnUnknownSchemaVersion) {
     EXPECT_EQ(std::string(e.what()),
               "x.json: schema_version: required field missing, expected a version like \"3.0\"");
   }
+}
+
+// A recorded run: its metrics, its seed and what it could not measure (3.1, real.not_measured);
+// errors name the file and the JSON path.
+TEST(RecordedRun, ReadsTheMetricsTheSeedAndWhatWasNotMeasured) {
+  const std::string path =
+      (std::filesystem::temp_directory_path() / "drainsim_recorded_run.json").string();
+  const auto read = [&](const json& doc) {
+    std::ofstream(path) << doc.dump();
+    return read_recorded_run(path);
+  };
+  json doc = {{"schema_version", kResultsSchemaVersion}, {"seed", 4}, {"summary", full_summary()}};
+  RecordedRun run = read(doc);
+  EXPECT_EQ(run.seed, 4u);
+  EXPECT_EQ(run.metrics.at("job_loss"), 1.0);
+  EXPECT_TRUE(run.not_measured.empty());
+  doc["real"] = {{"not_measured", {"orphan_recovery_delay_s"}}};
+  run = read(doc);
+  EXPECT_EQ(run.not_measured, (std::set<std::string, std::less<>>{"orphan_recovery_delay_s"}));
+  doc["real"]["not_measured"] = {"orphan_recovery_delay_s", 3};
+  try {
+    read(doc);
+    ADD_FAILURE() << "a number in real.not_measured was read";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()), path + ": real.not_measured[1]: expected a metric's name");
+  }
+  std::filesystem::remove(path);
 }
 
 }  // namespace

@@ -55,7 +55,7 @@ SystemManifest read_manifest(const std::string& folder) {
   if (!root.is_object()) c.expected("", "a JSON object", root);
   const Reader r(c, root, "");
   r.allow({"system", "profile", "broker", "packages", "worker", "enqueue", "inspect", "env",
-           "honours", "options"});
+           "honours", "options", "reports"});
   SystemManifest m;
   m.dir = fs::absolute(folder).lexically_normal().string();
   if (!m.dir.empty() && m.dir.back() == '/') m.dir.pop_back();
@@ -76,6 +76,16 @@ SystemManifest read_manifest(const std::string& folder) {
   m.enqueue = strings(r, "enqueue", true);
   m.inspect = strings(r, "inspect", true);
   if (r.find("honours")) m.honours = strings(r, "honours", false);
+  if (r.find("reports")) {
+    const std::vector<std::string> reports = strings(r, "reports", false);
+    for (std::size_t i = 0; i < reports.size(); ++i) {
+      if (reports[i] != "available") {
+        c.expected(fmt::format("reports[{}]", i), "\"available\" (the events an adapter may add)",
+                   json(reports[i]));
+      }
+    }
+    m.reports_available = !reports.empty();
+  }
   if (const json* env = r.find("env")) {
     if (!env->is_object()) r.expected("env", "an object of strings");
     for (const auto& [k, v] : env->items()) {

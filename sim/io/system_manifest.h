@@ -25,6 +25,9 @@ struct SystemManifest {
   // The release the adapter runs, as the profile's options ("options"; the profile's
   // defaults where it is silent). Empty: the profile's defaults.
   ProfileOptions options;
+  // "reports": ["available"]: the adapter says when its system makes a job available again
+  // (adapters/README.md), so the real engine measures orphan recovery as the model does.
+  bool reports_available = false;
 };
 
 // Reads `folder`/system.json. Throws InputError naming the file, the path and what was

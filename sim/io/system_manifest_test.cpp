@@ -58,6 +58,10 @@ TEST_F(Manifest, ReadsEveryField) {
   EXPECT_EQ(m.worker, (std::vector<std::string>{"sidekiq", "-r", "{dir}/worker.rb"}));
   EXPECT_EQ(m.env.at("REDIS_URL"), "{broker_url}");
   EXPECT_EQ(m.honours.size(), 2u);
+  EXPECT_FALSE(m.reports_available);
+  std::string reporting = kGood;
+  reporting.insert(reporting.size() - 1, R"(, "reports": ["available"])");
+  EXPECT_TRUE(read_manifest(folder("sk2", reporting)).reports_available);
 }
 
 TEST_F(Manifest, BadManifestsNameTheFileThePathAndWhatWasExpected) {
@@ -75,6 +79,11 @@ TEST_F(Manifest, BadManifestsNameTheFileThePathAndWhatWasExpected) {
   EXPECT_EQ(error(R"({"system": "a", "profile": "sidekiq", "broker": "redis", "worker": ["w", 3],
     "enqueue": ["e"], "inspect": ["i"]})"),
             file + ": worker[1]: expected a string, got 3");
+  EXPECT_EQ(error(R"({"system": "a", "profile": "sidekiq", "broker": "redis", "worker": ["w"],
+    "enqueue": ["e"], "inspect": ["i"], "reports": ["available", "requeued"]})"),
+            file +
+                ": reports[1]: expected \"available\" (the events an adapter may add), got "
+                "\"requeued\"");
   EXPECT_NE(error(R"({"system": "a", "profile": "sidekiq", "broker": "redis", "worker": ["w"],
     "enqueue": ["e"]})")
                 .find(file + ": inspect:"),

@@ -43,7 +43,7 @@ void Recorder::set_state(Entry& e, JobState s, Time now) {
 void Recorder::job_available(std::uint32_t ledger, Time now) {
   Entry& e = entry(ledger);
   if (e.orphaned_at >= 0) {
-    orphan_recovery_.add(to_seconds(now - e.orphaned_at));
+    if (count_recovery_) orphan_recovery_.add(to_seconds(now - e.orphaned_at));
     e.orphaned_at = -1;
   }
   set_state(e, JobState::kAvailable, now);

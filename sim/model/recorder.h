@@ -60,6 +60,12 @@ class Recorder {
   Recorder(const Recorder&) = delete;  // the sink may be its own memory
   Recorder& operator=(const Recorder&) = delete;
 
+  // Whether a job made available after an orphaning (job_available) is an orphan-recovery
+  // sample (on by default). The real engine turns it off for a system that cannot say
+  // when it makes a job available again: the metric is then not measured at all, rather
+  // than measured as something else.
+  void count_recovery(bool on) { count_recovery_ = on; }
+
   // --- from the backend; `ledger` is what job_enqueued returned.
   std::uint32_t job_enqueued(JobId id, Time now, std::uint32_t backend_handle);
   void job_available(std::uint32_t ledger, Time now);
@@ -184,6 +190,7 @@ class Recorder {
   JobTotals totals_;
   Percentiles job_latency_;
   Percentiles orphan_recovery_;
+  bool count_recovery_ = true;
   std::int64_t queued_ = 0, scheduled_ = 0, in_flight_ = 0;
   std::vector<Warning> warnings_;
   QueueWatch queue_;

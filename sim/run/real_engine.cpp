@@ -186,7 +186,8 @@ RuleCheck check_rule(const Scenario& s, const Platform& platform, const std::vec
 }
 
 // The results document's "real" object (results/README.md).
-json real_json(const SystemManifest& m, const Inspection& last, int repeat, const RuleCheck& rule) {
+json real_json(const SystemManifest& m, const Inspection& last, int repeat, const RuleCheck& rule,
+               const std::vector<std::string>& not_measured) {
   json mismatches = json::array();
   for (const FateCheck& f : rule.mismatches) {
     mismatches.push_back({{"job", f.job},
@@ -201,7 +202,8 @@ json real_json(const SystemManifest& m, const Inspection& last, int repeat, cons
           {"broker", m.broker},
           {"versions", last.versions},
           {"repeat", repeat},
-          {"rule_check", {{"checked", rule.checked}, {"mismatches", mismatches}}}};
+          {"rule_check", {{"checked", rule.checked}, {"mismatches", mismatches}}},
+          {"not_measured", not_measured}};
 }
 
 }  // namespace
@@ -301,13 +303,16 @@ RunOutput run_real(const Scenario& s, const RunOptions& o) {
   for (const RealEnding& e : system.endings()) endings[e.pid] = {e.at, e.signalled};
   std::ifstream in(events);
   const AdapterReport report = read_adapter_events(in, events, origin, endings);
-  const Inspection audited =
-      replay(models.recorder, pushed, system.enqueued(), report, ending.last, ended_at);
+  const Inspection audited = replay(models.recorder, pushed, system.enqueued(), report, ending.last,
+                                    ended_at, manifest.reports_available);
   const RunEnding ended{ended_at, early, rt->events_run(), {ending.interrupted ? "signal" : "", 0}};
   return models.finish(ended, Engine::kReal, InspectedBackend(audited), [&](RunOutput& out) {
     out.processes_left = left;
     out.rule_check = check_rule(s, models.platform, pushed, report);
-    out.results["real"] = real_json(manifest, ending.last, o.real.repeat, *out.rule_check);
+    // What the system cannot tell, so the run does not measure it.
+    if (!manifest.reports_available) out.not_measured.push_back("orphan_recovery_delay_s");
+    out.results["real"] =
+        real_json(manifest, ending.last, o.real.repeat, *out.rule_check, out.not_measured);
   });
 }
 

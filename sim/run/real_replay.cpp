@@ -58,7 +58,8 @@ std::optional<JobState> InspectedBackend::job_state(std::uint32_t, JobId id) con
 
 Inspection replay(Recorder& recorder, const std::vector<Pushed>& pushed,
                   const std::map<std::uint64_t, Time>& confirmed, AdapterReport report,
-                  const Inspection& inspection, Time ended_at) {
+                  const Inspection& inspection, Time ended_at, bool availability_reported) {
+  recorder.count_recovery(availability_reported);
   // The inspector looks at the broker from ended_at on: an attempt that ended after that,
   // of a job the broker still says a worker holds, was running when it looked.
   const auto late = std::stable_partition(
@@ -89,9 +90,12 @@ Inspection replay(Recorder& recorder, const std::vector<Pushed>& pushed,
     Time last_start = -1, last_end = -1;
     Outcome last = Outcome::kCompleted;
     int attempts = 0;
+    int running = 0;  // attempts started and not yet ended, as replayed so far
   };
   std::map<JobId, Job> jobs;
-  enum Kind { kEnqueue, kEnd, kStart };
+  // At one instant: pushes, then ends, then the system's word that a job is available
+  // again, then starts.
+  enum Kind { kEnqueue, kEnd, kAvailable, kStart };
   struct Step {
     Time at;
     Kind kind;
@@ -107,6 +111,10 @@ Inspection replay(Recorder& recorder, const std::vector<Pushed>& pushed,
       const auto [it, added] = first_start.emplace(a.job, a.start);
       if (!added) it->second = std::min(it->second, a.start);
     }
+  }
+  if (availability_reported) {
+    for (const Availability& a : report.available)
+      steps.push_back({a.at, kAvailable, a.job, nullptr});
   }
   for (const Pushed& p : pushed) {
     // Enqueued when the enqueuer said so, or when a worker started it if that was seen
@@ -126,11 +134,27 @@ Inspection replay(Recorder& recorder, const std::vector<Pushed>& pushed,
   }
   std::map<const AttemptRecord*, std::pair<Lease, int>> open;  // lease, slot
   std::map<WorkerId, std::vector<bool>> slots;                 // by process: the slots in use
+  std::map<JobId, Time> told_while_running;  // available, said before its attempt's end
+  std::set<JobId> unreported;                // orphaned, restarted, never said available
   for (const Step& s : steps) {
     if (s.kind == kEnqueue) {
       Job& j = jobs[s.job];
       j.ledger = recorder.job_enqueued(s.job, s.at, static_cast<std::uint32_t>(s.job));
       recorder.job_available(j.ledger, s.at);
+      continue;
+    }
+    if (s.kind == kAvailable) {
+      const auto it = jobs.find(s.job);
+      if (it == jobs.end() || it->second.completed) continue;
+      Job& j = it->second;
+      if (j.running > 0) {
+        // Handed back before its attempt ended (Sidekiq requeues, then raises in the job):
+        // available once that attempt has ended.
+        told_while_running[s.job] = s.at;
+      } else if (j.state != JobState::kAvailable) {
+        recorder.job_available(j.ledger, s.at);
+        j.state = JobState::kAvailable;
+      }
       continue;
     }
     const auto it = jobs.find(s.job);
@@ -145,7 +169,14 @@ Inspection replay(Recorder& recorder, const std::vector<Pushed>& pushed,
     AttemptRecord a = *s.attempt;
     std::vector<bool>& used = slots[a.worker];
     if (s.kind == kStart) {
-      if (j.state != JobState::kAvailable) recorder.job_available(j.ledger, s.at);
+      if (j.state != JobState::kAvailable) {
+        // Started again with no word that it was available: counted to this start.
+        if (availability_reported && j.attempts > 0 && j.last != Outcome::kCompleted &&
+            j.last != Outcome::kFailed) {
+          unreported.insert(s.job);
+        }
+        recorder.job_available(j.ledger, s.at);
+      }
       recorder.job_claimed(j.ledger, s.at);
       j.state = JobState::kActive;
       Lease lease;
@@ -166,12 +197,14 @@ Inspection replay(Recorder& recorder, const std::vector<Pushed>& pushed,
       recorder.attempt_started(lease, s.at);
       j.last_start = s.at;
       ++j.attempts;
+      ++j.running;
       continue;
     }
     const auto started = open.find(s.attempt);
     if (started == open.end()) continue;  // its start was refused above
     const auto [lease, slot] = started->second;
     open.erase(started);
+    --j.running;
     a.slot = slot;
     used[static_cast<std::size_t>(slot)] = false;
     recorder.attempt_ended(lease, a, 0);
@@ -186,7 +219,19 @@ Inspection replay(Recorder& recorder, const std::vector<Pushed>& pushed,
     } else if (a.outcome == Outcome::kFailed) {
       recorder.job_scheduled(j.ledger, s.at);  // a retry waits, unless it is settled below
       j.state = JobState::kScheduled;
+    } else if (const auto told = told_while_running.find(s.job); told != told_while_running.end()) {
+      recorder.job_available(j.ledger, s.at);  // handed back already: at once
+      j.state = JobState::kAvailable;
+      told_while_running.erase(told);
     }
+  }
+  if (!unreported.empty()) {
+    recorder.warning(
+        "recovery_unreported",
+        fmt::format("jobs {}: ran again after an attempt that did not complete, but the "
+                    "adapter never said the system made them available again: their orphan "
+                    "recovery is counted to their next start",
+                    fmt::join(unreported, ", ")));
   }
   // Settle every job by the broker's word.
   Inspection audited = inspection;

@@ -58,8 +58,13 @@ struct Pushed {
 // not settle stays as they left it (pending), and a warning names them. Returns the
 // broker's view for the audit: the inspection, with those held and unsettled jobs as the
 // ledger has them.
+// `availability_reported` (the manifest's "reports"): the adapter's "available" events say
+// when the system made a job available again, and orphan recovery is measured to them, as
+// the model measures it (one said while the attempt still ran counts from the attempt's
+// end; a job run again without one is counted to that start, and a warning names it).
+// Without them orphan recovery is not measured (Recorder::count_recovery).
 Inspection replay(Recorder& recorder, const std::vector<Pushed>& pushed,
                   const std::map<std::uint64_t, Time>& confirmed, AdapterReport report,
-                  const Inspection& inspection, Time ended_at);
+                  const Inspection& inspection, Time ended_at, bool availability_reported);
 
 }  // namespace drainsim

@@ -19,14 +19,53 @@ struct Replayed {
   AuditResult audit;
 };
 
-void play(Replayed& r, int jobs, const AdapterReport& report, const Inspection& inspection) {
+void play(Replayed& r, int jobs, const AdapterReport& report, const Inspection& inspection,
+          bool availability_reported = true) {
   std::vector<Pushed> pushed;
   for (int i = 1; i <= jobs; ++i) {
     pushed.push_back({static_cast<JobId>(i), from_seconds(0.1 * i), JobSpec{kSecond, 0, true}});
   }
   // The audit takes the broker's view replay() gives, as the real engine does.
-  r.audited = replay(r.recorder, pushed, {}, report, inspection, 10 * kSecond);
+  r.audited =
+      replay(r.recorder, pushed, {}, report, inspection, 10 * kSecond, availability_reported);
   r.audit = r.recorder.finish(InspectedBackend(r.audited));
+}
+
+// Orphan recovery, like for like with the model: to when the system made the job
+// available again, not to its next start. Job 1 is killed at 2 s with its process; BullMQ's
+// stalled check moves it back at 4.5 s (available) and it runs again from 5 s. Job 2 is
+// interrupted at 3 s by Sidekiq's shutdown, which pushed it back at 2.8 s, before its body
+// heard of it: available when that attempt ended, 3 s (recovery 0, as the model counts a
+// requeue); it runs again from 3.2 s. Recoveries: 2.5 s and 0.
+TEST(RealReplay, OrphanRecoveryEndsWhenTheSystemSaysTheJobIsAvailable) {
+  AdapterReport report;
+  report.attempts = {attempt(1, 1, 2, Outcome::kKilled), attempt(2, 1, 3, Outcome::kInterrupted),
+                     attempt(2, 3.2, 4, Outcome::kCompleted),
+                     attempt(1, 5, 6, Outcome::kCompleted)};
+  report.available = {{from_seconds(2.8), 2}, {from_seconds(4.5), 1}};
+  Replayed r;
+  play(r, 2, report, Inspection{});
+  EXPECT_TRUE(r.audit.ok) << (r.audit.errors.empty() ? "" : r.audit.errors[0]);
+  const Percentiles& recovery = r.recorder.orphan_recovery();
+  ASSERT_EQ(recovery.count(), 2u);
+  EXPECT_DOUBLE_EQ(recovery.min(), 0);
+  EXPECT_DOUBLE_EQ(recovery.max(), 2.5);
+  EXPECT_TRUE(r.recorder.warnings().empty());
+
+  // Without job 1's word it is counted to its next start (5 s: 3 s), and a warning says so.
+  report.available = {{from_seconds(2.8), 2}};
+  Replayed unsaid;
+  play(unsaid, 2, report, Inspection{});
+  EXPECT_DOUBLE_EQ(unsaid.recorder.orphan_recovery().max(), 3);
+  ASSERT_EQ(unsaid.recorder.warnings().size(), 1u);
+  EXPECT_EQ(unsaid.recorder.warnings()[0].code, "recovery_unreported");
+  EXPECT_NE(unsaid.recorder.warnings()[0].message.find("jobs 1:"), std::string::npos);
+
+  // A system that cannot say: orphan recovery is not measured at all.
+  Replayed silent;
+  play(silent, 2, report, Inspection{}, /*availability_reported=*/false);
+  EXPECT_EQ(silent.recorder.orphan_recovery().count(), 0u);
+  EXPECT_TRUE(silent.recorder.warnings().empty());
 }
 
 TEST(RealReplay, AJobThatEndsWhileTheBrokerIsInspectedWasStillRunning) {

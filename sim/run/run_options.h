@@ -138,7 +138,10 @@ struct RunOutput {
   // SIGINT or SIGTERM (realtime, process, real; virtual: keep_going said no) or max_events
   // ended it before its end: the results are partial (summary.interrupted says why).
   bool interrupted = false;
-  std::optional<RuleCheck> rule_check;      // real
+  std::optional<RuleCheck> rule_check;  // real
+  // real: what the system cannot tell, so the run does not measure it (the metrics, or
+  // their groups: "orphan_recovery_delay_s"); results real.not_measured.
+  std::vector<std::string> not_measured;
   std::shared_ptr<const Timeline> records;  // with RunOptions::timeline_records
   std::vector<ProcessRecord> processes;     // the platform's (the document's pods[].processes)
 };
