@@ -5,11 +5,11 @@
 equivalence verdicts against the tolerances declared in scenarios/fidelity/tolerances.json.
 
   scripts/fidelity.py BUILD/sim/drainsim [--systems sidekiq,bullmq] [--cases PATTERN]
-                      [--repeats auto:20] [--seeds 30] [--jobs 2]
+                      [--repeats auto:10] [--seeds 30] [--jobs 2]
   scripts/fidelity.py BUILD/sim/drainsim --tables-only
   scripts/fidelity.py BUILD/sim/drainsim --check
 
---repeats auto[:MAX] (the default, auto:20) adds repeats until every verdict of the table is
+--repeats auto[:MAX] (the default, auto:10) adds repeats until every verdict of the table is
 conclusive or MAX is reached (drainsim real --repeats auto). --jobs 2 measures two systems
 at once (each on a throwaway broker of its own; they share nothing but the cores).
 
@@ -159,7 +159,7 @@ def summary(page):
     return "\n".join(lines)
 
 
-MOST_REPEATS = 20  # --repeats auto's MAX: below it, more runs can still be had
+MOST_REPEATS = 10  # the suite's --repeats auto:MAX (the default): below it, more runs can be had
 
 
 def repeats_of(block):
@@ -335,8 +335,8 @@ def notes_text(block, notes, name, system):
         for m, v, cell in rows:
             runs = asks_for_runs(cell, block)
             why = noted.get(m) or (
-                f"runs too few: about {runs} would decide, fewer than the "
-                f"{MOST_REPEATS} `--repeats auto` runs to" if runs else "**no note yet**")
+                f"runs too few so far ({repeats_of(block)}): about {runs} would decide, and the "
+                f"suite runs up to {MOST_REPEATS}" if runs else "**no note yet**")
             out.append(f"- `{m}`, {cell}: {why}")
         out += [""]
     entry = notes.get(name, {}).get(system)
@@ -395,8 +395,9 @@ def main():
     ap.add_argument("drainsim")
     ap.add_argument("--systems", default="")
     ap.add_argument("--cases", default="*")
-    ap.add_argument("--repeats", default="auto:20",
-                    help="N, or auto[:MAX]: until every verdict is conclusive (default auto:20)")
+    ap.add_argument("--repeats", default=f"auto:{MOST_REPEATS}",
+                    help="N, or auto[:MAX]: until every verdict is conclusive (default "
+                         f"auto:{MOST_REPEATS})")
     ap.add_argument("--seeds", type=int, default=30)
     ap.add_argument("--jobs", type=int, default=1,
                     help="systems measured at once (each on its own throwaway broker)")
