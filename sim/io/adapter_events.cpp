@@ -29,8 +29,8 @@ AdapterReport read_adapter_events(std::istream& in, const std::string& where, do
     return static_cast<Time>(std::llround((unix_s - origin) * 1e6));
   };
   AdapterReport out;
-  // Open attempts by (pid, job, attempt).
-  std::map<std::tuple<pid_t, JobId, int>, AttemptRecord> open;
+  // Open attempts by (pid, child, job, attempt).
+  std::map<std::tuple<pid_t, pid_t, JobId, int>, AttemptRecord> open;
   std::size_t line_no = 0;
   for (std::string line; std::getline(in, line);) {
     ++line_no;
@@ -73,7 +73,10 @@ AdapterReport read_adapter_events(std::istream& in, const std::string& where, do
     }
     const JobId job = number("job").get<JobId>();
     const int attempt = number("attempt").get<int>();
-    const auto key = std::make_tuple(pid, job, attempt);
+    // "child" (optional): the pool child running it, which tells apart two runs of one
+    // attempt at once in one worker (Celery: a restored message its own worker fetched).
+    const pid_t child = e.contains("child") ? number("child").get<pid_t>() : 0;
+    const auto key = std::make_tuple(pid, child, job, attempt);
     if (event == "start") {
       AttemptRecord r;
       r.job = job;
@@ -82,14 +85,16 @@ AdapterReport read_adapter_events(std::istream& in, const std::string& where, do
       r.worker = static_cast<WorkerId>(pid);
       r.start = at;
       if (!open.emplace(key, r).second) {
-        throw bad(fmt::format("job {} attempt {} started twice in process {}", job, attempt, pid));
+        throw bad(fmt::format("job {} attempt {} started twice in process {}{}", job, attempt, pid,
+                              child ? fmt::format(" (child {})", child) : ""));
       }
       continue;
     }
     const auto it = open.find(key);
     if (it == open.end()) {
       throw bad(
-          fmt::format("job {} attempt {} ends in process {} without a start", job, attempt, pid));
+          fmt::format("job {} attempt {} ends in process {}{} without a start", job, attempt, pid,
+                      child ? fmt::format(" (child {})", child) : ""));
     }
     const std::string outcome = text("outcome");
     AttemptRecord r = it->second;

@@ -101,6 +101,30 @@ TEST(AdapterEvents, AProcessThatExitedAbandonsItsOpenAttempts) {
   EXPECT_EQ(r.attempts[0].end, 2500 * kMillisecond);
 }
 
+TEST(AdapterEvents, TwoRunsOfOneAttemptInOneWorkerAreToldApartByTheirChild) {
+  // Celery on Redis: pod-0 (pid 5) runs job 7 in child 6 from 1 s; its message, restored at
+  // 8 s, is fetched by pod-0 again and runs in child 9, attempt 1 again (a restore counts no
+  // attempt). Both complete, child 6's first at 21 s: child 9's, at 28 s, is the duplicate.
+  std::istringstream in(
+      R"({"t":1001,"pid":5,"worker":"pod-0","event":"start","job":7,"attempt":1,"child":6}
+{"t":1008,"pid":5,"worker":"pod-0","event":"start","job":7,"attempt":1,"child":9}
+{"t":1021,"pid":5,"worker":"pod-0","event":"end","job":7,"attempt":1,"child":6,"outcome":"completed"}
+{"t":1028,"pid":5,"worker":"pod-0","event":"end","job":7,"attempt":1,"child":9,"outcome":"completed"}
+)");
+  const AdapterReport r = read_adapter_events(in, "e", 1000.0, {});
+  ASSERT_EQ(r.attempts.size(), 2u);
+  EXPECT_EQ(r.attempts[0].start, 1 * kSecond);
+  EXPECT_EQ(r.attempts[0].end, 21 * kSecond);
+  EXPECT_FALSE(r.attempts[0].duplicate);
+  EXPECT_EQ(r.attempts[1].start, 8 * kSecond);
+  EXPECT_EQ(r.attempts[1].end, 28 * kSecond);
+  EXPECT_TRUE(r.attempts[1].duplicate);
+  EXPECT_EQ(
+      error_of(R"({"t":1,"pid":1,"worker":"pod-0","event":"start","job":3,"attempt":1,"child":2}
+{"t":1,"pid":1,"worker":"pod-0","event":"start","job":3,"attempt":1,"child":2})"),
+      "events.jsonl: line 2: job 3 attempt 1 started twice in process 1 (child 2)");
+}
+
 TEST(AdapterEvents, BadLinesAreNamedWithTheirNumber) {
   EXPECT_EQ(error_of("{\"t\":1,\"pid\":1,\"worker\":\"pod-0\",\"event\":\"ready\"}\nnot json\n"),
             "events.jsonl: line 2: expected one JSON object");
