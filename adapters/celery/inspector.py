@@ -30,6 +30,15 @@ import kombu  # noqa: E402
 
 from drainsim_tasks import QUEUE, app, is_redis  # noqa: E402
 
+# An observer that changes nothing: on Redis, kombu's first idle poll of a new connection
+# (this program's remote-control replies) restores every unacknowledged message older than
+# the visibility timeout, whoever holds it (redis.py: get -> maybe_restore_messages ->
+# restore_visible). The workers restore at their own times (the profile's model); an
+# inspection every 2 s near a run's end must not add restores of its own, so its timeout is
+# one no message reaches.
+if is_redis(app.conf.broker_url):
+    app.conf.broker_transport_options = {"visibility_timeout": 10 * 365 * 86400}
+
 TASK = "drainsim.sleep"
 RANK = {"available": 0, "scheduled": 1, "active": 2}
 

@@ -48,6 +48,12 @@ json mechanisms_json(const BackendMechanisms& m) {
     lease["renewed_by_heartbeat"] = m.lease.renewed_by_heartbeat;
     lease["check_interval"] = format_duration(m.lease.check_interval);
     if (m.lease.check_interval > 0) lease["checked_by_workers"] = m.lease.checked_by_workers;
+    if (m.lease.check_interval > 0 && m.lease.checked_by_workers) {
+      lease["one_check_across_workers"] = m.lease.one_check_across_workers;
+      lease["seen_at_previous_check"] = m.lease.seen_at_previous_check;
+      lease["second_check_after"] = format_duration(
+          m.lease.second_check_after > 0 ? m.lease.second_check_after : m.lease.check_interval);
+    }
     lease["fate"] = name_of(m.lease.fate);
     if (m.lease.fate == LeaseExpiry::Fate::kRequeue) {
       lease["counts_attempt"] = m.lease.counts_attempt;

@@ -89,7 +89,7 @@ WorkerId Backend::register_worker(std::span<const int> queues, WorkerListener* l
                             {}});
   arm_deadline(id);
   if (reliable() && mechanisms_.lease.enabled && mechanisms_.lease.checked_by_workers) {
-    worker_check(id);  // at its start, before its first fetch
+    worker_check(id, true);  // at its start, before its first fetch
   }
   if (mechanisms_.fetch == FetchMode::kPrivateList &&
       (last_cleanup_ < 0 || rt_.now() - last_cleanup_ >= mechanisms_.cleanup_interval)) {
@@ -478,16 +478,19 @@ void Backend::rescue(std::uint32_t handle) {
   retry_or_discard(handle, ErrorKind::kRescued, true);
 }
 
-void Backend::worker_check(WorkerId worker) {
+void Backend::worker_check(WorkerId worker, bool first) {
   Worker& w = workers_[worker];
   w.check = TimerId{};
   if (w.status != WorkerStatus::kAlive || w.reported != Directive::kRunning) return;  // closing
   const Duration interval = mechanisms_.lease.check_interval;
-  if (last_check_ < 0 || rt_.now() - last_check_ >= interval) {
+  if (!mechanisms_.lease.one_check_across_workers || last_check_ < 0 ||
+      rt_.now() - last_check_ >= interval) {
     last_check_ = rt_.now();
     check_leases();
   }
-  w.check = rt_.schedule(rt_.now() + interval, Priority::kBackend, this, kWorkerCheck, worker);
+  const Duration second = mechanisms_.lease.second_check_after;
+  w.check = rt_.schedule(rt_.now() + (first && second > 0 ? second : interval), Priority::kBackend,
+                         this, kWorkerCheck, worker);
 }
 
 void Backend::check_leases() {
@@ -496,10 +499,12 @@ void Backend::check_leases() {
   // lock has lapsed goes back; every other active job is marked for the next check. A job
   // taken back and handed straight to a waiting worker is not marked (claim clears it), and
   // taking a job back frees nothing and adds nothing, so each slot is seen once.
+  // Without the stalled set (kombu) every expired job goes back at once.
+  const bool sighting = mechanisms_.lease.seen_at_previous_check;
   for (std::uint32_t handle = 0; handle < jobs_.size(); ++handle) {
     Job& job = jobs_[handle];
     if (!job.live || job.state != JobState::kActive || job.in_process) continue;
-    if (job.marked && job.lease_deadline <= now) {
+    if ((job.marked || !sighting) && job.lease_deadline <= now) {
       expire_lease(handle);
     } else {
       job.marked = true;

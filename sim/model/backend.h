@@ -273,7 +273,8 @@ class Backend final : public TimerTarget, public BackendView {
   void recover_held(WorkerId worker);
   void arm_deadline(WorkerId worker);
   void clean_up_parked();              // FetchMode::kPrivateList, at a process start
-  void worker_check(WorkerId worker);  // LeaseExpiry::checked_by_workers
+  // LeaseExpiry::checked_by_workers: a worker's try; `first`: the one at its start.
+  void worker_check(WorkerId worker, bool first = false);
   void check_leases();                 // the check itself
   // Arms the periodic sweeps the mechanisms have while a job is active.
   void arm_sweeps() {

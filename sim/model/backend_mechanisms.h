@@ -47,13 +47,23 @@ struct LeaseExpiry {
   // backends, Celery redelivery: a job that keeps killing workers loops forever).
   bool counts_attempt = true;
   int max_stalls = 1;  // kStall
-  // BullMQ: the periodic check runs inside the workers, not on a clock from t=0. Each
-  // running worker tries at its start and then every check_interval; a try runs the check
-  // only if none ran in the last check_interval (one key across workers); a worker that is
-  // closing (reported quiet or terminate), gone or dead tries no more. A check takes back
-  // only expired jobs it saw active at the previous check with no renewal since (the
-  // stalled set); then it marks every active job. REQUIRES: check_interval > 0.
+  // BullMQ, kombu: the periodic check runs inside the workers, not on a clock from t=0.
+  // Each running worker tries at its start and then every check_interval; a worker that is
+  // closing (reported quiet or terminate), gone or dead tries no more. REQUIRES:
+  // check_interval > 0.
   bool checked_by_workers = false;
+  // checked_by_workers only. true (BullMQ's 'stalled-check' key): a try runs the check only
+  // if none ran in the last check_interval, whichever worker ran it; false (kombu's
+  // restore_visible, in each worker's own event loop): every try runs it.
+  bool one_check_across_workers = true;
+  // checked_by_workers only. true (BullMQ's stalled set): a check takes back only the
+  // expired jobs it saw active at the previous check with no renewal since, then marks every
+  // active job; false (kombu): it takes back every expired job.
+  bool seen_at_previous_check = true;
+  // checked_by_workers only: the second try comes this long after the one at the worker's
+  // start (0: check_interval). kombu counts one more call during the consumer's start-up, so
+  // its every-10th-call restore first comes 90 s after the start, then every 100 s.
+  Duration second_check_after = 0;
 };
 
 // A periodic sweep that takes back jobs held too long, whatever their holder (River's

@@ -1339,6 +1339,46 @@ TEST_F(BackendTest, StallChecksRunInLiveWorkersAndTakeOnlyJobsSeenAtThePreviousO
   EXPECT_EQ(state(again[0]), JobState::kActive);
 }
 
+TEST_F(BackendTest, RestoresRunInEachWorkerAtItsStartThen90sThenEvery100s) {
+  // kombu on Redis: visibility timeout 5 s from the delivery, not renewed; every worker
+  // restores on its own (no key across workers), at its start, 90 s later, then every
+  // 100 s, and takes back every expired message whoever holds it, seen before or not.
+  config.visibility_timeout = 5 * kSecond;
+  BackendMechanisms m;
+  m.heartbeat_detection = false;
+  m.lease.renewed_by_heartbeat = false;
+  m.lease.check_interval = 100 * kSecond;
+  m.lease.checked_by_workers = true;
+  m.lease.one_check_across_workers = false;
+  m.lease.seen_at_previous_check = false;
+  m.lease.second_check_after = 90 * kSecond;
+  m.lease.counts_attempt = false;  // Celery counts no redelivery
+  make(m);
+  const WorkerId w1 = add_worker();  // restores at 0, 90, 190 s
+  enqueue();
+  const auto l = fetch(w1, 1);
+  ASSERT_EQ(l.size(), 1u);
+  start_attempt(l[0]);
+  rt.run_until(8 * kSecond);
+  EXPECT_EQ(state(l[0]), JobState::kActive);  // expired at 5 s: nobody restored since
+  add_worker();  // its start restores it, though w1 still runs it
+  EXPECT_EQ(state(l[0]), JobState::kAvailable);
+  const auto again = fetch(w1, 1);  // delivered again at 8 s: expires at 13 s
+  ASSERT_EQ(again.size(), 1u);
+  start_attempt(again[0]);
+  rt.run_until(90 * kSecond - 1);
+  EXPECT_EQ(state(again[0]), JobState::kActive);
+  rt.run_until(90 * kSecond);  // w1's second restore (w2's comes at 98 s)
+  EXPECT_EQ(state(again[0]), JobState::kAvailable);
+  const auto third = fetch(w1, 1);  // delivered at 90 s: expires at 95 s
+  ASSERT_EQ(third.size(), 1u);
+  start_attempt(third[0]);
+  rt.run_until(98 * kSecond - 1);
+  EXPECT_EQ(state(third[0]), JobState::kActive);
+  rt.run_until(98 * kSecond);  // w2's, 90 s after its start and 8 s after w1's
+  EXPECT_EQ(state(third[0]), JobState::kAvailable);
+}
+
 TEST_F(BackendTest, ExpiryFoundByAPeriodicCheckIsRetriedThroughTheRetryPolicy) {
   // pg-boss: expiry 15 min from the fetch, not renewed, checked every 60 s; a retry.
   config.visibility_timeout = 15 * kMinute;

@@ -94,7 +94,18 @@ Profile celery() {
   p.backend.retry.max_attempts = 1;      // a failed task is not retried unless it asks to be
   p.mechanisms.heartbeat_detection = false;
   // apply sets the fetch mode, the reserve and whether the lease runs from the options.
-  p.mechanisms.lease = LeaseExpiry{true, false, 0, LeaseExpiry::Fate::kRequeue, false, 1};
+  // On Redis each worker's own event loop restores the messages delivered longer than the
+  // visibility timeout ago, whoever holds them: at its consumer's start, 90 s later, then
+  // every 100 s (kombu 5.2 redis.py: restore_visible at on_poll_init and on every 10th of
+  // its calls, maybe_restore_messages every 10 s and once more during start-up; measured:
+  // the second restore came 89 s after the worker was ready), not at each message's
+  // deadline.
+  p.mechanisms.lease = LeaseExpiry{true, false, 100 * kSecond, LeaseExpiry::Fate::kRequeue, false,
+                                   1};
+  p.mechanisms.lease.checked_by_workers = true;
+  p.mechanisms.lease.one_check_across_workers = false;
+  p.mechanisms.lease.seen_at_previous_check = false;
+  p.mechanisms.lease.second_check_after = 90 * kSecond;
   // acks_late: the ack names the delivery tag, which a restored message keeps, so the first
   // run to finish acks the message wherever it is now held (kombu QoS.ack).
   p.mechanisms.ack_fence = p.mechanisms.fail_fence = CompletionFence::kJobIdWhileActive;

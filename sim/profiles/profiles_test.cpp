@@ -172,13 +172,14 @@ TEST(Profiles, CeleryEarlyAckLosesAKilledTaskAndAcksLateRedeliversIt) {
   // Early ack (default): the task was acknowledged as it started, so the OOM kill loses it.
   const Replay early = run(scenario("celery", R"(["60s"])", 1, kOomAt20s));
   EXPECT_EQ(early.summary["jobs_lost"], 1);
-  // acks_late: the message comes back when its 1 h visibility timeout (from the delivery
-  // at 0) runs out, with no attempt counted, and runs again on the restarted container.
+  // acks_late: the message comes back once it is older than its 1 h visibility timeout
+  // (from the delivery at 0), at a restore of the restarted container's (started at 35 s:
+  // restores at 35 s, 125 s, then every 100 s): at 3625 s, with no attempt counted.
   const Replay late =
       run(scenario("celery", R"(["60s"])", 1, kOomAt20s, R"(, "options": {"acks_late": true})"));
   EXPECT_EQ(late.summary["jobs_lost"], 0);
   EXPECT_EQ(late.attempts,
-            (std::vector<Attempt>{{0, 1, 0, 0, 20, "killed"}, {0, 1, 0, 3600, 3660, "completed"}}));
+            (std::vector<Attempt>{{0, 1, 0, 0, 20, "killed"}, {0, 1, 0, 3625, 3685, "completed"}}));
   // On RabbitMQ the message is requeued when the killed worker's connection closes, at
   // 20 s: the restarted container (ready at 35 s) runs it at once, attempt 1 still.
   const Replay rabbit = run(scenario("celery", R"(["60s"])", 1, kOomAt20s,
@@ -196,17 +197,18 @@ TEST(Profiles, CeleryEarlyAckLosesAKilledTaskAndAcksLateRedeliversIt) {
 TEST(Profiles, CeleryTasksFetchedAheadWaitForTheVisibilityTimeoutWhenTheWorkerIsKilled) {
   // One pool process, prefetch multiplier 4 (the default): at 0 it starts job 0 (60 s),
   // acknowledging it, and reserves jobs 1-4 unacknowledged; job 5 stays queued. The OOM kill
-  // at 20 s loses job 0. On Redis jobs 1-4 sit in the unacked hash until their visibility
-  // timeout, 1 h from the delivery at 0; the restarted container (ready at 35 s) runs job 5
-  // (35-45 s), then at 3600 s takes 1-4 back, attempt 1 still, and runs them in turn.
+  // at 20 s loses job 0. On Redis jobs 1-4 sit in the unacked hash until a restore finds
+  // them older than their visibility timeout, 1 h from the delivery at 0; the restarted
+  // container (ready at 35 s) runs job 5 (35-45 s) and restores at 35 s, 125 s, then every
+  // 100 s: at 3625 s it takes 1-4 back, attempt 1 still, and runs them in turn.
   const std::string jobs = R"(["60s", "10s", "10s", "10s", "10s", "10s"])";
   const Replay redis = run(scenario("celery", jobs, 1, kOomAt20s));
   EXPECT_EQ(redis.attempts, (std::vector<Attempt>{{0, 1, 0, 0, 20, "killed"},
                                                   {5, 1, 0, 35, 45, "completed"},
-                                                  {1, 1, 0, 3600, 3610, "completed"},
-                                                  {2, 1, 0, 3610, 3620, "completed"},
-                                                  {3, 1, 0, 3620, 3630, "completed"},
-                                                  {4, 1, 0, 3630, 3640, "completed"}}));
+                                                  {1, 1, 0, 3625, 3635, "completed"},
+                                                  {2, 1, 0, 3635, 3645, "completed"},
+                                                  {3, 1, 0, 3645, 3655, "completed"},
+                                                  {4, 1, 0, 3655, 3665, "completed"}}));
   EXPECT_EQ(redis.summary["jobs_lost"], 1);
   EXPECT_EQ(redis.summary["jobs_completed"], 5);
   // On RabbitMQ they come back to the front when the connection closes at 20 s: the
@@ -227,7 +229,7 @@ TEST(Profiles, CeleryTasksFetchedAheadWaitForTheVisibilityTimeoutWhenTheWorkerIs
                                                 {3, 1, 0, 45, 55, "completed"},
                                                 {4, 1, 0, 55, 65, "completed"},
                                                 {5, 1, 0, 65, 75, "completed"},
-                                                {1, 1, 0, 3600, 3610, "completed"}}));
+                                                {1, 1, 0, 3625, 3635, "completed"}}));
   // disable_prefetch (Celery 5.6): nothing reserved, all five run from 35 s.
   const Replay none =
       run(scenario("celery", jobs, 1, kOomAt20s, R"(, "options": {"disable_prefetch": true})"));
@@ -277,19 +279,21 @@ TEST(Profiles, CeleryFailsTheTaskOfAnOomKilledPoolChildUnlessItRejectsItBack) {
 
 TEST(Profiles, CeleryAcksLateTaskLongerThanTheVisibilityTimeoutCompletesAtItsFirstAck) {
   // A 3.5 h task on one pod with four slots, acks_late, the 1 h visibility timeout from each
-  // delivery: the message is restored at 1, 2 and 3 h while the earlier runs go on, and a
-  // free slot runs it each time. The first run finishes at 3.5 h; its ack names the delivery
-  // tag, which the restored message kept, so it completes the task though the fourth run
-  // holds it. Nothing is restored after that; the other runs finish at 4.5, 5.5 and 6.5 h as
-  // duplicates whose acks find nothing.
+  // delivery. The worker restores at its start (0), at 90 s, then every 100 s: the first
+  // restore to find the message older than 1 h is at 3690 s, the next ones at 7290 and
+  // 10890 s (exactly 1 h after each new delivery, both restore times), while the earlier
+  // runs go on, and a free slot runs it each time. The first run finishes at 12600 s; its
+  // ack names the delivery tag, which the restored message kept, so it completes the task
+  // though the fourth run holds it. Nothing is restored after that; the other runs finish
+  // 3.5 h after their starts as duplicates whose acks find nothing.
   std::string text =
       scenario("celery", R"(["210m"])", 4, "[]", R"(, "options": {"acks_late": true})");
   text.replace(text.find(R"("settle": "3h")"), 14, R"("settle": "7h")");
   const Replay r = run(text);
   EXPECT_EQ(r.attempts, (std::vector<Attempt>{{0, 1, 0, 0, 12600, "completed"},
-                                              {0, 1, 0, 3600, 16200, "duplicate"},
-                                              {0, 1, 0, 7200, 19800, "duplicate"},
-                                              {0, 1, 0, 10800, 23400, "duplicate"}}));
+                                              {0, 1, 0, 3690, 16290, "duplicate"},
+                                              {0, 1, 0, 7290, 19890, "duplicate"},
+                                              {0, 1, 0, 10890, 23490, "duplicate"}}));
   EXPECT_EQ(r.summary["jobs_completed"], 1);
   EXPECT_EQ(r.summary["duplicate_executions"], 3);
   EXPECT_EQ(r.summary["redeliveries"], 3);  // each restore came while a run was going on
