@@ -5,8 +5,8 @@
 // about a job by its id name drainsim's; BullMQ refuses an id of "0"); prints "enqueued JOB" once Redis has it. Lines are added in
 // order; it exits 0 at the end of its input.
 'use strict';
-const { Queue } = require('bullmq');
-const { connection, queueName } = require('./common');
+const { connection, load, queueName } = require('./common');
+const { Queue } = load('bullmq');
 const { jobLines } = require('../node/drainsim');
 
 const queue = new Queue(queueName, { connection: connection() });

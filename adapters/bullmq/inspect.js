@@ -3,9 +3,9 @@
 // JSON object (adapters/README.md): waiting and prioritized are available, delayed is
 // scheduled (a retry's backoff), active, completed, and failed is discarded.
 'use strict';
-const { Queue } = require('bullmq');
-const IORedis = require('ioredis');
-const { connection, queueName } = require('./common');
+const { connection, load, queueName } = require('./common');
+const { Queue } = load('bullmq');
+const IORedis = load('ioredis');
 
 const states = { wait: 'available', prioritized: 'available', 'waiting-children': 'available',
                  delayed: 'scheduled', active: 'active', completed: 'completed', failed: 'discarded' };
@@ -21,8 +21,8 @@ async function main() {
   const client = new IORedis(connection());
   const redis = (/redis_version:(\S+)/.exec(await client.info('server')) || [])[1];
   client.disconnect();
-  const versions = { bullmq: require('bullmq/package.json').version,
-                     ioredis: require('ioredis/package.json').version,
+  const versions = { bullmq: load('bullmq/package.json').version,
+                     ioredis: load('ioredis/package.json').version,
                      node: process.versions.node, redis };
   process.stdout.write(JSON.stringify({ versions, jobs }) + '\n');
   await queue.close();

@@ -89,7 +89,7 @@ Profile bullmq() {
                 "jobs it waits for"}};
   p.apply = apply;
   p.settings = settings;
-  p.adapters = {"bullmq"};
+  p.adapters = {"bullmq", "bullmq-4"};
   return p;
 }
 

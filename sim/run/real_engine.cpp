@@ -101,6 +101,7 @@ RealSystemOptions system_options(const Scenario& s, const SystemManifest& m, con
       {"retries", std::to_string(s.backend.retry.max_attempts - 1)},
       {"events", events},
       {"visibility_timeout", seconds(s.backend.visibility_timeout)},
+      {"heartbeat_interval", seconds(w.heartbeat_interval)},
       {"worker", "{worker}"},  // each worker process's own name, pod-N: filled at its start
   };
   const std::string where = m.dir + "/system.json";

@@ -1,5 +1,5 @@
 // The real engine on real systems and throwaway brokers, each case worked by hand from the
-// events the adapter wrote: Sidekiq 6.4 (Debian's ruby-sidekiq), BullMQ 6.7 (npm),
+// events the adapter wrote: Sidekiq 6.4 (Debian's ruby-sidekiq), BullMQ 6.7 and 4.12 (npm),
 // Celery 5.2 (Debian's python3-celery), pg-boss 9 and graphile-worker 0.16 (npm). Times are real:
 // bounds allow for Ruby's start-up and the 20 ms event reader, nothing more.
 #include "run/real_engine.h"
@@ -198,6 +198,73 @@ TEST(RealBullmq, AnOomKilledJobRunsAgainOnceItsLockLapses) {
   EXPECT_TRUE(out.summary.ended_early);
 }
 
+// One 12 s job under a 3 s lock (lockDuration) extended every 1 s (lockRenewTime 2 s), a
+// stalled check every 2 s, and a rolling restart at 1 s that TERMs pod-0 once pod-1 is ready,
+// with a 60 s grace: close() waits for the job. `options` is the worker's.
+Scenario close_outlasts_the_lock(const std::string& options) {
+  return parse_scenario(R"({"name": "bq-close", "duration": "2s", "settle": "60s",
+    "workload": {"arrival": {"kind": "list", "at": ["0s"]},
+                 "job_duration": {"kind": "constant", "value": "12s"}},
+    "worker": {"profile": "bullmq", "concurrency": 1, "heartbeat_interval": "1s",
+               "options": )" + options + R"(},
+    "backend": {"visibility_timeout": "3s"},
+    "platform": {"replicas": 1, "pod_start_delay": "0s", "restart_delay": "0s",
+                 "termination_grace_period": "60s"},
+    "events": [{"at": "1s", "kind": "rolling_restart", "max_surge": 1, "max_unavailable": 0}]})",
+                        "bq-close.json");
+}
+
+TEST(RealBullmq, CloseKeepsExtendingTheLockSoTheJobRunsOnce) {
+  // BullMQ 6.7: the closing pod-0 still extends job 0's lock every second, so pod-1's stalled
+  // checks never find it lapsed: one attempt, from Node's start-up (about 1 s) to 12 s
+  // later; pod-0 exits once it is done, about 11 s after its TERM.
+  const RunOutput out = run_real(close_outlasts_the_lock(R"({"stalled_interval": "2s"})"),
+                                 real_system("bullmq"));
+  const JobTotals& j = out.summary.jobs;
+  EXPECT_TRUE(out.summary.audit.ok);
+  EXPECT_EQ(j.completed, 1);
+  EXPECT_EQ(j.duplicate_executions, 0);
+  const std::vector<json> rows = attempts(out);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0][2], 0);
+  EXPECT_EQ(rows[0][7], "completed");
+  EXPECT_NEAR(rows[0][6].get<double>() - rows[0][5].get<double>(), 12, 0.2);
+  ASSERT_TRUE(out.summary.drain_latency);
+  EXPECT_EQ(out.summary.drain_latency->count, 1);
+  EXPECT_NEAR(out.summary.drain_latency->max, 11, 1);
+}
+
+TEST(RealBullmq4, CloseStopsExtendingTheLockAndTheJobRunsTwice) {
+  // BullMQ 4.12.7 (renews_locks_while_closing false): pod-0's lock extender stops at its
+  // TERM (about 1.5 s) after at most one more tick, so the lock lapses 3 s after its last
+  // extension, at about 4-5 s; pod-1's stalled check (every 2 s) moves the job back to wait
+  // at the first check after that (one that saw it active before) and pod-1 runs it again,
+  // 12 s, while pod-0 finishes its own: work done twice, nothing lost. BullMQ 4 counts the
+  // new start as attempt 2.
+  const RunOutput out = run_real(
+      close_outlasts_the_lock(R"({"stalled_interval": "2s", "renews_locks_while_closing": false})"),
+      real_system("bullmq-4"));
+  const JobTotals& j = out.summary.jobs;
+  EXPECT_TRUE(out.summary.audit.ok);
+  EXPECT_EQ(j.completed, 1);
+  EXPECT_EQ(j.lost, 0);
+  EXPECT_EQ(j.duplicate_executions, 1);
+  const std::vector<json> rows = attempts(out);
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0][2], 0);
+  EXPECT_EQ(rows[0][7], "completed");
+  EXPECT_NEAR(rows[0][6].get<double>() - rows[0][5].get<double>(), 12, 0.2);
+  EXPECT_EQ(rows[1][1], 2);
+  EXPECT_EQ(rows[1][2], 1);
+  EXPECT_EQ(rows[1][7], "duplicate");
+  EXPECT_GE(rows[1][5].get<double>(), 4);
+  EXPECT_LE(rows[1][5].get<double>(), 9);
+  EXPECT_NEAR(rows[1][6].get<double>() - rows[1][5].get<double>(), 12, 0.2);
+  ASSERT_TRUE(out.summary.drain_latency);
+  EXPECT_NEAR(out.summary.drain_latency->max, 11, 1);
+  EXPECT_EQ(out.results.at("real").at("versions").at("bullmq"), "4.12.7");
+}
+
 TEST(RealCelery, ATermWaitsForTheTaskAndTheKillLosesItWhenAckedEarly) {
   // Celery 5.2 on Redis, acknowledging on receipt (its default): one pod (-c 3), jobs
   // 0.5 s at 0, 20 s at 0.5 s, 2 s at 1 s (they start once the worker is up, ~1.5 s). The
@@ -259,18 +326,19 @@ TEST(RealCelery, TasksAKilledWorkerFetchedAheadStayHeldAndAreNamed) {
             "their attempts was running: fetched ahead (prefetched), not started");
 }
 
-TEST(RealCelery, AcksLateRedeliversAnOomKilledTaskAfterTheVisibilityTimeout) {
+TEST(RealCelery, AcksLateRedeliversAnOomKilledTaskWhenTheRestartedWorkerStarts) {
   // acks_late with a 10 s visibility timeout: job 0 (8 s) is fetched when the worker is up
-  // (~1.5 s) and OOM-killed at 5 s, its message still unacknowledged. kombu puts it back
-  // once it is older than the timeout, on a restore check the worker runs every 10 s or
-  // when idle: at fetch + 10 s, a few seconds later at most. It runs again, 8 s, as
-  // attempt 1 (Celery counts no redelivery): nothing lost, one shutdown retry.
-  const Scenario s = parse_scenario(R"({"name": "cel-oom", "duration": "3s", "settle": "90s",
+  // and OOM-killed at 5 s, its message still unacknowledged. kombu restores the messages
+  // older than the timeout only from inside a worker: at its start and 90 s later, not at
+  // the timeout. The worker restarts 8 s after the kill (13 s, up a few seconds later) and
+  // its start restores the 13 s old message; it runs again, 8 s, as attempt 1 (Celery
+  // counts no redelivery): nothing lost, one shutdown retry.
+  const Scenario s = parse_scenario(R"({"name": "cel-oom", "duration": "3s", "settle": "40s",
     "workload": {"arrival": {"kind": "list", "at": ["0s"]},
                  "job_duration": {"kind": "constant", "value": "8s"}},
     "worker": {"profile": "celery", "concurrency": 2, "options": {"acks_late": true}},
     "backend": {"visibility_timeout": "10s"},
-    "platform": {"replicas": 1, "pod_start_delay": "0s", "restart_delay": "1s"},
+    "platform": {"replicas": 1, "pod_start_delay": "0s", "restart_delay": "8s"},
     "events": [{"at": "5s", "kind": "oom_kill", "pod": "pod-0"}]})",
                                     "cel-oom.json");
   const RunOutput out = run_real(s, real_system("celery-redis"));
@@ -286,10 +354,42 @@ TEST(RealCelery, AcksLateRedeliversAnOomKilledTaskAfterTheVisibilityTimeout) {
   EXPECT_NEAR(rows[0][6].get<double>(), 5, 0.2);
   EXPECT_EQ(rows[1][1], 1);
   EXPECT_EQ(rows[1][7], "completed");
-  const double fetched = rows[0][5].get<double>();
-  EXPECT_GE(rows[1][5].get<double>(), fetched + 10);
-  EXPECT_LE(rows[1][5].get<double>(), fetched + 22);
+  EXPECT_GE(rows[1][5].get<double>(), 13);
+  EXPECT_LE(rows[1][5].get<double>(), 18);
   EXPECT_NEAR(rows[1][6].get<double>() - rows[1][5].get<double>(), 8, 0.2);
+}
+
+TEST(RealCelery, ANewWorkersStartRestoresARunningTaskOlderThanTheVisibilityTimeout) {
+  // acks_late with a 5 s visibility timeout: job 0 (20 s) runs on pod-0 from its start. The
+  // rolling restart at 8 s starts pod-1, whose consumer's start restores every message
+  // delivered more than 5 s ago, job 0's included, though pod-0 still runs it: a free pool
+  // process (pod-0's, or pod-1's once it consumes) runs it again from about 9-12 s, 20 s,
+  // while pod-0's warm shutdown waits for both of its: the work is done twice, nothing lost.
+  const Scenario s = parse_scenario(R"({"name": "cel-restore", "duration": "1s", "settle": "60s",
+    "workload": {"arrival": {"kind": "list", "at": ["0s"]},
+                 "job_duration": {"kind": "constant", "value": "20s"}},
+    "worker": {"profile": "celery", "concurrency": 2, "options": {"acks_late": true}},
+    "backend": {"visibility_timeout": "5s"},
+    "platform": {"replicas": 1, "pod_start_delay": "1s", "restart_delay": "0s",
+                 "termination_grace_period": "60s"},
+    "events": [{"at": "8s", "kind": "rolling_restart", "max_surge": 1, "max_unavailable": 0}]})",
+                                    "cel-restore.json");
+  const RunOutput out = run_real(s, real_system("celery-redis"));
+  const JobTotals& j = out.summary.jobs;
+  EXPECT_TRUE(out.summary.audit.ok);
+  EXPECT_EQ(j.completed, 1);
+  EXPECT_EQ(j.lost, 0);
+  EXPECT_EQ(j.duplicate_executions, 1);
+  const std::vector<json> rows = attempts(out);
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0][2], 0);
+  EXPECT_EQ(rows[0][7], "completed");
+  EXPECT_NEAR(rows[0][6].get<double>() - rows[0][5].get<double>(), 20, 0.2);
+  EXPECT_EQ(rows[1][1], 1);
+  EXPECT_EQ(rows[1][7], "duplicate");
+  EXPECT_GE(rows[1][5].get<double>(), 9);
+  EXPECT_LE(rows[1][5].get<double>(), 14);
+  EXPECT_NEAR(rows[1][6].get<double>() - rows[1][5].get<double>(), 20, 0.2);
 }
 
 TEST(RealCelery, OnRabbitmqAnOomKilledTaskComesBackWhenItsConnectionDrops) {
