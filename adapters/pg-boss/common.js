@@ -12,7 +12,18 @@ function boss({ worker }) {
   if (!url.startsWith('postgresql://')) {
     throw new Error(`DRAINSIM_BROKER_URL: expected postgresql://..., got "${url}"`);
   }
-  const b = new PgBoss({ connectionString: url, noSupervisor: !worker, noScheduling: !worker });
+  const options = { connectionString: url, noSupervisor: !worker, noScheduling: !worker };
+  // The profile's expiry_check_interval: pg-boss 9 expires jobs in its maintenance, which it
+  // runs every maintenanceIntervalSeconds (whole seconds, at least 1).
+  const every = process.env.DRAINSIM_OPT_EXPIRY_CHECK_INTERVAL;
+  if (every) {
+    const s = Number(every);
+    if (!Number.isInteger(s) || s < 1) {
+      throw new Error(`expiry_check_interval: pg-boss takes whole seconds, at least 1, got ${every}`);
+    }
+    options.maintenanceIntervalSeconds = s;
+  }
+  const b = new PgBoss(options);
   b.on('error', (err) => console.error('pg-boss error:', err.message));
   return b;
 }

@@ -7,11 +7,12 @@
 namespace drainsim::profiles {
 
 namespace {
-void apply(const ProfileOptions& options, ShutdownBehaviour& b, BackendMechanisms&) {
+void apply(const ProfileOptions& options, ShutdownBehaviour& b, BackendMechanisms& m) {
   // pg-boss 9: stop() never fails the active jobs; they stay active until they expire.
   if (!option_bool(options, "fails_active_at_stop")) {
     b.at_deadline = ShutdownBehaviour::AtDeadline::kLeave;
   }
+  m.lease.check_interval = option_duration(options, "expiry_check_interval");
 }
 
 using namespace snippet;
@@ -71,7 +72,7 @@ Profile pg_boss() {
   p.mechanisms.dispatch = Dispatch::kPoll;
   p.worker.poll_interval = 2 * kSecond;
   p.mechanisms.lease.renewed_by_heartbeat = false;
-  p.mechanisms.lease.check_interval = kMinute;
+  p.mechanisms.lease.check_interval = kMinute;  // apply: expiry_check_interval
   p.mechanisms.lease.fate = LeaseExpiry::Fate::kRetry;
   // plans: completeJobs needs state = 'active', failJobsById any state before 'completed';
   // neither asks which worker holds the job.
@@ -80,7 +81,11 @@ Profile pg_boss() {
   p.options = {{"fails_active_at_stop", true,
                 "pg-boss 10+: stop() fails the jobs still active at its timeout; false: pg-boss 9, "
                 "which leaves them active until they expire (set backend.retry.max_attempts 1 "
-                "for 9's retryLimit 0)"}};
+                "for 9's retryLimit 0)"},
+               {"expiry_check_interval", kMinute,
+                "how often the jobs active longer than their expireIn (backend.visibility_timeout) "
+                "are expired: pg-boss 9 does it in its maintenance, every "
+                "maintenanceIntervalSeconds (120 s unless set)"}};
   p.apply = apply;
   p.settings = settings;
   p.adapters = {"pg-boss"};
