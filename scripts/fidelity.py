@@ -22,7 +22,9 @@ every row note belongs to a row that is not equivalent, the summary at the top i
 tables', and every note names a case and system that exist. An inconclusive row whose runs
 were too few says so on the page, with the runs it asks for.
 
-A case runs on every system whose adapter (adapters/*/system.json) has the case's profile.
+A case runs on every system whose adapter (adapters/*/system.json) has the case's profile and
+honours every worker and backend field the case sets (`fits`); the options that name the
+adapter's release are set for it (`release`) unless the case sets them.
 The real runs' results (no timelines) are kept under results/fidelity/SYSTEM/; a case or
 system not asked for keeps the rows the page had. Why a row is not equivalent is written by
 hand in scenarios/fidelity/notes.json ({"CASE": {"SYSTEM": {"about": "the table in prose",
@@ -205,9 +207,10 @@ def check(drainsim, systems, cases, notes, tolerances, page):
             problems.append(f"{name}: duration + settle is {length:g} s, more than 2 min")
         if name not in declared:
             problems.append(f"{name}: no tolerances declared (tolerances.json \"cases\")")
-        users = [s for s, m in systems.items() if m["profile"] == doc["worker"]["profile"]]
+        users = [s for s, m in systems.items() if fits(doc, m)]
         if not users:
-            problems.append(f"{name}: no system has the profile {doc['worker']['profile']}")
+            problems.append(f"{name}: no system has the profile {doc['worker']['profile']} "
+                            "and honours every field the case sets")
         for system in users:
             block = found.get((name, system))
             if block is None or "```" not in block:
@@ -231,7 +234,7 @@ def check(drainsim, systems, cases, notes, tolerances, page):
         if name not in cases:
             problems.append(f"tolerances.json: {name} is not a case the suite has")
     for system, m in systems.items():
-        own = [d for d in docs.values() if d["worker"]["profile"] == m["profile"]]
+        own = [d for d in docs.values() if fits(d, m)]
         for kind, is_kind in KINDS.items():
             if not any(is_kind(d) for d in own):
                 problems.append(f"{system}: no case of the kind \"{kind}\"")
@@ -261,19 +264,48 @@ def keep_reference(path):
         out.write("\n")
 
 
-def release(system):
+def release(system, doc):
     """--set arguments for the options that name the release the system's adapter runs
-    (its system.json "options"): the real runs need them, and the profile predicts with them."""
+    (its system.json "options") and the case leaves to it: the real runs need them, and the
+    profile predicts with them."""
     out = []
+    own = doc["worker"].get("options", {})
     for key, value in sorted(manifests()[system].get("options", {}).items()):
-        out += ["--set", f"worker.options.{key}={json.dumps(value)}"]
+        if key not in own:
+            out += ["--set", f"worker.options.{key}={json.dumps(value)}"]
     return out
+
+
+def leaves(value, path):
+    if isinstance(value, dict):
+        for key, v in value.items():
+            yield from leaves(v, f"{path}.{key}")
+    else:
+        yield path
+
+
+def fits(doc, m):
+    """Whether the case runs on the system: its profile, and every worker and backend field
+    the case sets is one the adapter honours (system.json "honours"; drainsim real refuses
+    the others unless they keep the profile's default, which a case has no reason to set)."""
+    if m["profile"] != doc["worker"]["profile"]:
+        return False
+    honours = m.get("honours", [])
+    for section in ("worker", "backend"):
+        for path in leaves(doc.get(section, {}), section):
+            if path == "worker.profile" or path.startswith("worker.fetch_latency"):
+                continue  # the model's own (drainsim real: its network's latency)
+            if path.removeprefix("worker.options.") in m.get("options", {}):
+                continue  # the release's option: drainsim real checks its value
+            if not any(path == h or path.startswith(h + ".") for h in honours):
+                return False
+    return True
 
 
 def section(drainsim, case, system, args, notes):
     """The page block of `case` on `system`: measured anew, or from the results kept."""
     name = os.path.basename(case)[:-5]
-    sets = release(system)
+    sets = release(system, load(case if os.path.isabs(case) else os.path.join(HERE, case)))
     out_dir = os.path.join("results", "fidelity", system)
     os.makedirs(os.path.join(HERE, out_dir), exist_ok=True)
     judge = ["--tolerances", os.path.relpath(TOLERANCES, HERE), "--case", name]
@@ -433,7 +465,7 @@ def main():
         if not fnmatch.fnmatch(name, args.cases):
             continue
         for system in wanted:
-            if systems[system]["profile"] == doc["worker"]["profile"]:
+            if fits(doc, systems[system]):
                 todo.setdefault(system, []).append(name)
     measured = {}
 
@@ -450,7 +482,7 @@ def main():
         doc = load(case)
         body += [f"### {name}", "", doc.get("description", ""), ""]
         for system, m in systems.items():
-            if m["profile"] != doc["worker"]["profile"]:
+            if not fits(doc, m):
                 continue
             key = BEGIN.format(name, system)
             lines = measured.get((name, system))
