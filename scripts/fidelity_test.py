@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The fidelity suite's check fails on a case without declared tolerances, on a row that is
 not equivalent and has no note, on a stale note and on a stale summary, and passes on a
-suite that has them all (ctest docs.fidelity_suite_can_fail)."""
+suite that has them all; a case runs on the systems that honour what it sets, with the
+release options it leaves (ctest docs.fidelity_suite_can_fail)."""
 
 import os
 import sys
@@ -82,6 +83,41 @@ class SuiteCheck(unittest.TestCase):
         self.assertEqual(self.problems(page),
                          ["docs/fidelity.md: the summary at the top is not the tables': "
                           "regenerate it (--tables-only)"])
+
+
+
+class Pairing(unittest.TestCase):
+    """Which systems a case runs on, and which release options the suite sets for it."""
+
+    BULLMQ = {"system": "bq", "profile": "bullmq",
+              "honours": ["worker.concurrency", "backend.visibility_timeout",
+                          "worker.options.stalled_interval"]}
+    BULLMQ_4 = dict(BULLMQ, system="bq4", options={"renews_locks_while_closing": False})
+
+    def test_a_case_runs_where_every_field_it_sets_is_honoured(self):
+        case = {"worker": {"profile": "bullmq", "concurrency": 3,
+                           "options": {"stalled_interval": "4s"}},
+                "backend": {"visibility_timeout": "8s"}}
+        self.assertTrue(fidelity.fits(case, self.BULLMQ))
+        self.assertTrue(fidelity.fits(case, self.BULLMQ_4))
+        case["backend"]["retry"] = {"max_attempts": 3}  # not honoured
+        self.assertFalse(fidelity.fits(case, self.BULLMQ))
+        self.assertFalse(fidelity.fits({"worker": {"profile": "sidekiq"}}, self.BULLMQ))
+
+    def test_the_network_model_and_the_release_option_are_not_asked_of_the_adapter(self):
+        case = {"worker": {"profile": "bullmq", "fetch_latency": {"kind": "constant"},
+                           "options": {"renews_locks_while_closing": False}}}
+        self.assertTrue(fidelity.fits(case, self.BULLMQ_4))
+        self.assertFalse(fidelity.fits(case, self.BULLMQ))
+
+    def test_the_release_options_are_set_where_the_case_leaves_them(self):
+        saved = fidelity.manifests
+        fidelity.manifests = lambda: {"bq4": self.BULLMQ_4}
+        self.addCleanup(setattr, fidelity, "manifests", saved)
+        self.assertEqual(fidelity.release("bq4", {"worker": {"profile": "bullmq"}}),
+                         ["--set", "worker.options.renews_locks_while_closing=false"])
+        own = {"worker": {"profile": "bullmq", "options": {"renews_locks_while_closing": True}}}
+        self.assertEqual(fidelity.release("bq4", own), [])
 
 
 if __name__ == "__main__":
