@@ -4,7 +4,7 @@
 # Every event is one JSON line appended to DRAINSIM_EVENTS (O_APPEND, one write per line,
 # so the worker's pool processes and several workers can share the file):
 #   {"t": unix seconds, "pid", "worker", "event": "ready" | "shutdown", "how", "sig"}
-#   {"t", "pid", "worker", "event": "start" | "end", "job", "attempt", "task_id", "child",
+#   {"t", "pid", "worker", "event": "start" | "end", "job", "attempt", "task_id", "child", "run",
 #    "outcome": "completed" | "failed"}                           (outcome on "end" only)
 # "pid" is always the worker's main process, the one drainsim started (the prefork pool
 # runs the task in a child, whose pid is "child"). Celery has no "quiet" step, and a task
@@ -114,7 +114,10 @@ def sleep(self, job, duration_s, fails=()):
     """Sleeps `duration_s` seconds, or fails after fails[attempt - 1] seconds (at most
     `duration_s`) when that is a number."""
     attempt = self.request.retries + 1
-    fields = {"job": job, "attempt": attempt, "task_id": self.request.id, "child": os.getpid()}
+    # "run": the pool child, which tells apart two runs of one attempt at once in this
+    # worker (a restored message it fetched again, in another child).
+    fields = {"job": job, "attempt": attempt, "task_id": self.request.id, "child": os.getpid(),
+              "run": os.getpid()}
     event("start", **fields)
     fail_after_s = fails[attempt - 1] if attempt <= len(fails) else None
     if fail_after_s is not None:

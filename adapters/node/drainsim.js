@@ -44,16 +44,21 @@ function sleep(s, signal) {
 // How long a job takes to return once aborted: the scenario's workload.cancel.latency.
 const cancelLatency = Number(process.env.DRAINSIM_CANCEL_LATENCY || 0);
 
+// Each run of a job body in this process: `run` in its events tells apart two runs of one
+// attempt at once (a stalled job its own worker fetched again).
+let runs = 0;
+
 async function runJob({ job, duration_s: duration, fails = [] }, attempt, fields, abortSignal) {
-  event({ event: 'start', job, attempt, ...fields });
+  const run = ++runs;
+  event({ event: 'start', job, attempt, run, ...fields });
   const failAfter = fails[attempt - 1];
   const failing = typeof failAfter === 'number' && failAfter < duration;
   if (!await sleep(failing ? failAfter : duration, abortSignal)) {
     await sleep(cancelLatency);
-    event({ event: 'end', job, attempt, outcome: 'interrupted' });
+    event({ event: 'end', job, attempt, run, outcome: 'interrupted' });
     throw new Error(`drainsim: job ${job} aborted by the worker's shutdown`);
   }
-  event({ event: 'end', job, attempt, outcome: failing ? 'failed' : 'completed' });
+  event({ event: 'end', job, attempt, run, outcome: failing ? 'failed' : 'completed' });
   if (failing) throw new Error(`drainsim: job ${job} fails as the scenario says`);
 }
 

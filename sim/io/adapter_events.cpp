@@ -29,8 +29,8 @@ AdapterReport read_adapter_events(std::istream& in, const std::string& where, do
     return static_cast<Time>(std::llround((unix_s - origin) * 1e6));
   };
   AdapterReport out;
-  // Open attempts by (pid, child, job, attempt).
-  std::map<std::tuple<pid_t, pid_t, JobId, int>, AttemptRecord> open;
+  // Open attempts by (pid, run, job, attempt).
+  std::map<std::tuple<pid_t, std::int64_t, JobId, int>, AttemptRecord> open;
   std::size_t line_no = 0;
   for (std::string line; std::getline(in, line);) {
     ++line_no;
@@ -73,10 +73,11 @@ AdapterReport read_adapter_events(std::istream& in, const std::string& where, do
     }
     const JobId job = number("job").get<JobId>();
     const int attempt = number("attempt").get<int>();
-    // "child" (optional): the pool child running it, which tells apart two runs of one
-    // attempt at once in one worker (Celery: a restored message its own worker fetched).
-    const pid_t child = e.contains("child") ? number("child").get<pid_t>() : 0;
-    const auto key = std::make_tuple(pid, child, job, attempt);
+    // "run" (optional): tells apart two runs of one attempt at once in one process (Celery:
+    // a restored message its own worker fetched again, in another pool child; BullMQ: a
+    // stalled job its own worker fetched again).
+    const std::int64_t run = e.contains("run") ? number("run").get<std::int64_t>() : 0;
+    const auto key = std::make_tuple(pid, run, job, attempt);
     if (event == "start") {
       AttemptRecord r;
       r.job = job;
@@ -86,7 +87,7 @@ AdapterReport read_adapter_events(std::istream& in, const std::string& where, do
       r.start = at;
       if (!open.emplace(key, r).second) {
         throw bad(fmt::format("job {} attempt {} started twice in process {}{}", job, attempt, pid,
-                              child ? fmt::format(" (child {})", child) : ""));
+                              run ? fmt::format(" (run {})", run) : ""));
       }
       continue;
     }
@@ -94,7 +95,7 @@ AdapterReport read_adapter_events(std::istream& in, const std::string& where, do
     if (it == open.end()) {
       throw bad(
           fmt::format("job {} attempt {} ends in process {}{} without a start", job, attempt, pid,
-                      child ? fmt::format(" (child {})", child) : ""));
+                      run ? fmt::format(" (run {})", run) : ""));
     }
     const std::string outcome = text("outcome");
     AttemptRecord r = it->second;

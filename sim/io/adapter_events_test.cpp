@@ -101,15 +101,16 @@ TEST(AdapterEvents, AProcessThatExitedAbandonsItsOpenAttempts) {
   EXPECT_EQ(r.attempts[0].end, 2500 * kMillisecond);
 }
 
-TEST(AdapterEvents, TwoRunsOfOneAttemptInOneWorkerAreToldApartByTheirChild) {
-  // Celery on Redis: pod-0 (pid 5) runs job 7 in child 6 from 1 s; its message, restored at
-  // 8 s, is fetched by pod-0 again and runs in child 9, attempt 1 again (a restore counts no
-  // attempt). Both complete, child 6's first at 21 s: child 9's, at 28 s, is the duplicate.
+TEST(AdapterEvents, TwoRunsOfOneAttemptInOneWorkerAreToldApartByTheirRun) {
+  // Celery on Redis: pod-0 (pid 5) runs job 7 in pool child 6 (run 6) from 1 s; its
+  // message, restored at 8 s, is fetched by pod-0 again and runs in child 9, attempt 1 again
+  // (a restore counts no attempt). Both complete, run 6 first at 21 s: run 9, at 28 s, is
+  // the duplicate.
   std::istringstream in(
-      R"({"t":1001,"pid":5,"worker":"pod-0","event":"start","job":7,"attempt":1,"child":6}
-{"t":1008,"pid":5,"worker":"pod-0","event":"start","job":7,"attempt":1,"child":9}
-{"t":1021,"pid":5,"worker":"pod-0","event":"end","job":7,"attempt":1,"child":6,"outcome":"completed"}
-{"t":1028,"pid":5,"worker":"pod-0","event":"end","job":7,"attempt":1,"child":9,"outcome":"completed"}
+      R"({"t":1001,"pid":5,"worker":"pod-0","event":"start","job":7,"attempt":1,"run":6}
+{"t":1008,"pid":5,"worker":"pod-0","event":"start","job":7,"attempt":1,"run":9}
+{"t":1021,"pid":5,"worker":"pod-0","event":"end","job":7,"attempt":1,"run":6,"outcome":"completed"}
+{"t":1028,"pid":5,"worker":"pod-0","event":"end","job":7,"attempt":1,"run":9,"outcome":"completed"}
 )");
   const AdapterReport r = read_adapter_events(in, "e", 1000.0, {});
   ASSERT_EQ(r.attempts.size(), 2u);
@@ -120,9 +121,9 @@ TEST(AdapterEvents, TwoRunsOfOneAttemptInOneWorkerAreToldApartByTheirChild) {
   EXPECT_EQ(r.attempts[1].end, 28 * kSecond);
   EXPECT_TRUE(r.attempts[1].duplicate);
   EXPECT_EQ(
-      error_of(R"({"t":1,"pid":1,"worker":"pod-0","event":"start","job":3,"attempt":1,"child":2}
-{"t":1,"pid":1,"worker":"pod-0","event":"start","job":3,"attempt":1,"child":2})"),
-      "events.jsonl: line 2: job 3 attempt 1 started twice in process 1 (child 2)");
+      error_of(R"({"t":1,"pid":1,"worker":"pod-0","event":"start","job":3,"attempt":1,"run":2}
+{"t":1,"pid":1,"worker":"pod-0","event":"start","job":3,"attempt":1,"run":2})"),
+      "events.jsonl: line 2: job 3 attempt 1 started twice in process 1 (run 2)");
 }
 
 TEST(AdapterEvents, BadLinesAreNamedWithTheirNumber) {
