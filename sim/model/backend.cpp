@@ -376,6 +376,7 @@ Directive Backend::heartbeat(WorkerId worker, Directive state, std::span<const L
   for (const Lease& lease : active) {
     if (holds(worker, lease)) {
       Job& job = jobs_[lease.handle];
+      if (mechanisms_.lease.renewal_needs_live_lease && job.lease_deadline <= rt_.now()) continue;
       job.lease_deadline = rt_.now() + config_.visibility_timeout;
       job.marked = false;  // BullMQ's extendLock: SREM from the stalled set
     }

@@ -100,12 +100,16 @@ Profile celery() {
   // its calls, maybe_restore_messages every 10 s and once more during start-up; measured:
   // the second restore came 89 s after the worker was ready), not at each message's
   // deadline.
-  p.mechanisms.lease = LeaseExpiry{true, false, 100 * kSecond, LeaseExpiry::Fate::kRequeue, false,
-                                   1};
-  p.mechanisms.lease.checked_by_workers = true;
-  p.mechanisms.lease.one_check_across_workers = false;
-  p.mechanisms.lease.seen_at_previous_check = false;
-  p.mechanisms.lease.second_check_after = 90 * kSecond;
+  LeaseExpiry& lease = p.mechanisms.lease;
+  lease.enabled = true;
+  lease.renewed_by_heartbeat = false;
+  lease.check_interval = 100 * kSecond;
+  lease.fate = LeaseExpiry::Fate::kRequeue;
+  lease.counts_attempt = false;
+  lease.checked_by_workers = true;
+  lease.one_check_across_workers = false;
+  lease.seen_at_previous_check = false;
+  lease.second_check_after = 90 * kSecond;
   // acks_late: the ack names the delivery tag, which a restored message keeps, so the first
   // run to finish acks the message wherever it is now held (kombu QoS.ack).
   p.mechanisms.ack_fence = p.mechanisms.fail_fence = CompletionFence::kJobIdWhileActive;

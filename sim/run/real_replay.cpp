@@ -212,7 +212,10 @@ Inspection replay(Recorder& recorder, const std::vector<Pushed>& pushed,
     j.last = a.outcome;
     if (a.outcome == Outcome::kCompleted) {
       j.completed = true;  // settled: its ledger state no longer matters below
-      if (latest_start[s.job] <= a.start) {
+      // A job the broker failed for good took none of its completions: settled below.
+      const auto said = inspection.jobs.find(s.job);
+      const bool failed = said != inspection.jobs.end() && said->second == "discarded";
+      if (latest_start[s.job] <= a.start && !failed) {
         recorder.job_completed(j.ledger, s.at);
         j.state = JobState::kCompleted;
       }
@@ -249,6 +252,15 @@ Inspection replay(Recorder& recorder, const std::vector<Pushed>& pushed,
     if (!inspection.taken && !j.completed) {  // no word: as its attempts left it
       unsettled.push_back(id);
       audited.jobs[id] = to_string(j.state);  // available, scheduled or active
+      continue;
+    }
+    if (j.completed && state == "discarded") {
+      // The system refused its completions (a run it no longer held: a lapsed lock) and
+      // failed it for good: discarded, as the backend has it (results/README.md).
+      recorder.job_discarded(j.ledger, std::max(j.last_end, j.last_start),
+                             j.last == Outcome::kFailed ? ErrorKind::kHandler
+                                                        : ErrorKind::kShutdown,
+                             0);
       continue;
     }
     if (j.completed) {

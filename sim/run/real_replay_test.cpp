@@ -97,6 +97,27 @@ TEST(RealReplay, AJobThatEndedBeforeTheBrokerWasLookedAtCompleted) {
   EXPECT_EQ(r.recorder.in_flight(), 0);
 }
 
+TEST(RealReplay, AJobTheBrokerFailedForGoodIsDiscardedThoughRunsOfItCompleted) {
+  // BullMQ with a lock shorter than its renewal: job 1 runs from 0.5 s to 3 s on process 1
+  // and, moved back to wait by a stalled check, from 2 s to 4.5 s on process 2; both runs
+  // complete, but their locks had lapsed, so BullMQ took neither ACK and failed the job at
+  // its second stall. The broker's word stands: discarded by the shutdown's recoveries (a
+  // job loss), not completed; the second completed run is still work done twice.
+  AdapterReport report;
+  AttemptRecord second = attempt(1, 2, 4.5, Outcome::kCompleted, 2);
+  second.duplicate = true;
+  report.attempts = {attempt(1, 0.5, 3, Outcome::kCompleted), second};
+  Inspection inspection;
+  inspection.jobs = {{1, "discarded"}};
+  Replayed r;
+  play(r, 1, report, inspection);
+  EXPECT_TRUE(r.audit.ok);
+  EXPECT_EQ(r.recorder.totals().completed, 0);
+  EXPECT_EQ(r.recorder.totals().discarded, 1);
+  EXPECT_EQ(r.recorder.totals().discarded_by_shutdown, 1);
+  EXPECT_EQ(r.recorder.totals().duplicate_executions, 1);
+}
+
 TEST(RealReplay, ACompletionTheBrokerStillHoldsBeforeTheEndFailsTheAudit) {
   // Job 1 completed at 3 s, long before the end, yet the broker says a worker holds it.
   AdapterReport report;
