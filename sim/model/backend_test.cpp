@@ -1339,6 +1339,33 @@ TEST_F(BackendTest, StallChecksRunInLiveWorkersAndTakeOnlyJobsSeenAtThePreviousO
   EXPECT_EQ(state(again[0]), JobState::kActive);
 }
 
+TEST_F(BackendTest, ALapsedLockIsNotExtendedAgain) {
+  // BullMQ: lock 3 s from the fetch at 0; the worker's heartbeat at 5 s comes after the
+  // lock lapsed at 3 s, and extendLocks no longer finds its token: the lock stays lapsed.
+  // The stalled checks (w1's, every 4 s from 0) mark the job at 4 s and take it back at
+  // 8 s, though w1 still runs it. Without the rule the 5 s heartbeat would have renewed it
+  // to 8 s and the 8 s check would have left it.
+  config.visibility_timeout = 3 * kSecond;
+  BackendMechanisms m;
+  m.heartbeat_detection = false;
+  m.lease.check_interval = 4 * kSecond;
+  m.lease.checked_by_workers = true;
+  m.lease.fate = LeaseExpiry::Fate::kStall;
+  m.lease.renewal_needs_live_lease = true;
+  make(m);
+  const WorkerId w1 = add_worker();
+  enqueue();
+  const auto l = fetch(w1, 1);
+  ASSERT_EQ(l.size(), 1u);
+  start_attempt(l[0]);
+  rt.run_until(5 * kSecond);
+  backend->heartbeat(w1, Directive::kRunning, l);  // too late: not renewed
+  rt.run_until(8 * kSecond - 1);
+  EXPECT_EQ(state(l[0]), JobState::kActive);
+  rt.run_until(8 * kSecond);
+  EXPECT_EQ(state(l[0]), JobState::kAvailable);
+}
+
 TEST_F(BackendTest, RestoresRunInEachWorkerAtItsStartThen90sThenEvery100s) {
   // kombu on Redis: visibility timeout 5 s from the delivery, not renewed; every worker
   // restores on its own (no key across workers), at its start, 90 s later, then every
