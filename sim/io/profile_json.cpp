@@ -46,9 +46,7 @@ json mechanisms_json(const BackendMechanisms& m) {
   json lease = {{"enabled", m.lease.enabled}};
   if (m.lease.enabled) {
     lease["renewed_by_heartbeat"] = m.lease.renewed_by_heartbeat;
-    if (m.lease.renewed_by_heartbeat) {
-      lease["renewal_needs_live_lease"] = m.lease.renewal_needs_live_lease;
-    }
+    lease["token_lapses_with_lease"] = m.lease.token_lapses_with_lease;
     lease["check_interval"] = format_duration(m.lease.check_interval);
     if (m.lease.check_interval > 0) lease["checked_by_workers"] = m.lease.checked_by_workers;
     if (m.lease.check_interval > 0 && m.lease.checked_by_workers) {

@@ -261,7 +261,8 @@ bool Backend::holds(WorkerId worker, const Lease& lease) const {
 bool Backend::accepts(CompletionFence fence, WorkerId worker, const Lease& lease) const {
   switch (fence) {
     case CompletionFence::kLease:
-      return holds(worker, lease);
+      return holds(worker, lease) && !(mechanisms_.lease.token_lapses_with_lease &&
+                                       jobs_[lease.handle].lease_deadline <= rt_.now());
     case CompletionFence::kJobId:
     case CompletionFence::kJobIdWhileActive: {
       if (lease.handle >= jobs_.size()) return false;
@@ -376,7 +377,7 @@ Directive Backend::heartbeat(WorkerId worker, Directive state, std::span<const L
   for (const Lease& lease : active) {
     if (holds(worker, lease)) {
       Job& job = jobs_[lease.handle];
-      if (mechanisms_.lease.renewal_needs_live_lease && job.lease_deadline <= rt_.now()) continue;
+      if (mechanisms_.lease.token_lapses_with_lease && job.lease_deadline <= rt_.now()) continue;
       job.lease_deadline = rt_.now() + config_.visibility_timeout;
       job.marked = false;  // BullMQ's extendLock: SREM from the stalled set
     }

@@ -26,10 +26,12 @@ struct LeaseExpiry {
   // A heartbeat listing the job renews it (OJS, BullMQ's lock renewal); false: it runs from
   // the fetch (OJS reference backends, Celery, Faktory, pg-boss, graphile-worker).
   bool renewed_by_heartbeat = true;
-  // renewed_by_heartbeat only. true (BullMQ's extendLock, which checks that the lock still
-  // holds its token): a lease past its deadline is not renewed; it stays lapsed until a
-  // check takes the job back. false: a heartbeat renews any lease its worker holds.
-  bool renewal_needs_live_lease = false;
+  // true (BullMQ: the lock is a Redis key with an expiry that holds the worker's token):
+  // once the lease lapses the token is gone, though the job stays active until a check takes
+  // it back: a heartbeat no longer renews it (extendLocks.lua) and the run's ACK or FAIL is
+  // refused under the lease fence (moveToFinished: "Missing lock"). false: the holder keeps
+  // its claim until a check takes the job back.
+  bool token_lapses_with_lease = false;
   // 0: found at the exact deadline; else found by a periodic check at multiples of this from
   // t=0 (Faktory reaper 15 s, pg-boss 60 s, BullMQ stalled checker 30 s): the first check at
   // or after the deadline takes the job back.

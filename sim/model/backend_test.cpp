@@ -1341,7 +1341,8 @@ TEST_F(BackendTest, StallChecksRunInLiveWorkersAndTakeOnlyJobsSeenAtThePreviousO
 
 TEST_F(BackendTest, ALapsedLockIsNotExtendedAgain) {
   // BullMQ: lock 3 s from the fetch at 0; the worker's heartbeat at 5 s comes after the
-  // lock lapsed at 3 s, and extendLocks no longer finds its token: the lock stays lapsed.
+  // lock lapsed at 3 s, and extendLocks no longer finds its token: the lock stays lapsed,
+  // and the run's ACK at 6 s is refused.
   // The stalled checks (w1's, every 4 s from 0) mark the job at 4 s and take it back at
   // 8 s, though w1 still runs it. Without the rule the 5 s heartbeat would have renewed it
   // to 8 s and the 8 s check would have left it.
@@ -1351,7 +1352,7 @@ TEST_F(BackendTest, ALapsedLockIsNotExtendedAgain) {
   m.lease.check_interval = 4 * kSecond;
   m.lease.checked_by_workers = true;
   m.lease.fate = LeaseExpiry::Fate::kStall;
-  m.lease.renewal_needs_live_lease = true;
+  m.lease.token_lapses_with_lease = true;
   make(m);
   const WorkerId w1 = add_worker();
   enqueue();
@@ -1360,6 +1361,9 @@ TEST_F(BackendTest, ALapsedLockIsNotExtendedAgain) {
   start_attempt(l[0]);
   rt.run_until(5 * kSecond);
   backend->heartbeat(w1, Directive::kRunning, l);  // too late: not renewed
+  rt.run_until(6 * kSecond);
+  EXPECT_FALSE(backend->ack(w1, l[0]));  // moveToFinished: "Missing lock"
+  EXPECT_EQ(recorder.totals().completions_rejected, 1);
   rt.run_until(8 * kSecond - 1);
   EXPECT_EQ(state(l[0]), JobState::kActive);
   rt.run_until(8 * kSecond);

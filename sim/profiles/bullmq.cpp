@@ -81,9 +81,10 @@ Profile bullmq() {
   p.mechanisms.lease.fate = LeaseExpiry::Fate::kStall;
   p.mechanisms.lease.check_interval = 30 * kSecond;
   p.mechanisms.lease.checked_by_workers = true;  // startStalledCheckTimer, 'stalled-check' key
-  // extendLocks.lua extends a lock only while it still holds the worker's token: a lock that
-  // lapsed (a lockDuration shorter than the extender's period) stays lapsed.
-  p.mechanisms.lease.renewal_needs_live_lease = true;
+  // The lock is a key with an expiry holding the worker's token: once it lapses (a
+  // lockDuration shorter than the extender's period, or no extension while closing in 4.x)
+  // extendLocks.lua does not extend it and moveToFinished refuses the run's completion.
+  p.mechanisms.lease.token_lapses_with_lease = true;
   p.mechanisms.lease.max_stalls = 1;
   p.options = {{"stalled_interval", 30 * kSecond, "how often the stalled checker runs"},
                {"max_stalled_count", 1, "stalls a job may have; the next one fails it for good"},
