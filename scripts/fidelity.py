@@ -409,6 +409,28 @@ INTRO = [
     "graphile-worker's 5 s abort); BullMQ's close() and Celery's warm shutdown wait "
     "without a deadline, so their rolling restarts are all \"grace above the kill\".",
     "",
+    "A case runs on each system whose adapter is given every field it sets (its "
+    "`system.json` `honours`), with the options that name the adapter's release: so every "
+    "BullMQ case runs on BullMQ 6.7 and on 4.12.7 (`bullmq-4`, `renews_locks_while_closing` "
+    "false). Three cases run jobs twice on purpose, each by its own mechanism: "
+    "bullmq-close-outlasts-the-lock (BullMQ 4's `close()` stops extending the locks of the "
+    "jobs it waits for; 6.7 runs them once), bullmq-lock-shorter-than-renewal (a lock that "
+    "lapses between two extensions is never extended again, on both releases) and "
+    "celery-restart-restores-running-tasks (kombu restores the running tasks older than the "
+    "visibility timeout at a new worker's start). Others set what users change: BullMQ's "
+    "lock, lock renewal and stalled interval, Sidekiq's -t one second inside the platform's "
+    "grace, Celery's prefetch multiplier 1. pg-boss has no duplicate case yet: its `work()` "
+    "fails a job at its `expireIn` while the handler runs on, which the profile does not "
+    "model ([adapters/pg-boss](../adapters/pg-boss/README.md)).",
+    "",
+    "Regenerating the whole page takes hours: each case/system pair runs up to 10 repeats "
+    "of at most 2 minutes of real time (`--repeats auto:10` stops as soon as every row is "
+    "conclusive), 30-60 s a repeat with start-ups and the inspection. Measured on this "
+    "project's 2-core machine (2026-11-27): 5-9 minutes a pair (bullmq-close-outlasts-the-"
+    "lock on BullMQ 6.7, 10 repeats: 6.7 min; three pairs in a row: 28 min), so the 51 pairs "
+    "take about 6 hours one at a time and about 3 with `--jobs 2`, which measures two "
+    "systems at once. `--tables-only` remakes the page from the kept results in seconds.",
+    "",
     "Every row that is not equivalent is listed under its table with why "
     "(scenarios/fidelity/notes.json, checked by `--check`): a model gap (filed with the "
     "profile work), a limit of the real engine, or runs too few to tell. A row the real "
