@@ -305,7 +305,7 @@ def fits(doc, m):
 def section(drainsim, case, system, args, notes):
     """The page block of `case` on `system`: measured anew, or from the results kept."""
     name = os.path.basename(case)[:-5]
-    sets = release(system, load(case if os.path.isabs(case) else os.path.join(HERE, case)))
+    sets = release(system, load(os.path.join(HERE, case)))
     out_dir = os.path.join("results", "fidelity", system)
     os.makedirs(os.path.join(HERE, out_dir), exist_ok=True)
     judge = ["--tolerances", os.path.relpath(TOLERANCES, HERE), "--case", name]

@@ -261,8 +261,7 @@ bool Backend::holds(WorkerId worker, const Lease& lease) const {
 bool Backend::accepts(CompletionFence fence, WorkerId worker, const Lease& lease) const {
   switch (fence) {
     case CompletionFence::kLease:
-      return holds(worker, lease) && !(mechanisms_.lease.token_lapses_with_lease &&
-                                       jobs_[lease.handle].lease_deadline <= rt_.now());
+      return holds(worker, lease) && !token_gone(jobs_[lease.handle]);
     case CompletionFence::kJobId:
     case CompletionFence::kJobIdWhileActive: {
       if (lease.handle >= jobs_.size()) return false;
@@ -377,7 +376,7 @@ Directive Backend::heartbeat(WorkerId worker, Directive state, std::span<const L
   for (const Lease& lease : active) {
     if (holds(worker, lease)) {
       Job& job = jobs_[lease.handle];
-      if (mechanisms_.lease.token_lapses_with_lease && job.lease_deadline <= rt_.now()) continue;
+      if (token_gone(job)) continue;
       job.lease_deadline = rt_.now() + config_.visibility_timeout;
       job.marked = false;  // BullMQ's extendLock: SREM from the stalled set
     }

@@ -272,10 +272,14 @@ class Backend final : public TimerTarget, public BackendView {
   // Recovers (error worker_death) every job the worker holds that is not in its process.
   void recover_held(WorkerId worker);
   void arm_deadline(WorkerId worker);
-  void clean_up_parked();              // FetchMode::kPrivateList, at a process start
+  void clean_up_parked();  // FetchMode::kPrivateList, at a process start
+  // LeaseExpiry::token_lapses_with_lease: the job's lease has lapsed and its token with it.
+  bool token_gone(const Job& job) const {
+    return mechanisms_.lease.token_lapses_with_lease && job.lease_deadline <= rt_.now();
+  }
   // LeaseExpiry::checked_by_workers: a worker's try; `first`: the one at its start.
   void worker_check(WorkerId worker, bool first = false);
-  void check_leases();                 // the check itself
+  void check_leases();  // the check itself
   // Arms the periodic sweeps the mechanisms have while a job is active.
   void arm_sweeps() {
     if (sweeps_ && active_ > 0) arm_sweep_timers();

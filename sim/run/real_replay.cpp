@@ -132,6 +132,11 @@ Inspection replay(Recorder& recorder, const std::vector<Pushed>& pushed,
   for (const Step& s : steps) {
     if (s.kind == kStart) latest_start[s.job] = std::max(latest_start[s.job], s.at);
   }
+  // The broker's word on a job at the end: "" when it holds it no more.
+  const auto said = [&inspection](JobId id) {
+    const auto it = inspection.jobs.find(id);
+    return it == inspection.jobs.end() ? std::string() : it->second;
+  };
   std::map<const AttemptRecord*, std::pair<Lease, int>> open;  // lease, slot
   std::map<WorkerId, std::vector<bool>> slots;                 // by process: the slots in use
   std::map<JobId, Time> told_while_running;  // available, said before its attempt's end
@@ -213,9 +218,7 @@ Inspection replay(Recorder& recorder, const std::vector<Pushed>& pushed,
     if (a.outcome == Outcome::kCompleted) {
       j.completed = true;  // settled: its ledger state no longer matters below
       // A job the broker failed for good took none of its completions: settled below.
-      const auto said = inspection.jobs.find(s.job);
-      const bool failed = said != inspection.jobs.end() && said->second == "discarded";
-      if (latest_start[s.job] <= a.start && !failed) {
+      if (latest_start[s.job] <= a.start && said(s.job) != "discarded") {
         recorder.job_completed(j.ledger, s.at);
         j.state = JobState::kCompleted;
       }
@@ -242,8 +245,7 @@ Inspection replay(Recorder& recorder, const std::vector<Pushed>& pushed,
   std::set<JobId> running;  // an attempt in flight at the end, on a live process
   for (const AttemptRecord& a : report.in_flight) running.insert(a.job);
   for (auto& [id, j] : jobs) {
-    const auto held = inspection.jobs.find(id);
-    std::string state = held == inspection.jobs.end() ? "" : held->second;
+    std::string state = said(id);
     if (state.empty() && running.contains(id) && inspection.taken) {
       // Its worker holds it, though the broker's list lags (Sidekiq's lists a job at the
       // process's next heartbeat): not lost.
@@ -254,16 +256,9 @@ Inspection replay(Recorder& recorder, const std::vector<Pushed>& pushed,
       audited.jobs[id] = to_string(j.state);  // available, scheduled or active
       continue;
     }
-    if (j.completed && state == "discarded") {
-      // The system refused its completions (a run it no longer held: a lapsed lock) and
-      // failed it for good: discarded, as the backend has it (results/README.md).
-      recorder.job_discarded(j.ledger, std::max(j.last_end, j.last_start),
-                             j.last == Outcome::kFailed ? ErrorKind::kHandler
-                                                        : ErrorKind::kShutdown,
-                             0);
-      continue;
-    }
-    if (j.completed) {
+    // A completed job the broker failed for good (it refused the completions of runs it no
+    // longer held: a lapsed lock) is settled as discarded below, as the backend has it.
+    if (j.completed && state != "discarded") {
       if (state == "available" || state == "scheduled" || state == "active") {
         recorder.audit_error(
             fmt::format("job {}: completed at {} but the broker still holds it "
