@@ -6,22 +6,29 @@
 #   {"t": unix seconds, "pid", "worker", "event": "ready" | "shutdown", "how", "sig"}
 #   {"t", "pid", "worker", "event": "start" | "end", "job", "attempt", "task_id", "child", "run",
 #    "outcome": "completed" | "failed"}                           (outcome on "end" only)
+#   {"t", "pid", "worker", "event": "discarded", "job", "task_id"}
 # "pid" is always the worker's main process, the one drainsim started (the prefork pool
 # runs the task in a child, whose pid is "child"). Celery has no "quiet" step, and a task
 # never observes its end at a cold shutdown (the pool's children are killed), so there is
-# no "interrupted" outcome: such an attempt has no end.
+# no "interrupted" outcome: such an attempt has no end. Nor has one whose pool child was
+# killed under it (drainsim's oom_kill_child kills the "child" of the longest-running
+# attempt); the main process then fails the task for good (WorkerLostError), unless
+# acks_late with task_reject_on_worker_lost puts it back on its queue, and "discarded" says
+# so: with no result backend, no broker keeps a failed task for the inspector to read.
 # Uses only Celery's documented API (Celery app and configuration, signals worker_init,
-# worker_ready and worker_shutting_down, Task.request, autoretry_for / max_retries /
-# retry_backoff). Environment (adapters/README.md): DRAINSIM_BROKER_URL (redis
+# worker_ready, worker_shutting_down and task_failure, Task.request, autoretry_for /
+# max_retries / retry_backoff). Environment (adapters/README.md): DRAINSIM_BROKER_URL (redis
 # unix:///path, given to kombu as redis+socket:///path; rabbitmq amqp://... as is),
 # DRAINSIM_EVENTS, DRAINSIM_WORKER, DRAINSIM_QUEUE, DRAINSIM_MAX_ATTEMPTS (1, no retry,
 # when absent: Celery retries only a task that asks to), DRAINSIM_OPT_ACKS_LATE,
+# DRAINSIM_OPT_REJECT_ON_WORKER_LOST,
 # DRAINSIM_VISIBILITY_TIMEOUT (seconds, Redis only; kombu's 3600 when absent).
 import json
 import os
 import time
 
 from celery import Celery, signals
+from celery.exceptions import WorkerLostError
 
 QUEUE = os.environ.get("DRAINSIM_QUEUE", "default")
 WORKER = os.environ.get("DRAINSIM_WORKER", "worker")
@@ -60,6 +67,7 @@ def is_redis(url):
 app = Celery("drainsim_tasks", broker=broker_url())
 app.conf.task_default_queue = QUEUE
 app.conf.task_acks_late = _flag("DRAINSIM_OPT_ACKS_LATE")
+app.conf.task_reject_on_worker_lost = _flag("DRAINSIM_OPT_REJECT_ON_WORKER_LOST")
 _prefetch = os.environ.get("DRAINSIM_OPT_PREFETCH_MULTIPLIER", "4")
 if not _prefetch.isdigit():
     raise SystemExit(f"drainsim: DRAINSIM_OPT_PREFETCH_MULTIPLIER must be a count, not {_prefetch!r}")
@@ -98,6 +106,15 @@ def _on_worker_ready(**_):
 @signals.worker_shutting_down.connect
 def _on_worker_shutting_down(sig=None, how=None, **_):
     event("shutdown", how=how, sig=sig)
+
+
+# Sent in the main process when a pool child died under a task and Celery failed it for
+# good (not when task_reject_on_worker_lost put it back on its queue). A task's own error
+# is left out: its attempt's "end" says "failed", and its retries are the broker's.
+@signals.task_failure.connect
+def _on_task_failure(sender=None, task_id=None, exception=None, args=None, **_):
+    if isinstance(exception, WorkerLostError) and args:
+        event("discarded", job=args[0], task_id=task_id)
 
 
 class DrainsimJobError(Exception):

@@ -18,7 +18,7 @@ using nlohmann::json;
 
 struct Open {
   AttemptRecord record;
-  bool ended = false;
+  pid_t child = 0;  // the pool child that runs it, when the adapter names one
 };
 
 }  // namespace
@@ -30,7 +30,7 @@ AdapterReport read_adapter_events(std::istream& in, const std::string& where, do
   };
   AdapterReport out;
   // Open attempts by (pid, run, job, attempt).
-  std::map<std::tuple<pid_t, std::int64_t, JobId, int>, AttemptRecord> open;
+  std::map<std::tuple<pid_t, std::int64_t, JobId, int>, Open> open;
   std::size_t line_no = 0;
   for (std::string line; std::getline(in, line);) {
     ++line_no;
@@ -67,9 +67,15 @@ AdapterReport read_adapter_events(std::istream& in, const std::string& where, do
       out.available.push_back({at, number("job").get<JobId>()});
       continue;
     }
+    if (event == "discarded") {
+      out.discarded.insert(number("job").get<JobId>());
+      continue;
+    }
     if (event != "start" && event != "end") {
-      throw bad("\"event\": expected ready, quiet, shutdown, start, end or available, got \"" +
-                event + "\"");
+      throw bad(
+          "\"event\": expected ready, quiet, shutdown, start, end, available or discarded, "
+          "got \"" +
+          event + "\"");
     }
     const JobId job = number("job").get<JobId>();
     const int attempt = number("attempt").get<int>();
@@ -85,7 +91,8 @@ AdapterReport read_adapter_events(std::istream& in, const std::string& where, do
       r.pod = *pod;
       r.worker = static_cast<WorkerId>(pid);
       r.start = at;
-      if (!open.emplace(key, r).second) {
+      const pid_t child = e.contains("child") ? number("child").get<pid_t>() : 0;
+      if (!open.emplace(key, Open{r, child}).second) {
         throw bad(fmt::format("job {} attempt {} started twice in process {}{}", job, attempt, pid,
                               run ? fmt::format(" (run {})", run) : ""));
       }
@@ -93,12 +100,11 @@ AdapterReport read_adapter_events(std::istream& in, const std::string& where, do
     }
     const auto it = open.find(key);
     if (it == open.end()) {
-      throw bad(
-          fmt::format("job {} attempt {} ends in process {}{} without a start", job, attempt, pid,
-                      run ? fmt::format(" (run {})", run) : ""));
+      throw bad(fmt::format("job {} attempt {} ends in process {}{} without a start", job, attempt,
+                            pid, run ? fmt::format(" (run {})", run) : ""));
     }
     const std::string outcome = text("outcome");
-    AttemptRecord r = it->second;
+    AttemptRecord r = it->second.record;
     open.erase(it);
     r.end = at;
     if (outcome == "completed") {
@@ -112,9 +118,12 @@ AdapterReport read_adapter_events(std::istream& in, const std::string& where, do
     }
     out.attempts.push_back(r);
   }
-  // Attempts left open: cut short by their process's end, or still running.
-  for (auto& [key, r] : open) {
-    const auto ending = endings.find(std::get<0>(key));
+  // Attempts left open: cut short by their pool child's end or their process's, or still
+  // running.
+  for (auto& [key, o] : open) {
+    AttemptRecord& r = o.record;
+    auto ending = o.child ? endings.find(o.child) : endings.end();
+    if (ending == endings.end()) ending = endings.find(std::get<0>(key));
     if (ending == endings.end()) {
       out.in_flight.push_back(r);
       continue;

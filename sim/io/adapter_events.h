@@ -3,19 +3,24 @@
 //   {"t": unix seconds, "pid", "worker": "pod-N", "event": "ready" | "quiet" | "shutdown"}
 //   {"t", "pid", "worker", "event": "start" | "end", "job", "attempt",
 //    "outcome": "completed" | "failed" | "interrupted"}            ("outcome" on "end")
-//   {"t", "pid", "worker", "event": "available", "job"}
+//   {"t", "pid", "worker", "event": "available" | "discarded", "job"}
 // "available": the system made the job available to its workers again after an attempt
 // that did not complete (a stalled job moved back to wait, a job pushed back to its queue
 // at shutdown), said by whichever process saw it (adapters whose manifest "reports" it).
-// An attempt is a start and the end with the same pid, job and attempt. One with no end
-// was cut short by its process: killed when the process died of a signal, abandoned when
-// it exited; one whose process still runs when the run ends is in flight.
+// "discarded": the system failed the job for good, though it keeps no record a broker's
+// inspector could read (Celery without a result backend, when a pool child died under it).
+// An attempt is a start and the end with the same pid, run ("run", optional), job and
+// attempt. One with no end was cut short: killed when its pool child ("child": that
+// process's pid, optional) died, else by its process: killed when the process died of a
+// signal, abandoned when it exited; one whose process still runs when the run ends is in
+// flight.
 #pragma once
 
 #include <sys/types.h>
 
 #include <istream>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -48,12 +53,13 @@ struct AdapterReport {
   std::vector<AttemptRecord> in_flight;   // started, their process alive at the end
   std::vector<LifecycleEvent> lifecycle;  // in file order
   std::vector<Availability> available;    // in file order
+  std::set<JobId> discarded;              // failed for good, by the adapter's word
 };
 
 // Reads an adapter's events. Times become run time: microseconds since `origin` (unix
-// seconds). `endings` holds the processes that ended, by pid. An attempt's worker is its
-// process's pid; its slot is unknown (-1). Throws InputError naming `where`, the line and
-// what was expected when a line is not such an event.
+// seconds). `endings` holds the processes that ended (pool children too), by pid. An
+// attempt's worker is its process's pid; its slot is unknown (-1). Throws InputError naming
+// `where`, the line and what was expected when a line is not such an event.
 AdapterReport read_adapter_events(std::istream& in, const std::string& where, double origin,
                                   const std::map<pid_t, ProcessEnding>& endings);
 

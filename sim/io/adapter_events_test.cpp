@@ -120,10 +120,9 @@ TEST(AdapterEvents, TwoRunsOfOneAttemptInOneWorkerAreToldApartByTheirRun) {
   EXPECT_EQ(r.attempts[1].start, 8 * kSecond);
   EXPECT_EQ(r.attempts[1].end, 28 * kSecond);
   EXPECT_TRUE(r.attempts[1].duplicate);
-  EXPECT_EQ(
-      error_of(R"({"t":1,"pid":1,"worker":"pod-0","event":"start","job":3,"attempt":1,"run":2}
+  EXPECT_EQ(error_of(R"({"t":1,"pid":1,"worker":"pod-0","event":"start","job":3,"attempt":1,"run":2}
 {"t":1,"pid":1,"worker":"pod-0","event":"start","job":3,"attempt":1,"run":2})"),
-      "events.jsonl: line 2: job 3 attempt 1 started twice in process 1 (run 2)");
+            "events.jsonl: line 2: job 3 attempt 1 started twice in process 1 (run 2)");
 }
 
 TEST(AdapterEvents, BadLinesAreNamedWithTheirNumber) {
@@ -138,10 +137,38 @@ TEST(AdapterEvents, BadLinesAreNamedWithTheirNumber) {
   EXPECT_EQ(error_of(R"({"t":"soon","pid":1,"worker":"pod-0","event":"ready"})"),
             "events.jsonl: line 1: \"t\": expected a number");
   EXPECT_EQ(error_of(R"({"t":1,"pid":1,"worker":"pod-0","event":"nap"})"),
-            "events.jsonl: line 1: \"event\": expected ready, quiet, shutdown, start, end or "
-            "available, got \"nap\"");
+            "events.jsonl: line 1: \"event\": expected ready, quiet, shutdown, start, end, "
+            "available or discarded, got \"nap\"");
   EXPECT_EQ(error_of(R"({"t":1,"pid":1,"worker":"pod-0","event":"available"})"),
             "events.jsonl: line 1: \"job\": expected a number");
+  EXPECT_EQ(error_of(R"({"t":1,"pid":1,"worker":"pod-0","event":"discarded","job":"x"})"),
+            "events.jsonl: line 1: \"job\": expected a number");
+  EXPECT_EQ(
+      error_of(
+          R"({"t":1,"pid":1,"worker":"pod-0","event":"start","job":3,"attempt":1,"child":"x"})"),
+      "events.jsonl: line 1: \"child\": expected a number");
+}
+
+TEST(AdapterEvents, AnAttemptWhosePoolChildWasKilledEndsThenThoughItsWorkerLivesOn) {
+  // Celery's prefork pool: pod-0 (pid 5) runs job 7 in child 6 and job 8 in child 9 from
+  // 1 s. Child 6 is SIGKILLed at 4.5 s (the OOM killer): job 7's attempt is killed then;
+  // Celery fails the task for good (WorkerLostError) and the adapter says so at 5 s. Job 8
+  // still runs at the end, in its live child of a live worker.
+  std::istringstream in(
+      R"({"t":1001,"pid":5,"worker":"pod-0","event":"start","job":7,"attempt":1,"run":6,"child":6}
+{"t":1001,"pid":5,"worker":"pod-0","event":"start","job":8,"attempt":1,"run":9,"child":9}
+{"t":1005,"pid":5,"worker":"pod-0","event":"discarded","job":7}
+)");
+  const AdapterReport r = read_adapter_events(in, "e", 1000.0, {{6, {1004.5, true}}});
+  ASSERT_EQ(r.attempts.size(), 1u);
+  EXPECT_EQ(r.attempts[0].job, 7u);
+  EXPECT_EQ(r.attempts[0].worker, 5u);
+  EXPECT_EQ(r.attempts[0].start, 1 * kSecond);
+  EXPECT_EQ(r.attempts[0].end, 4500 * kMillisecond);
+  EXPECT_EQ(r.attempts[0].outcome, Outcome::kKilled);
+  ASSERT_EQ(r.in_flight.size(), 1u);
+  EXPECT_EQ(r.in_flight[0].job, 8u);
+  EXPECT_EQ(r.discarded, std::set<JobId>{7});
 }
 
 }  // namespace

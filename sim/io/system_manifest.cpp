@@ -184,11 +184,12 @@ std::vector<std::string> not_honoured(const Scenario& s, const SystemManifest& s
                       "real {} has no such control",
                       i, system.system));
     }
-    if (s.events[i].kind == ScenarioEvent::Kind::kOomKillChild) {
+    if (s.events[i].kind == ScenarioEvent::Kind::kOomKillChild &&
+        !honoured("events.oom_kill_child", system.honours)) {
       out.push_back(fmt::format(
-          "events[{}].kind: oom_kill_child is not played on real systems yet (drainsim real "
-          "kills whole processes only)",
-          i));
+          "events[{}].kind: oom_kill_child kills the pool child that runs a job, and the real "
+          "{}'s adapter names none (its system.json does not honour events.oom_kill_child)",
+          i, system.system));
     }
   }
   return out;

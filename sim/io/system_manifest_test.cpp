@@ -163,19 +163,24 @@ TEST(Expand, ReplacesPlaceholdersAndNamesAnUnknownOne) {
   }
 }
 
-TEST(NotHonoured, AnOomKillOfOnePoolChildIsNotPlayedYet) {
+TEST(NotHonoured, AnOomKillOfOnePoolChildNeedsAnAdapterThatNamesItsChildren) {
   SystemManifest m;
   m.system = "cel";
   m.profile = "celery";
-  const std::vector<std::string> bad = not_honoured(parse_scenario(R"({"name": "x",
+  const Scenario s = parse_scenario(R"({"name": "x",
     "duration": "1s", "workload": {"arrival": {"kind": "list", "at": ["0s"]},
                                    "job_duration": {"kind": "constant", "value": "1s"}},
     "platform": {"replicas": 1}, "worker": {"profile": "celery"},
-    "events": [{"at": "1s", "kind": "oom_kill_child", "pod": "pod-0"}]})",
-                                                                   "s.json"),
-                                                    m);
+    "events": [{"at": "1s", "kind": "oom_kill", "pod": "pod-0"},
+               {"at": "2s", "kind": "oom_kill_child", "pod": "pod-0"}]})",
+                                    "s.json");
+  const std::vector<std::string> bad = not_honoured(s, m);
   ASSERT_EQ(bad.size(), 1u);
-  EXPECT_EQ(bad[0].substr(0, 47), "events[0].kind: oom_kill_child is not played on");
+  EXPECT_EQ(bad[0],
+            "events[1].kind: oom_kill_child kills the pool child that runs a job, and the real "
+            "cel's adapter names none (its system.json does not honour events.oom_kill_child)");
+  m.honours = {"events.oom_kill_child"};
+  EXPECT_TRUE(not_honoured(s, m).empty());
 }
 
 TEST(NotHonoured, OnlyFieldsOffTheProfilesDefaultsAndNotGivenAreRefused) {

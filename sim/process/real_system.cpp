@@ -29,6 +29,20 @@ std::string read_file(const std::string& path) {
   return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
 
+// The parent of process `pid` (/proc/PID/stat's fourth field), or -1 when it is gone.
+pid_t parent_of(pid_t pid) {
+  std::ifstream in(fmt::format("/proc/{}/stat", pid));
+  std::string stat;
+  if (!std::getline(in, stat)) return -1;
+  const std::size_t name_end = stat.rfind(')');  // the name may hold spaces and parentheses
+  if (name_end == std::string::npos) return -1;
+  std::istringstream fields(stat.substr(name_end + 1));
+  std::string state;
+  pid_t parent = -1;
+  fields >> state >> parent;
+  return parent;
+}
+
 std::string tail(const std::string& text, std::size_t bytes = 1500) {
   return text.size() > bytes ? "..." + text.substr(text.size() - bytes) : text;
 }
@@ -65,8 +79,13 @@ class RealWorker final : public ProcessHandle {
     system_.by_pid_[pid_] = this;
   }
 
-  // drainsim real refuses oom_kill_child (system_manifest not_honoured): never called.
-  void kill_child() override {}
+  // Only for systems whose adapters name their pool children (the manifest honours
+  // events.oom_kill_child); drainsim real refuses the event for the others.
+  void kill_child() override {
+    if (!alive_ || worker_pid_ <= 0) return;
+    system_.read_events();  // the latest word on which child runs what
+    if (system_.kill_longest_child(*this) && active_ > 0) --active_;
+  }
   void deliver(Signal signal, SignalTarget target) override {
     if (alive_) deliver_signal(pid_, worker_pid_, signal, target);
   }
@@ -276,10 +295,10 @@ void RealSystem::read_events() {
     RealWorker& w = *current_[pod];
     if (w.worker_pid() > 0 && w.worker_pid() != pid) continue;  // an earlier process's
     if (kind == "start" || kind == "end") {
-      const auto key =
-          std::make_tuple(pid, e.value("job", std::uint64_t{0}), e.value("attempt", 0));
+      const auto key = std::make_tuple(pid, e.value("run", std::int64_t{0}),
+                                       e.value("job", std::uint64_t{0}), e.value("attempt", 0));
       if (kind == "start") {
-        open_.insert(key);
+        open_[key] = {e.value("t", 0.0), e.value("child", pid_t{0})};
       } else {
         open_.erase(key);
       }
@@ -315,7 +334,7 @@ void RealSystem::on_exit(pid_t pid, ChildExit how) {
   RealWorker& w = *it->second;
   read_events();  // whatever it wrote before it ended
   for (auto o = open_.begin(); o != open_.end();) {
-    const pid_t p = std::get<0>(*o);
+    const pid_t p = std::get<0>(o->first);
     o = (p == w.pid() || p == w.worker_pid()) ? open_.erase(o) : std::next(o);
   }
   if (w.worker_pid() > 0 && w.worker_pid() != w.pid()) {
@@ -323,6 +342,23 @@ void RealSystem::on_exit(pid_t pid, ChildExit how) {
   }
   w.ended(how);
   changed();
+}
+
+bool RealSystem::kill_longest_child(RealWorker& worker) {
+  auto victim = open_.end();
+  for (auto it = open_.begin(); it != open_.end(); ++it) {
+    if (std::get<0>(it->first) != worker.worker_pid() || it->second.child <= 0) continue;
+    if (victim == open_.end() || it->second.started < victim->second.started) victim = it;
+  }
+  if (victim == open_.end()) return false;
+  const pid_t child = victim->second.child;
+  // Only the worker's own child: a pid that ended and was reused belongs to someone else.
+  if (parent_of(child) != worker.worker_pid()) return false;
+  ::kill(child, SIGKILL);
+  endings_.push_back({child, unix_now(), true});
+  open_.erase(victim);
+  changed();
+  return true;
 }
 
 void RealSystem::fail(std::string why) {

@@ -4,10 +4,11 @@
 // inspector that says where the broker holds each job. What a worker is doing is learnt
 // from the adapter's events file, read every 20 ms on the models' strand: "ready" makes it
 // running, "quiet" quiet, "shutdown" draining, and its attempts started and not ended are
-// its active jobs. The enqueuer's "enqueued JOB" lines say when each push was done. Every
-// process runs in a process group of its own that dies with drainsim, is reaped when it
-// ends, and is killed and reaped by shut_down() (or the destructor). Runs on the models'
-// strand.
+// its active jobs; an attempt's "child" names the pool child that runs it, which an OOM
+// kill of one child (oom_kill_child) takes, as the model's does: the longest-running. The
+// enqueuer's "enqueued JOB" lines say when each push was done. Every process runs in a
+// process group of its own that dies with drainsim, is reaped when it ends, and is killed
+// and reaped by shut_down() (or the destructor). Runs on the models' strand.
 #pragma once
 
 #include <sys/types.h>
@@ -16,7 +17,6 @@
 #include <functional>
 #include <map>
 #include <memory>
-#include <set>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -103,7 +103,18 @@ class RealSystem final : public TimerTarget {
   Reaper reaper_;
   std::vector<RealWorker*> current_;  // by pod: its latest process
   std::map<pid_t, RealWorker*> by_pid_;
-  std::set<std::tuple<pid_t, std::uint64_t, int>> open_;  // pid, job, attempt
+  // The pool child that takes an OOM kill of one child in `worker`'s process: the one
+  // that has run its attempt the longest. SIGKILLs it, ends that attempt (a pool child's
+  // ending, for the adapter's events) and returns true; false when no pool child of it
+  // runs a job (an idle child would be replaced, and nothing lost).
+  bool kill_longest_child(RealWorker& worker);
+
+  struct OpenRun {
+    double started = 0;  // unix seconds, the adapter's
+    pid_t child = 0;     // the pool child that runs it, when the adapter names one
+  };
+  // Attempts started and not ended, by pid, run, job and attempt.
+  std::map<std::tuple<pid_t, std::int64_t, std::uint64_t, int>, OpenRun> open_;
   std::vector<RealEnding> endings_;
   std::uint64_t events_offset_ = 0;
   std::string partial_;

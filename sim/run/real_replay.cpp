@@ -132,10 +132,12 @@ Inspection replay(Recorder& recorder, const std::vector<Pushed>& pushed,
   for (const Step& s : steps) {
     if (s.kind == kStart) latest_start[s.job] = std::max(latest_start[s.job], s.at);
   }
-  // The broker's word on a job at the end: "" when it holds it no more.
-  const auto said = [&inspection](JobId id) {
+  // The broker's word on a job at the end: "" when it holds it no more, "discarded" also
+  // when the adapter said the system failed it for good and the broker holds it no more.
+  const auto said = [&inspection, &report](JobId id) {
     const auto it = inspection.jobs.find(id);
-    return it == inspection.jobs.end() ? std::string() : it->second;
+    if (it != inspection.jobs.end()) return it->second;
+    return report.discarded.contains(id) ? std::string("discarded") : std::string();
   };
   std::map<const AttemptRecord*, std::pair<Lease, int>> open;  // lease, slot
   std::map<WorkerId, std::vector<bool>> slots;                 // by process: the slots in use
@@ -285,8 +287,11 @@ Inspection replay(Recorder& recorder, const std::vector<Pushed>& pushed,
         held_unstarted.push_back(id);
       }
     } else if (state == "discarded") {
-      recorder.job_discarded(
-          j.ledger, at, j.last == Outcome::kFailed ? ErrorKind::kHandler : ErrorKind::kShutdown, 0);
+      // Its own error, a process (or pool child) killed under it, or a shutdown's.
+      const ErrorKind why = j.last == Outcome::kFailed   ? ErrorKind::kHandler
+                            : j.last == Outcome::kKilled ? ErrorKind::kWorkerDeath
+                                                         : ErrorKind::kShutdown;
+      recorder.job_discarded(j.ledger, at, why, 0);
     } else if (state == "completed") {
       recorder.audit_error(
           fmt::format("job {}: the broker says completed but no attempt of it "

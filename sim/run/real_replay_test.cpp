@@ -151,6 +151,26 @@ TEST(RealReplay, HeldUnstartedJobsArePendingAndNamedAndVanishedOnesLost) {
             "their attempts was running: fetched ahead (prefetched), not started");
 }
 
+TEST(RealReplay, AJobTheAdapterSaysWasFailedForGoodIsDiscardedWhereTheBrokerKeepsNoRecord) {
+  // Celery without a result backend: job 1's pool child was killed at 4 s and Celery failed
+  // the task (WorkerLostError), which only the adapter saw: discarded by the kill, not
+  // lost. Job 2's process was killed too, and nobody said more: lost. Job 3, which the
+  // adapter also named, is still held by the broker (a later run): the broker's word wins.
+  AdapterReport report;
+  report.attempts = {attempt(1, 1, 4, Outcome::kKilled), attempt(2, 1, 4, Outcome::kKilled),
+                     attempt(3, 1, 4, Outcome::kKilled)};
+  report.discarded = {1, 3};
+  Inspection inspection;
+  inspection.jobs = {{3, "available"}};
+  Replayed r;
+  play(r, 3, report, inspection);
+  EXPECT_TRUE(r.audit.ok) << (r.audit.errors.empty() ? "" : r.audit.errors[0]);
+  EXPECT_EQ(r.recorder.totals().discarded, 1);
+  EXPECT_EQ(r.recorder.totals().discarded_by_shutdown, 1);
+  EXPECT_EQ(r.recorder.totals().lost, 1);
+  EXPECT_EQ(r.recorder.totals().pending, 1);
+}
+
 TEST(RealReplay, AJobRunningAtTheEndIsHeldByItsWorkerWhateverTheBrokersListSays) {
   // Job 1 started at 9.5 s on a process alive at the end; the broker's list lags (Sidekiq
   // lists a job at its process's next heartbeat) and does not name it: in flight, pending,
