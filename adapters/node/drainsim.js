@@ -8,7 +8,10 @@
 //   or fails after fails[attempt - 1] seconds, writing the start and end events; it throws
 //   the job's own error on a failure, and, when `abortSignal` (the system's cancellation
 //   API) aborts first, returns DRAINSIM_CANCEL_LATENCY seconds later: ends "interrupted"
-//   and throws.
+//   and throws;
+// - endOpenRuns(outcome): ends every job body still running with `outcome`, for a system
+//   that has let those jobs go (pg-boss 10's stop() fails them) when the process exits
+//   before the bodies return.
 'use strict';
 const fs = require('fs');
 const readline = require('readline');
@@ -48,13 +51,19 @@ const cancelLatency = Number(process.env.DRAINSIM_CANCEL_LATENCY || 0);
 // attempt at once (a stalled job its own worker fetched again).
 let runs = 0;
 
+// The bodies running now, by run: {job, attempt}.
+const open = new Map();
+
 async function runJob({ job, duration_s: duration, fails = [] }, attempt, fields, abortSignal) {
   const run = ++runs;
   event({ event: 'start', job, attempt, run, ...fields });
+  open.set(run, { job, attempt });
   const failAfter = fails[attempt - 1];
   const failing = typeof failAfter === 'number' && failAfter < duration;
-  if (!await sleep(failing ? failAfter : duration, abortSignal)) {
-    await sleep(cancelLatency);
+  const done = await sleep(failing ? failAfter : duration, abortSignal);
+  if (!done) await sleep(cancelLatency);
+  if (!open.delete(run)) return;  // ended already, by endOpenRuns
+  if (!done) {
     event({ event: 'end', job, attempt, run, outcome: 'interrupted' });
     throw new Error(`drainsim: job ${job} aborted by the worker's shutdown`);
   }
@@ -62,4 +71,9 @@ async function runJob({ job, duration_s: duration, fails = [] }, attempt, fields
   if (failing) throw new Error(`drainsim: job ${job} fails as the scenario says`);
 }
 
-module.exports = { event, jobLines, runJob };
+function endOpenRuns(outcome) {
+  for (const [run, { job, attempt }] of open) event({ event: 'end', job, attempt, run, outcome });
+  open.clear();
+}
+
+module.exports = { event, jobLines, runJob, endOpenRuns };

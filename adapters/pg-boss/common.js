@@ -1,18 +1,40 @@
 // What the pg-boss adapter's three programs share: the PostgreSQL connection drainsim gives
-// (DRAINSIM_BROKER_URL, postgresql://drainsim@/drainsim?host=DIR, a unix socket folder) and
-// the queue's name. The events, stdin lines and job body are every Node adapter's
-// (../node/drainsim.js).
+// (DRAINSIM_BROKER_URL, postgresql://drainsim@/drainsim?host=DIR, a unix socket folder), the
+// queue's name, and what differs between the releases they run on. The events, stdin lines
+// and job body are every Node adapter's (../node/drainsim.js).
+// The pg-boss release is the one installed in DRAINSIM_PGBOSS_RELEASE (a folder with its
+// package-lock.json and node_modules), this folder's 9.0.3 when unset: adapters/pg-boss-10
+// runs these same programs on pg-boss 10.
 'use strict';
-const PgBoss = require('pg-boss');
 
-// A PgBoss on drainsim's database. Only workers supervise (expire, archive) and schedule,
-// as in an application whose enqueuer is a web process.
-function boss({ worker }) {
+// `require(name)` as from the release's folder.
+function load(name) {
+  const from = process.env.DRAINSIM_PGBOSS_RELEASE || __dirname;
+  return require(require.resolve(name, { paths: [from] }));
+}
+
+const PgBoss = load('pg-boss');
+const version = load('pg-boss/package.json').version;
+// pg-boss 10: a queue must be created before jobs are sent to it or worked; work()'s
+// handler takes an array of jobs (batchSize, 1 here) with camelCase metadata; the supervisor
+// and scheduler are turned off with supervise/schedule false; stop() fails the jobs still
+// active at its timeout; the job table's columns are snake_case (start_after).
+const v10 = Number(version.split('.')[0]) >= 10;
+
+const queueName = process.env.DRAINSIM_QUEUE || 'default';
+
+// A PgBoss on drainsim's database, started. Only workers supervise (expire, archive) and
+// schedule, as in an application whose enqueuer is a web process. pg-boss 10: only the
+// enqueuer creates the queue, before its first send (a deploy step's work): createQueue
+// called by several processes at once deadlocked in PostgreSQL (measured, 10.4.2), and a
+// worker's fetch finds nothing in a queue not created yet.
+async function start({ worker }) {
   const url = process.env.DRAINSIM_BROKER_URL || '';
   if (!url.startsWith('postgresql://')) {
     throw new Error(`DRAINSIM_BROKER_URL: expected postgresql://..., got "${url}"`);
   }
-  const options = { connectionString: url, noSupervisor: !worker, noScheduling: !worker };
+  const options = v10 ? { connectionString: url, supervise: worker, schedule: worker }
+                      : { connectionString: url, noSupervisor: !worker, noScheduling: !worker };
   // The profile's expiry_check_interval: pg-boss 9 expires jobs in its maintenance, which it
   // runs every maintenanceIntervalSeconds (whole seconds, at least 1).
   const every = process.env.DRAINSIM_OPT_EXPIRY_CHECK_INTERVAL;
@@ -25,9 +47,20 @@ function boss({ worker }) {
   }
   const b = new PgBoss(options);
   b.on('error', (err) => console.error('pg-boss error:', err.message));
+  await b.start();
+  if (v10 && !worker) await b.createQueue(queueName);
   return b;
 }
 
-const queueName = process.env.DRAINSIM_QUEUE || 'default';
+// The one job a work() handler is given: pg-boss 10 passes an array, 9 the job.
+function jobOf(arg) {
+  return Array.isArray(arg) ? arg[0] : arg;
+}
 
-module.exports = { boss, queueName };
+// How many times pg-boss has retried `job` (includeMetadata): 10's retryCount, 9's
+// retrycount.
+function retriesOf(job) {
+  return v10 ? job.retryCount : job.retrycount;
+}
+
+module.exports = { start, jobOf, retriesOf, load, queueName, version, v10 };

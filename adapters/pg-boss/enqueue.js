@@ -5,7 +5,7 @@
 // (pg-boss's 15 min otherwise); prints "enqueued JOB" once PostgreSQL has it. Exits 0 at the
 // end of its input.
 'use strict';
-const { boss: makeBoss, queueName } = require('./common');
+const { start, queueName } = require('./common');
 const { jobLines } = require('../node/drainsim');
 
 const options = {};
@@ -15,13 +15,12 @@ if (process.env.DRAINSIM_VISIBILITY_TIMEOUT) {
 }
 
 async function main() {
-  const boss = makeBoss({ worker: false });
-  await boss.start();
+  const boss = await start({ worker: false });
   for await (const data of jobLines()) {
     await boss.send(queueName, data, options);
     process.stdout.write(`enqueued ${data.job}\n`);
   }
-  await boss.stop({ graceful: false, destroy: true });
+  await boss.stop({ graceful: false, destroy: true, close: true });  // 9 says destroy, 10 close
 }
 main().catch((err) => {
   console.error(err);

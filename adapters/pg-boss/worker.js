@@ -1,39 +1,48 @@
-// drainsim's pg-boss worker: one worker process (one container's) running pg-boss 9's
+// drainsim's pg-boss worker: one worker process (one container's) running pg-boss's
 // work() on DRAINSIM_QUEUE, DRAINSIM_CONCURRENCY jobs at once: that many work()
-// subscriptions of one job each (each polls every 2 s, pg-boss's newJobCheckInterval).
+// subscriptions of one job each (each polls every 2 s, pg-boss's newJobCheckInterval, 10's
+// pollingIntervalSeconds).
 // Not one subscription with teamSize and teamRefill: stop() does not see the jobs such a
 // team runs (its worker's `jobs` is empty while they run) and stops without waiting. SIGTERM and SIGINT stop it as pg-boss's docs
 // tell an application to: `boss.stop({ graceful: true, timeout })` with the scenario's
 // grace period as the timeout (pg-boss's default, 30 s, is the profile's), then, once
-// pg-boss says `stopped`, exit. pg-boss 9's stop waits for the running jobs up to the
-// timeout and then stops without touching them: they stay active until they expire. A job
+// pg-boss says `stopped`, exit. Both releases' stop() wait for the running jobs up to the
+// timeout (9 checks once a second, 10 every half second); then 9 stops without touching
+// them (they stay active until they expire), while 10 fails them (retried as its retry
+// policy says), and their bodies, still running, end `interrupted` at the exit. A job
 // sleeps its duration, or throws its own error after fails[attempt - 1] seconds. Events:
 // ready, shutdown, and start/end of every attempt (adapters/README.md); `attempt` is
-// pg-boss's retrycount + 1.
+// pg-boss's retry count + 1 (10 counts a retry when the job is fetched again, 9 when it
+// fails: the same number for each run).
 'use strict';
-const { boss: makeBoss, queueName } = require('./common');
-const { event, runJob } = require('../node/drainsim');
+const { start, jobOf, retriesOf, queueName, v10 } = require('./common');
+const { event, runJob, endOpenRuns } = require('../node/drainsim');
 
 const concurrency = Number(process.env.DRAINSIM_CONCURRENCY || 1);
 const grace = process.env.DRAINSIM_GRACE_PERIOD || '30';
-const handler = (job) => runJob(job.data, job.retrycount + 1, { pgboss_id: job.id });
+const handler = (arg) => {
+  const job = jobOf(arg);
+  return runJob(job.data, retriesOf(job) + 1, { pgboss_id: job.id });
+};
 
 async function main() {
-  const boss = makeBoss({ worker: true });
+  const boss = await start({ worker: true });
   let stopping = false;
   async function shutdown(signal) {
     if (stopping) return;  // already stopping
     stopping = true;
     console.log(`${signal}: stopping pg-boss`);
     event({ event: 'shutdown' });
-    boss.on('stopped', () => process.exit(0));
+    boss.on('stopped', () => {
+      if (v10) endOpenRuns('interrupted');  // failed by stop(): pg-boss has let them go
+      process.exit(0);
+    });
     // "forever" has no pg-boss equivalent: a day stands for it.
     const timeout = grace === 'forever' ? 86400000 : Math.round(Number(grace) * 1000);
     await boss.stop({ graceful: true, timeout });
   }
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
-  await boss.start();
   for (let i = 0; i < concurrency; ++i) {
     await boss.work(queueName, { includeMetadata: true }, handler);
   }

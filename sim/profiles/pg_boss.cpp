@@ -88,7 +88,7 @@ Profile pg_boss() {
                 "maintenanceIntervalSeconds (120 s unless set)"}};
   p.apply = apply;
   p.settings = settings;
-  p.adapters = {"pg-boss"};
+  p.adapters = {"pg-boss", "pg-boss-10"};
   return p;
 }
 

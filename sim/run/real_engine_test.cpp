@@ -18,6 +18,7 @@
 
 #include "io/json_reader.h"
 #include "io/scenario_reader.h"
+#include "run/run_scenario.h"
 
 namespace drainsim {
 namespace {
@@ -206,7 +207,8 @@ Scenario close_outlasts_the_lock(const std::string& options) {
     "workload": {"arrival": {"kind": "list", "at": ["0s"]},
                  "job_duration": {"kind": "constant", "value": "12s"}},
     "worker": {"profile": "bullmq", "concurrency": 1, "heartbeat_interval": "1s",
-               "options": )" + options + R"(},
+               "options": )" +
+                            options + R"(},
     "backend": {"visibility_timeout": "3s"},
     "platform": {"replicas": 1, "pod_start_delay": "0s", "restart_delay": "0s",
                  "termination_grace_period": "60s"},
@@ -218,8 +220,8 @@ TEST(RealBullmq, CloseKeepsExtendingTheLockSoTheJobRunsOnce) {
   // BullMQ 6.7: the closing pod-0 still extends job 0's lock every second, so pod-1's stalled
   // checks never find it lapsed: one attempt, from Node's start-up (about 1 s) to 12 s
   // later; pod-0 exits once it is done, about 11 s after its TERM.
-  const RunOutput out = run_real(close_outlasts_the_lock(R"({"stalled_interval": "2s"})"),
-                                 real_system("bullmq"));
+  const RunOutput out =
+      run_real(close_outlasts_the_lock(R"({"stalled_interval": "2s"})"), real_system("bullmq"));
   const JobTotals& j = out.summary.jobs;
   EXPECT_TRUE(out.summary.audit.ok);
   EXPECT_EQ(j.completed, 1);
@@ -419,6 +421,86 @@ TEST(RealCelery, OnRabbitmqAnOomKilledTaskComesBackWhenItsConnectionDrops) {
   EXPECT_EQ(out.results.at("real").at("versions").at("rabbitmq"), "3.10.8");
 }
 
+// Jobs 0 and 1 (8 s each) at 0 s and 4 s on one Celery pod (-c 2): job 0 starts when the
+// worker is up (~1.5-3 s), job 1 at 4 s. At 6 s the OOM killer takes one pool child: the
+// one that has run its task the longest, job 0's.
+constexpr const char* kChildKill = R"({"name": "cel-child", "duration": "5s", "settle": "40s",
+    "workload": {"arrival": {"kind": "list", "at": ["0s", "4s"]},
+                 "job_duration": {"kind": "constant", "value": "8s"}},
+    "worker": {"profile": "celery", "concurrency": 2, "options": OPTIONS},
+    "platform": {"replicas": 1, "pod_start_delay": "0s"},
+    "events": [{"at": "6s", "kind": "oom_kill_child", "pod": "pod-0"}]})";
+
+Scenario child_kill(const std::string& options) {
+  std::string text = kChildKill;
+  text.replace(text.find("OPTIONS"), 7, options);
+  return parse_scenario(text, "cel-child.json");
+}
+
+TEST(RealCelery, AnOomKillOfAPoolChildFailsItsTaskForGood) {
+  // Acknowledged on receipt (Celery's default): the main process sees the child die and
+  // fails job 0 for good (WorkerLostError), which the adapter says (no result backend
+  // keeps it): discarded, a job loss, as the model has it. The worker lives on: job 1
+  // completes 8 s after its start, nothing is retried.
+  const Scenario s = child_kill("{}");
+  const RunOutput out = run_real(s, real_system("celery-redis"));
+  const JobTotals& j = out.summary.jobs;
+  EXPECT_TRUE(out.summary.audit.ok);
+  EXPECT_EQ(j.completed, 1);
+  EXPECT_EQ(j.discarded, 1);
+  EXPECT_EQ(j.lost, 0);
+  EXPECT_EQ(out.summary.job_loss(), 1);
+  EXPECT_EQ(j.shutdown_retries, 0);
+  const std::vector<json> rows = attempts(out);
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0][0], 0);
+  EXPECT_EQ(rows[0][7], "killed");
+  EXPECT_NEAR(rows[0][6].get<double>(), 6, 0.2);
+  EXPECT_EQ(rows[1][0], 1);
+  EXPECT_EQ(rows[1][7], "completed");
+  EXPECT_NEAR(rows[1][5].get<double>(), 4, 0.3);
+  EXPECT_NEAR(rows[1][6].get<double>() - rows[1][5].get<double>(), 8, 0.2);
+  const json& p0 = *process_of(out, 0);
+  EXPECT_EQ(p0.at("exit"), "running_at_end");  // one child died, not the worker
+  EXPECT_EQ(out.results.at("pods").at(0).at("processes").size(), 1u);
+  // The model says the same of the same scenario.
+  const RunOutput model = run_scenario(s, RunOptions{});
+  EXPECT_EQ(model.summary.jobs.completed, 1);
+  EXPECT_EQ(model.summary.jobs.discarded, 1);
+  EXPECT_EQ(model.summary.jobs.shutdown_retries, 0);
+}
+
+TEST(RealCelery, OnRabbitmqAPoolChildsTaskGoesBackToItsQueueWithRejectOnWorkerLost) {
+  // acks_late with task_reject_on_worker_lost on RabbitMQ: the main process rejects job 0's
+  // message back to its queue when its child dies at 6 s, and the replaced child runs it
+  // again at once, 8 s, as attempt 1 (a requeue counts no retry in Celery): nothing lost,
+  // one shutdown retry, as the model has it.
+  const Scenario s =
+      child_kill(R"({"acks_late": true, "reject_on_worker_lost": true, "rabbitmq": true})");
+  const RunOutput out = run_real(s, real_system("celery-rabbitmq"));
+  const JobTotals& j = out.summary.jobs;
+  EXPECT_TRUE(out.summary.audit.ok);
+  EXPECT_EQ(j.completed, 2);
+  EXPECT_EQ(j.discarded, 0);
+  EXPECT_EQ(j.lost, 0);
+  EXPECT_EQ(j.shutdown_retries, 1);
+  EXPECT_EQ(j.duplicate_executions, 0);
+  const std::vector<json> rows = attempts(out);
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows[0][0], 0);
+  EXPECT_EQ(rows[0][7], "killed");
+  EXPECT_NEAR(rows[0][6].get<double>(), 6, 0.2);
+  EXPECT_EQ(rows[2][0], 0);
+  EXPECT_EQ(rows[2][1], 1);
+  EXPECT_EQ(rows[2][7], "completed");
+  EXPECT_GE(rows[2][5].get<double>(), 6);
+  EXPECT_LE(rows[2][5].get<double>(), 8);
+  EXPECT_NEAR(rows[2][6].get<double>() - rows[2][5].get<double>(), 8, 0.2);
+  const RunOutput model = run_scenario(s, RunOptions{});
+  EXPECT_EQ(model.summary.jobs.completed, 2);
+  EXPECT_EQ(model.summary.jobs.shutdown_retries, 1);
+}
+
 TEST(RealPgBoss, StopWaitsItsTimeoutThenLeavesTheRunningJobActive) {
   // pg-boss 9 on PostgreSQL 15, two work() subscriptions (each polls every 2 s): job 0
   // (1 s) at 0 runs at once; job 1 (30 s) at 0.5 s is taken on the next poll. The pod is
@@ -450,6 +532,46 @@ TEST(RealPgBoss, StopWaitsItsTimeoutThenLeavesTheRunningJobActive) {
   EXPECT_EQ(rows[1][7], "abandoned");
   EXPECT_NEAR(rows[1][6].get<double>(), 8, 0.4);
   EXPECT_EQ(out.results.at("real").at("versions").at("pg-boss"), "9.0.3");
+}
+
+TEST(RealPgBoss10, StopFailsTheJobStillActiveAtItsTimeoutAndItRunsAgainAtOnce) {
+  // The same TERM on pg-boss 10 (fails_active_at_stop, the profile's default): job 1 (10 s
+  // here) still runs when stop()'s 3 s timeout ends at 8 s, so pg-boss fails it ("shut
+  // down while active") and the worker exits 0, its body ending interrupted. retryLimit 2
+  // retries it at once: the replacement pod-1 (up since ~6 s) takes it within its 2 s poll
+  // and runs it, as attempt 2 (pg-boss 10 counts a retry when it fetches the job again),
+  // to completion. Nothing pending, nothing lost, one shutdown retry.
+  const Scenario s = parse_scenario(R"({"name": "pgb10-term", "duration": "3s", "settle": "30s",
+    "workload": {"arrival": {"kind": "list", "at": ["0s", "0.5s"]},
+                 "job_duration": {"kind": "sequence", "values": ["1s", "10s"]}},
+    "worker": {"profile": "pg-boss", "concurrency": 2, "grace_period": "3s"},
+    "platform": {"replicas": 1, "termination_grace_period": "10s", "pod_start_delay": "0s"},
+    "events": [{"at": "5s", "kind": "delete_pod", "pod": "pod-0"}]})",
+                                    "pgb10-term.json");
+  const RunOutput out = run_real(s, real_system("pg-boss-10"));
+  const JobTotals& j = out.summary.jobs;
+  EXPECT_TRUE(out.summary.audit.ok);
+  EXPECT_EQ(j.completed, 2);
+  EXPECT_EQ(j.pending, 0);
+  EXPECT_EQ(j.lost, 0);
+  EXPECT_EQ(j.shutdown_retries, 1);
+  const json* p0 = process_of(out, 0);
+  EXPECT_EQ(p0->at("exit"), "clean");
+  EXPECT_NEAR(p0->at("drain_latency_s").get<double>(), 3, 0.4);
+  const std::vector<json> rows = attempts(out);
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows[1][0], 1);
+  EXPECT_EQ(rows[1][2], 0);
+  EXPECT_EQ(rows[1][7], "interrupted");
+  EXPECT_NEAR(rows[1][6].get<double>(), 8, 0.4);
+  EXPECT_EQ(rows[2][0], 1);
+  EXPECT_EQ(rows[2][1], 2);
+  EXPECT_EQ(rows[2][2], 1);
+  EXPECT_EQ(rows[2][7], "completed");
+  EXPECT_GE(rows[2][5].get<double>(), 8);
+  EXPECT_LE(rows[2][5].get<double>(), 10.5);
+  EXPECT_NEAR(rows[2][6].get<double>() - rows[2][5].get<double>(), 10, 0.2);
+  EXPECT_EQ(out.results.at("real").at("versions").at("pg-boss"), "10.4.2");
 }
 
 TEST(RealGraphileWorker, AbortsTheJobFiveSecondsAfterTermAndRetriesItAfterItsBackoff) {
