@@ -110,6 +110,13 @@ class Pairing(unittest.TestCase):
         self.assertTrue(fidelity.fits(case, self.BULLMQ_4))
         self.assertFalse(fidelity.fits(case, self.BULLMQ))
 
+    def test_a_case_that_names_a_release_runs_only_on_that_release(self):
+        case = {"worker": {"profile": "bullmq",
+                           "options": {"renews_locks_while_closing": True}}}
+        self.assertFalse(fidelity.fits(case, self.BULLMQ_4))
+        case["worker"]["options"]["renews_locks_while_closing"] = False
+        self.assertTrue(fidelity.fits(case, self.BULLMQ_4))
+
     def test_the_release_options_are_set_where_the_case_leaves_them(self):
         saved = fidelity.manifests
         fidelity.manifests = lambda: {"bq4": self.BULLMQ_4}
