@@ -23,12 +23,9 @@ const v10 = Number(version.split('.')[0]) >= 10;
 
 const queueName = process.env.DRAINSIM_QUEUE || 'default';
 
-// A PgBoss on drainsim's database, started. Only workers supervise (expire, archive) and
-// schedule, as in an application whose enqueuer is a web process. pg-boss 10: only the
-// enqueuer creates the queue, before its first send (a deploy step's work): createQueue
-// called by several processes at once deadlocked in PostgreSQL (measured, 10.4.2), and a
-// worker's fetch finds nothing in a queue not created yet.
-async function start({ worker }) {
+// A PgBoss on drainsim's database. Only workers supervise (expire, archive) and schedule,
+// as in an application whose enqueuer is a web process.
+function boss({ worker }) {
   const url = process.env.DRAINSIM_BROKER_URL || '';
   if (!url.startsWith('postgresql://')) {
     throw new Error(`DRAINSIM_BROKER_URL: expected postgresql://..., got "${url}"`);
@@ -47,9 +44,16 @@ async function start({ worker }) {
   }
   const b = new PgBoss(options);
   b.on('error', (err) => console.error('pg-boss error:', err.message));
+  return b;
+}
+
+// Starts `b`. pg-boss 10: the enqueuer (not a worker) then creates the queue, before its
+// first send (a deploy step's work): createQueue called by several processes at once
+// deadlocked in PostgreSQL (measured, 10.4.2), and a worker's fetch finds nothing in a
+// queue not created yet.
+async function start(b, { worker }) {
   await b.start();
   if (v10 && !worker) await b.createQueue(queueName);
-  return b;
 }
 
 // The one job a work() handler is given: pg-boss 10 passes an array, 9 the job.
@@ -63,4 +67,4 @@ function retriesOf(job) {
   return v10 ? job.retryCount : job.retrycount;
 }
 
-module.exports = { start, jobOf, retriesOf, load, queueName, version, v10 };
+module.exports = { boss, start, jobOf, retriesOf, load, queueName, version, v10 };

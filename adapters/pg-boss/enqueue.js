@@ -5,7 +5,7 @@
 // (pg-boss's 15 min otherwise); prints "enqueued JOB" once PostgreSQL has it. Exits 0 at the
 // end of its input.
 'use strict';
-const { start, queueName } = require('./common');
+const { boss: makeBoss, start, queueName } = require('./common');
 const { jobLines } = require('../node/drainsim');
 
 const options = {};
@@ -15,7 +15,8 @@ if (process.env.DRAINSIM_VISIBILITY_TIMEOUT) {
 }
 
 async function main() {
-  const boss = await start({ worker: false });
+  const boss = makeBoss({ worker: false });
+  await start(boss, { worker: false });
   for await (const data of jobLines()) {
     await boss.send(queueName, data, options);
     process.stdout.write(`enqueued ${data.job}\n`);

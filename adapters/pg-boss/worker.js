@@ -15,7 +15,7 @@
 // pg-boss's retry count + 1 (10 counts a retry when the job is fetched again, 9 when it
 // fails: the same number for each run).
 'use strict';
-const { start, jobOf, retriesOf, queueName, v10 } = require('./common');
+const { boss: makeBoss, start, jobOf, retriesOf, queueName, v10 } = require('./common');
 const { event, runJob, endOpenRuns } = require('../node/drainsim');
 
 const concurrency = Number(process.env.DRAINSIM_CONCURRENCY || 1);
@@ -26,7 +26,7 @@ const handler = (arg) => {
 };
 
 async function main() {
-  const boss = await start({ worker: true });
+  const boss = makeBoss({ worker: true });
   let stopping = false;
   async function shutdown(signal) {
     if (stopping) return;  // already stopping
@@ -43,6 +43,7 @@ async function main() {
   }
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
+  await start(boss, { worker: true });
   for (let i = 0; i < concurrency; ++i) {
     await boss.work(queueName, { includeMetadata: true }, handler);
   }
