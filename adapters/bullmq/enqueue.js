@@ -13,7 +13,7 @@ const queue = new Queue(queueName, { connection: connection() });
 const attempts = process.env.DRAINSIM_MAX_ATTEMPTS ? Number(process.env.DRAINSIM_MAX_ATTEMPTS) : undefined;
 
 async function main() {
-  for await (const data of jobLines()) {
+  for await (const { payload: data } of jobLines()) {
     await queue.add('drainsim', data, { jobId: `d${data.job}`, ...(attempts ? { attempts } : {}) });
     process.stdout.write(`enqueued ${data.job}\n`);
   }

@@ -2,8 +2,10 @@
 // of adapters/README.md in Node, with nothing beyond Node's own modules:
 // - event(fields): one JSON line appended to DRAINSIM_EVENTS (one write, O_APPEND), with
 //   t (unix seconds), pid and worker (DRAINSIM_WORKER) filled in;
-// - jobLines(): the enqueuer's stdin, "JOB DURATION_S [FAIL_1 ...]", as job payloads
-//   {job, duration_s, fails} (a fail is null for "-", else seconds);
+// - jobLines(): the enqueuer's stdin, "JOB DURATION_S [FAIL_1 ...] [class=NAME attempts=N
+//   [serial=true] [singleton=true]]", as {payload, push}: the job's payload {job,
+//   duration_s, fails} (a fail is null for "-", else seconds) and what the push asks of the
+//   system, {class, attempts, serial, singleton} (empty without job classes);
 // - runJob(payload, attempt, fields, abortSignal): the job body. It sleeps its duration,
 //   or fails after fails[attempt - 1] seconds, writing the start and end events; it throws
 //   the job's own error on a failure, and, when `abortSignal` (the system's cancellation
@@ -28,10 +30,17 @@ function event(fields) {
 async function* jobLines() {
   const lines = readline.createInterface({ input: process.stdin, terminal: false });
   for await (const line of lines) {
-    const [job, duration, ...fails] = line.trim().split(/\s+/);
+    const [job, duration, ...rest] = line.trim().split(/\s+/);
     if (!job) continue;
-    yield { job: Number(job), duration_s: Number(duration),
-            fails: fails.map((f) => (f === '-' ? null : Number(f))) };
+    const fails = rest.filter((w) => !w.includes('='));
+    const push = {};
+    for (const w of rest.filter((x) => x.includes('='))) {
+      const [key, value] = w.split('=');
+      push[key] = key === 'class' ? value : key === 'attempts' ? Number(value) : value === 'true';
+    }
+    yield { payload: { job: Number(job), duration_s: Number(duration),
+                       fails: fails.map((f) => (f === '-' ? null : Number(f))) },
+            push };
   }
 }
 

@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <set>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -156,10 +157,38 @@ std::vector<std::string> not_honoured(const Scenario& s, const SystemManifest& s
                     path, system.system, want[path].dump(), value.dump()));
   }
   const WorkloadConfig& w = s.workload;
-  if (!w.classes.empty()) {
-    out.push_back(
-        "workload.classes: the adapters give every job the one retry policy; job classes are "
-        "not run on real systems yet");
+  // Job classes: the enqueuer is told each job's class, its attempts and whether it is
+  // serial or a singleton (adapters/README.md); durations and failures are drainsim's own.
+  // "workload.classes.retry": the adapter gives each job its class's max_attempts.
+  const RetryPolicy& r = s.backend.retry;
+  for (std::size_t i = 0; i < w.classes.size(); ++i) {
+    const JobClass& c = w.classes[i];
+    const std::string at = fmt::format("workload.classes[{}]", i);
+    if (!honoured("workload.classes.retry", system.honours)) {
+      out.push_back(
+          fmt::format("{}: the real {}'s adapter gives every job the one retry "
+                      "policy (its system.json does not honour "
+                      "workload.classes.retry)",
+                      at, system.system));
+      break;
+    }
+    if (c.retry.initial_interval != r.initial_interval ||
+        c.retry.backoff_coefficient != r.backoff_coefficient ||
+        c.retry.max_interval != r.max_interval || c.retry.jitter != r.jitter) {
+      out.push_back(
+          fmt::format("{}.retry: the real {} is given a class's max_attempts only; "
+                      "its backoff must be backend.retry's",
+                      at, system.system));
+    }
+    for (const auto& [field, set] :
+         {std::pair{"serial", c.serial}, std::pair{"singleton", c.singleton}}) {
+      if (set && !honoured(std::string("workload.classes.") + field, system.honours)) {
+        out.push_back(
+            fmt::format("{}.{}: the real {} has no {} job class (its system.json "
+                        "does not honour workload.classes.{})",
+                        at, field, system.system, field, field));
+      }
+    }
   }
   if (w.checkpointing) {
     out.push_back(fmt::format("workload.checkpointing: the real {}'s jobs save no checkpoints",

@@ -183,6 +183,36 @@ TEST(NotHonoured, AnOomKillOfOnePoolChildNeedsAnAdapterThatNamesItsChildren) {
   EXPECT_TRUE(not_honoured(s, m).empty());
 }
 
+TEST(NotHonoured, JobClassesNeedAnAdapterThatHasWhatEachClassAsks) {
+  // pg-boss 9's adapter: each job's attempts and singleton classes, no serial class. A
+  // class's backoff cannot be given, only its max_attempts.
+  SystemManifest m;
+  m.system = "pgb";
+  m.profile = "pg-boss";
+  m.honours = {"backend.retry.max_attempts", "workload.classes.retry",
+               "workload.classes.singleton"};
+  const auto refused =
+      [&m](const std::string& classes) {
+        return not_honoured(parse_scenario(R"({"name": "x", "duration": "1s",
+      "workload": {"arrival": {"kind": "list", "at": ["0s"]},
+                   "job_duration": {"kind": "constant", "value": "1s"},
+                   "classes": )" + classes + R"(},
+      "platform": {"replicas": 1}, "worker": {"profile": "pg-boss"}})",
+                                           "s.json"),
+                            m);
+      };
+  EXPECT_TRUE(
+      refused(R"([{"name": "a", "singleton": true}, {"name": "b", "retry": {"max_attempts": 1}}])")
+          .empty());
+  EXPECT_EQ(refused(R"([{"name": "a"}, {"name": "b", "serial": true}])"),
+            std::vector<std::string>{
+                "workload.classes[1].serial: the real pgb has no serial job class (its "
+                "system.json does not honour workload.classes.serial)"});
+  EXPECT_EQ(refused(R"([{"name": "a", "retry": {"initial_interval": "5s"}}])"),
+            std::vector<std::string>{"workload.classes[0].retry: the real pgb is given a class's "
+                                     "max_attempts only; its backoff must be backend.retry's"});
+}
+
 TEST(NotHonoured, OnlyFieldsOffTheProfilesDefaultsAndNotGivenAreRefused) {
   SystemManifest m;
   m.system = "sk";
@@ -209,7 +239,7 @@ TEST(NotHonoured, OnlyFieldsOffTheProfilesDefaultsAndNotGivenAreRefused) {
             "backend.retry.max_attempts: the real sk is not given this setting, so it must be the "
             "profile's 26, got 3");
   EXPECT_EQ(bad[1].substr(0, 20), "worker.poll_interval");
-  // Job classes: the adapters cannot give each class its retry policy.
+  // Job classes: this adapter cannot give each class its retry policy.
   const std::string with_classes = R"({"name": "x", "duration": "1s",
     "workload": {"arrival": {"kind": "list", "at": ["0s"]},
                  "job_duration": {"kind": "constant", "value": "1s"},
@@ -217,7 +247,9 @@ TEST(NotHonoured, OnlyFieldsOffTheProfilesDefaultsAndNotGivenAreRefused) {
     "platform": {"replicas": 1}, "worker": {"profile": "sidekiq"}})";
   const std::vector<std::string> classes = not_honoured(parse_scenario(with_classes, "s.json"), m);
   ASSERT_EQ(classes.size(), 1u);
-  EXPECT_EQ(classes[0].substr(0, 17), "workload.classes:");
+  EXPECT_EQ(classes[0],
+            "workload.classes[0]: the real sk's adapter gives every job the one retry policy "
+            "(its system.json does not honour workload.classes.retry)");
   // Another profile: one line, the profile's.
   const std::vector<std::string> other =
       not_honoured(parse_scenario(R"({"name": "x", "duration": "1s",

@@ -208,23 +208,24 @@ void RealSystem::start() {
 }
 
 void RealSystem::read_enqueuer() {
-  boost::asio::async_read_until(*enqueuer_out_, enqueuer_buf_, '\n',
-                                [this](const boost::system::error_code& ec, std::size_t) {
-                                  if (ec) return;  // closed: its exit says why
-                                  rt_.post([this] {
-                                    std::istream lines(&enqueuer_buf_);
-                                    std::string line;
-                                    std::getline(lines, line);
-                                    std::istringstream words(line);
-                                    std::string word;
-                                    std::uint64_t job = 0;
-                                    if (words >> word >> job && word == "enqueued") {
-                                      enqueued_.emplace(job, rt_.now());
-                                      changed();
-                                    }
-                                    read_enqueuer();
-                                  });
-                                });
+  boost::asio::async_read_until(
+      *enqueuer_out_, enqueuer_buf_, '\n',
+      [this](const boost::system::error_code& ec, std::size_t) {
+        if (ec) return;  // closed: its exit says why
+        rt_.post([this] {
+          std::istream lines(&enqueuer_buf_);
+          std::string line;
+          std::getline(lines, line);
+          std::istringstream words(line);
+          std::string word;
+          std::uint64_t job = 0;
+          if (words >> word >> job && (word == "enqueued" || word == "refused")) {
+            (word == "enqueued" ? enqueued_ : refused_).emplace(job, rt_.now());
+            changed();
+          }
+          read_enqueuer();
+        });
+      });
 }
 
 void RealSystem::enqueue(const std::string& line) {

@@ -6,7 +6,8 @@
 // running, "quiet" quiet, "shutdown" draining, and its attempts started and not ended are
 // its active jobs; an attempt's "child" names the pool child that runs it, which an OOM
 // kill of one child (oom_kill_child) takes, as the model's does: the longest-running. The
-// enqueuer's "enqueued JOB" lines say when each push was done. Every process runs in a
+// enqueuer's "enqueued JOB" lines say when each push was done, "refused JOB" which push the
+// system refused. Every process runs in a
 // process group of its own that dies with drainsim, is reaped when it ends, and is killed
 // and reaped by shut_down() (or the destructor). Runs on the models' strand.
 #pragma once
@@ -71,8 +72,10 @@ class RealSystem final : public TimerTarget {
   // Called (on the strand) after anything the run's end may depend on has changed.
   void set_on_change(std::function<void()> fn) { on_change_ = std::move(fn); }
 
-  // When the enqueuer confirmed each push, by job id (run time).
+  // When the enqueuer confirmed each push, by job id (run time); and each push the system
+  // refused ("refused JOB": a singleton class's key was taken).
   const std::map<std::uint64_t, Time>& enqueued() const { return enqueued_; }
+  const std::map<std::uint64_t, Time>& refused() const { return refused_; }
   std::int64_t written() const { return written_; }
   // Attempts started and not ended in processes still alive.
   std::size_t open_attempts() const { return open_.size(); }
@@ -123,6 +126,7 @@ class RealSystem final : public TimerTarget {
   std::unique_ptr<boost::asio::posix::stream_descriptor> enqueuer_out_;
   boost::asio::streambuf enqueuer_buf_;
   std::map<std::uint64_t, Time> enqueued_;
+  std::map<std::uint64_t, Time> refused_;
   std::int64_t written_ = 0;
   std::map<pid_t, std::pair<std::string, std::function<void(std::string, bool)>>> inspections_;
   int inspections_run_ = 0;

@@ -133,18 +133,24 @@ RealSystemOptions system_options(const Scenario& s, const SystemManifest& m, con
 }
 
 // Where the arrivals go: each job is pushed through the system's client as a line
-// "JOB DURATION_S [FAIL_1 ...]", the attempts that fail, and when, drawn as the simulated
-// worker draws them (uniformly in the attempt's run); the pushes are kept for the replay.
+// "JOB DURATION_S [FAIL_1 ...] [class=NAME attempts=N [serial=true] [singleton=true]]", the
+// attempts that fail, and when, drawn as the simulated worker draws them (uniformly in the
+// attempt's run), then, in a workload with classes, the job's class and what it asks of
+// the system; the pushes are kept for the replay.
 JobSink push_into(RealSystem& system, const Scenario& s, Runtime& rt, std::vector<Pushed>& pushed) {
   Rng& behaviour = rt.rng(Stream::kJobBehaviour);
   return [&system, &s, &rt, &pushed, &behaviour](const JobSpec& spec) {
     const JobId id = pushed.size();
     pushed.push_back({id, rt.now(), spec});
+    const WorkloadConfig& w = s.workload;
+    const double failure_rate = w.failure_rate_of(spec.job_class);
+    const int attempts = w.classes.empty() ? s.backend.retry.max_attempts
+                                           : w.classes[spec.job_class].retry.max_attempts;
     std::string line = fmt::format("{} {}", id, seconds(spec.work));
     std::string fails;
     bool any = false;
-    for (int k = 0; k < s.backend.retry.max_attempts && s.workload.failure_rate > 0; ++k) {
-      if (behaviour.bernoulli(s.workload.failure_rate)) {
+    for (int k = 0; k < attempts && failure_rate > 0; ++k) {
+      if (behaviour.bernoulli(failure_rate)) {
         fails +=
             " " +
             seconds(static_cast<Duration>(static_cast<double>(spec.work) * behaviour.uniform()));
@@ -153,7 +159,13 @@ JobSink push_into(RealSystem& system, const Scenario& s, Runtime& rt, std::vecto
         fails += " -";
       }
     }
-    system.enqueue(any ? line + fails : line);
+    if (any) line += fails;
+    if (!w.classes.empty()) {
+      const JobClass& c = w.classes[spec.job_class];
+      line += fmt::format(" class={} attempts={}{}{}", c.name, attempts,
+                          c.serial ? " serial=true" : "", c.singleton ? " singleton=true" : "");
+    }
+    system.enqueue(line);
   };
 }
 
@@ -265,7 +277,8 @@ RunOutput run_real(const Scenario& s, const RunOptions& o) {
   const std::function<bool()> idle = [&] {
     return models.workload.done() && models.script.done() && !models.platform.busy() &&
            system.open_attempts() == 0 &&
-           static_cast<std::int64_t>(system.enqueued().size()) == system.written();
+           static_cast<std::int64_t>(system.enqueued().size() + system.refused().size()) ==
+               system.written();
   };
   RealEnd ending(*rt, system, idle, s.duration + s.settle, manifest.system);
   system.set_on_change([&] { ending.check(); });
@@ -300,6 +313,9 @@ RunOutput run_real(const Scenario& s, const RunOptions& o) {
   if (!o.real.keep.empty()) keep_files(dir, o.real.keep);
   if (!ending.failure.empty()) throw RunError(ending.failure);
 
+  for (const auto& [job, at] : system.refused()) {
+    if (job < pushed.size()) pushed[job].refused = true;
+  }
   std::map<pid_t, ProcessEnding> endings;
   for (const RealEnding& e : system.endings()) endings[e.pid] = {e.at, e.signalled};
   std::ifstream in(events);

@@ -534,6 +534,35 @@ TEST(RealPgBoss, StopWaitsItsTimeoutThenLeavesTheRunningJobActive) {
   EXPECT_EQ(out.results.at("real").at("versions").at("pg-boss"), "9.0.3");
 }
 
+TEST(RealPgBoss, ASingletonClassRefusesAPushWhileItsJobIsUnfinished) {
+  // pg-boss 9's singletonKey: every job of the class "report" shares one key. Job 0 (5 s)
+  // at 0 runs from the worker's first fetch (the model's first poll is at 2 s); the push of
+  // job 1 at 1 s finds the key taken and creates no job (send() returns null); job 2 at
+  // 10 s, after job 0 completed (by 7 s), is created and runs. The model says the same.
+  const Scenario s = parse_scenario(R"({"name": "pgb-single", "duration": "11s", "settle": "15s",
+    "workload": {"arrival": {"kind": "list", "at": ["0s", "1s", "10s"]},
+                 "job_duration": {"kind": "sequence", "values": ["5s", "1s", "1s"]},
+                 "classes": [{"name": "report", "singleton": true, "retry": {"max_attempts": 1}}]},
+    "worker": {"profile": "pg-boss", "concurrency": 2, "options": {"fails_active_at_stop": false}},
+    "platform": {"replicas": 1, "pod_start_delay": "0s"}})",
+                                    "pgb-single.json");
+  const RunOutput out = run_real(s, real_system("pg-boss"));
+  const JobTotals& j = out.summary.jobs;
+  EXPECT_TRUE(out.summary.audit.ok);
+  EXPECT_EQ(j.enqueued, 2);
+  EXPECT_EQ(j.pushes_refused, 1);
+  EXPECT_EQ(j.completed, 2);
+  EXPECT_EQ(j.lost, 0);
+  const std::vector<json> rows = attempts(out);
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0][0], 0);
+  EXPECT_EQ(rows[1][0], 2);
+  EXPECT_GE(rows[1][5].get<double>(), 10);
+  const RunOutput model = run_scenario(s, RunOptions{});
+  EXPECT_EQ(model.summary.jobs.enqueued, 2);
+  EXPECT_EQ(model.summary.jobs.pushes_refused, 1);
+}
+
 TEST(RealPgBoss10, StopFailsTheJobStillActiveAtItsTimeoutAndItRunsAgainAtOnce) {
   // The same TERM on pg-boss 10 (fails_active_at_stop, the profile's default): job 1 (10 s
   // here) still runs when stop()'s 3 s timeout ends at 8 s, so pg-boss fails it ("shut
@@ -572,6 +601,34 @@ TEST(RealPgBoss10, StopFailsTheJobStillActiveAtItsTimeoutAndItRunsAgainAtOnce) {
   EXPECT_LE(rows[2][5].get<double>(), 10.5);
   EXPECT_NEAR(rows[2][6].get<double>() - rows[2][5].get<double>(), 10, 0.2);
   EXPECT_EQ(out.results.at("real").at("versions").at("pg-boss"), "10.4.2");
+}
+
+TEST(RealGraphileWorker, ASerialClassRunsItsJobsOneAtATimeInItsNamedQueue) {
+  // graphile-worker's named job queues: every job of the class "ledger" goes to the queue
+  // "drainsim-ledger", which runs one job at a time though the worker has 3 slots. Jobs
+  // 0-2 (2 s each) at 0, 0.2 s and 0.4 s: each starts once the one before it has
+  // completed (within the worker's 2 s poll), never beside it. Without the class they would
+  // all run at once.
+  const Scenario s = parse_scenario(R"({"name": "gw-serial", "duration": "1s", "settle": "20s",
+    "workload": {"arrival": {"kind": "list", "at": ["0s", "0.2s", "0.4s"]},
+                 "job_duration": {"kind": "constant", "value": "2s"},
+                 "classes": [{"name": "ledger", "serial": true}]},
+    "worker": {"profile": "graphile-worker", "concurrency": 3},
+    "platform": {"replicas": 1, "pod_start_delay": "0s"}})",
+                                    "gw-serial.json");
+  const RunOutput out = run_real(s, real_system("graphile-worker"));
+  const JobTotals& j = out.summary.jobs;
+  EXPECT_TRUE(out.summary.audit.ok);
+  EXPECT_EQ(j.completed, 3);
+  const std::vector<json> rows = attempts(out);
+  ASSERT_EQ(rows.size(), 3u);
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    EXPECT_EQ(rows[i][0], static_cast<int>(i));  // in queue order
+    EXPECT_NEAR(rows[i][6].get<double>() - rows[i][5].get<double>(), 2, 0.2);
+    if (i == 0) continue;
+    EXPECT_GE(rows[i][5].get<double>(), rows[i - 1][6].get<double>()) << "job " << i;
+    EXPECT_LE(rows[i][5].get<double>(), rows[i - 1][6].get<double>() + 2.3) << "job " << i;
+  }
 }
 
 TEST(RealGraphileWorker, AbortsTheJobFiveSecondsAfterTermAndRetriesItAfterItsBackoff) {

@@ -117,6 +117,10 @@ Inspection replay(Recorder& recorder, const std::vector<Pushed>& pushed,
       steps.push_back({a.at, kAvailable, a.job, nullptr});
   }
   for (const Pushed& p : pushed) {
+    if (p.refused) {
+      recorder.push_refused();  // no job was created
+      continue;
+    }
     // Enqueued when the enqueuer said so, or when a worker started it if that was seen
     // first (the worker's event can beat the enqueuer's line to drainsim).
     const auto c = confirmed.find(p.id);

@@ -46,6 +46,7 @@ struct Pushed {
   JobId id = 0;
   Time written = 0;
   JobSpec spec;
+  bool refused = false;  // the system refused it (a singleton class's key was taken): no job
 };
 
 // The adapter's attempts and the pushes replayed into `recorder` in time order, then each

@@ -171,6 +171,26 @@ TEST(RealReplay, AJobTheAdapterSaysWasFailedForGoodIsDiscardedWhereTheBrokerKeep
   EXPECT_EQ(r.recorder.totals().pending, 1);
 }
 
+TEST(RealReplay, APushTheSystemRefusedIsNoJob) {
+  // pg-boss refused job 2's push (its singleton key was taken): a refused push, not a job
+  // enqueued, lost or pending. Jobs 1 and 3 completed.
+  AdapterReport report;
+  report.attempts = {attempt(1, 1, 2, Outcome::kCompleted), attempt(3, 4, 5, Outcome::kCompleted)};
+  std::vector<Pushed> pushed;
+  for (int i = 1; i <= 3; ++i) {
+    pushed.push_back({static_cast<JobId>(i), from_seconds(0.1 * i), JobSpec{kSecond, 0, true}});
+  }
+  pushed[1].refused = true;
+  Recorder recorder(false);
+  const Inspection audited = replay(recorder, pushed, {}, report, Inspection{}, 10 * kSecond, true);
+  const AuditResult audit = recorder.finish(InspectedBackend(audited));
+  EXPECT_TRUE(audit.ok) << (audit.errors.empty() ? "" : audit.errors[0]);
+  EXPECT_EQ(recorder.totals().enqueued, 2);
+  EXPECT_EQ(recorder.totals().completed, 2);
+  EXPECT_EQ(recorder.totals().pushes_refused, 1);
+  EXPECT_EQ(recorder.totals().lost, 0);
+}
+
 TEST(RealReplay, AJobRunningAtTheEndIsHeldByItsWorkerWhateverTheBrokersListSays) {
   // Job 1 started at 9.5 s on a process alive at the end; the broker's list lags (Sidekiq
   // lists a job at its process's next heartbeat) and does not name it: in flight, pending,
