@@ -288,7 +288,9 @@ def fits(doc, m):
     """Whether the case runs on the system: its profile, every worker and backend field the
     case sets is one the adapter honours (system.json "honours"; drainsim real refuses the
     others unless they keep the profile's default, which a case has no reason to set), and
-    an option that names a release, where the case sets it, names the adapter's."""
+    an option that names a release, where the case sets it, names the adapter's; a case
+    with job classes needs an adapter that gives each job its class's attempts
+    (workload.classes.retry) and has the serial or singleton classes it uses."""
     if m["profile"] != doc["worker"]["profile"]:
         return False
     honours = m.get("honours", [])
@@ -303,6 +305,11 @@ def fits(doc, m):
                 continue
             if not any(path == h or path.startswith(h + ".") for h in honours):
                 return False
+    # Job classes: each job's attempts, and a serial or singleton class, are the adapter's.
+    for c in doc.get("workload", {}).get("classes", []):
+        needs = ["retry"] + [f for f in ("serial", "singleton") if c.get(f)]
+        if any(f"workload.classes.{f}" not in honours for f in needs):
+            return False
     return True
 
 
@@ -421,7 +428,10 @@ INTRO = [
     "that sets such an option runs only on its release. Celery's pool children, which the "
     "OOM killer can take one at a time, have two cases on both brokers: "
     "celery-oom-kill-child (the task fails for good) and celery-oom-kill-child-requeue "
-    "(`acks_late` with `task_reject_on_worker_lost`: it runs again). Three cases run jobs twice on purpose, each by its own mechanism: "
+    "(`acks_late` with `task_reject_on_worker_lost`: it runs again). Job classes have a case "
+    "each where a system has them: graphile-worker-serial-queue (a serial class, "
+    "graphile-worker's named job queue) and pg-boss-singleton (a singleton class, pg-boss 9's "
+    "`singletonKey`, whose refused pushes the page counts in `jobs_enqueued`). Three cases run jobs twice on purpose, each by its own mechanism: "
     "bullmq-close-outlasts-the-lock (BullMQ 4's `close()` stops extending the locks of the "
     "jobs it waits for; 6.7 runs them once), bullmq-lock-shorter-than-renewal (a lock that "
     "lapses between two extensions is never extended again, on both releases) and "
@@ -436,7 +446,7 @@ INTRO = [
     "of at most 2 minutes of real time (`--repeats auto:10` stops as soon as every row is "
     "conclusive), 30-60 s a repeat with start-ups and the inspection. Measured on this "
     "project's 2-core machine (2026-11-27): 5-9 minutes a pair (bullmq-close-outlasts-the-"
-    "lock on BullMQ 6.7, 10 repeats: 6.7 min; three pairs in a row: 28 min), so the 61 pairs "
+    "lock on BullMQ 6.7, 10 repeats: 6.7 min; three pairs in a row: 28 min), so the 63 pairs "
     "take about 7 hours one at a time and about 3.5 with `--jobs 2`, which measures two "
     "systems at once. `--tables-only` remakes the page from the kept results in seconds.",
     "",

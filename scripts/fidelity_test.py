@@ -117,6 +117,18 @@ class Pairing(unittest.TestCase):
         case["worker"]["options"]["renews_locks_while_closing"] = False
         self.assertTrue(fidelity.fits(case, self.BULLMQ_4))
 
+    def test_job_classes_run_where_the_adapter_has_what_they_ask(self):
+        pg9 = {"system": "pg", "profile": "pg-boss",
+               "honours": ["workload.classes.retry", "workload.classes.singleton"]}
+        pg10 = dict(pg9, system="pg10", honours=["workload.classes.retry"])
+        case = {"worker": {"profile": "pg-boss"},
+                "workload": {"classes": [{"name": "a"}, {"name": "b", "singleton": True}]}}
+        self.assertTrue(fidelity.fits(case, pg9))
+        self.assertFalse(fidelity.fits(case, pg10))
+        case["workload"]["classes"][1]["singleton"] = False
+        self.assertTrue(fidelity.fits(case, pg10))
+        self.assertFalse(fidelity.fits(case, dict(pg9, honours=[])))
+
     def test_the_release_options_are_set_where_the_case_leaves_them(self):
         saved = fidelity.manifests
         fidelity.manifests = lambda: {"bq4": self.BULLMQ_4}
