@@ -172,6 +172,12 @@ std::vector<std::string> not_honoured(const Scenario& s, const SystemManifest& s
                       at, system.system));
       break;
     }
+    if (c.name.find_first_of(" \t\r\n=") != std::string::npos) {
+      out.push_back(
+          fmt::format("{}.name: the real {}'s enqueuer reads a class's name as one "
+                      "word without '=', got \"{}\"",
+                      at, system.system, c.name));
+    }
     if (c.retry.initial_interval != r.initial_interval ||
         c.retry.backoff_coefficient != r.backoff_coefficient ||
         c.retry.max_interval != r.max_interval || c.retry.jitter != r.jitter) {

@@ -208,6 +208,10 @@ TEST(NotHonoured, JobClassesNeedAnAdapterThatHasWhatEachClassAsks) {
             std::vector<std::string>{
                 "workload.classes[1].serial: the real pgb has no serial job class (its "
                 "system.json does not honour workload.classes.serial)"});
+  EXPECT_EQ(refused(R"([{"name": "daily report"}])"),
+            std::vector<std::string>{"workload.classes[0].name: the real pgb's enqueuer reads a "
+                                     "class's name as one word without '=', got \"daily "
+                                     "report\""});
   EXPECT_EQ(refused(R"([{"name": "a", "retry": {"initial_interval": "5s"}}])"),
             std::vector<std::string>{"workload.classes[0].retry: the real pgb is given a class's "
                                      "max_attempts only; its backoff must be backend.retry's"});
