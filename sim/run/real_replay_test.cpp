@@ -2,6 +2,8 @@
 // the run completed, pending, in flight or lost, and when the audit fails.
 #include "run/real_replay.h"
 
+#include <set>
+
 #include <gtest/gtest.h>
 
 #include "run/run_scenario.h"
@@ -20,10 +22,11 @@ struct Replayed {
 };
 
 void play(Replayed& r, int jobs, const AdapterReport& report, const Inspection& inspection,
-          bool availability_reported = true) {
+          bool availability_reported = true, const std::set<JobId>& refused = {}) {
   std::vector<Pushed> pushed;
   for (int i = 1; i <= jobs; ++i) {
     pushed.push_back({static_cast<JobId>(i), from_seconds(0.1 * i), JobSpec{kSecond, 0, true}});
+    pushed.back().refused = refused.contains(static_cast<JobId>(i));
   }
   // The audit takes the broker's view replay() gives, as the real engine does.
   r.audited =
@@ -176,19 +179,13 @@ TEST(RealReplay, APushTheSystemRefusedIsNoJob) {
   // enqueued, lost or pending. Jobs 1 and 3 completed.
   AdapterReport report;
   report.attempts = {attempt(1, 1, 2, Outcome::kCompleted), attempt(3, 4, 5, Outcome::kCompleted)};
-  std::vector<Pushed> pushed;
-  for (int i = 1; i <= 3; ++i) {
-    pushed.push_back({static_cast<JobId>(i), from_seconds(0.1 * i), JobSpec{kSecond, 0, true}});
-  }
-  pushed[1].refused = true;
-  Recorder recorder(false);
-  const Inspection audited = replay(recorder, pushed, {}, report, Inspection{}, 10 * kSecond, true);
-  const AuditResult audit = recorder.finish(InspectedBackend(audited));
-  EXPECT_TRUE(audit.ok) << (audit.errors.empty() ? "" : audit.errors[0]);
-  EXPECT_EQ(recorder.totals().enqueued, 2);
-  EXPECT_EQ(recorder.totals().completed, 2);
-  EXPECT_EQ(recorder.totals().pushes_refused, 1);
-  EXPECT_EQ(recorder.totals().lost, 0);
+  Replayed r;
+  play(r, 3, report, Inspection{}, true, {2});
+  EXPECT_TRUE(r.audit.ok) << (r.audit.errors.empty() ? "" : r.audit.errors[0]);
+  EXPECT_EQ(r.recorder.totals().enqueued, 2);
+  EXPECT_EQ(r.recorder.totals().completed, 2);
+  EXPECT_EQ(r.recorder.totals().pushes_refused, 1);
+  EXPECT_EQ(r.recorder.totals().lost, 0);
 }
 
 TEST(RealReplay, AJobRunningAtTheEndIsHeldByItsWorkerWhateverTheBrokersListSays) {
