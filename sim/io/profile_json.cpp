@@ -28,6 +28,7 @@ json behaviour_json(const ShutdownBehaviour& b) {
       {"cancel_after", format_grace(b.cancel_after)},
       {"heartbeats_while_draining", b.heartbeats_while_draining},
       {"renews_leases_while_draining", b.renews_leases_while_draining},
+      {"renews_only_aged_leases", b.renews_only_aged_leases},
       {"acks_fail_while_draining", b.acks_fail_while_draining},
       {"deregisters", b.deregisters},
       {"logs_remaining", b.logs_remaining},

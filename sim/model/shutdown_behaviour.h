@@ -49,6 +49,11 @@ struct ShutdownBehaviour {
                                // draining (OJS GS-R003)
   bool deregisters = true;     // says goodbye at a clean exit (OJS; a backend takes back what a
                                // departed worker still holds)
+  // A heartbeat lists only the jobs it has not listed (nor seen start) for one heartbeat
+  // interval or more, so a job's first renewal comes one to two intervals after its start
+  // (BullMQ's lock extender renews a lock once it is lockRenewTime / 2 old: worker.ts
+  // startLockExtenderTimer). false: every running job, every time.
+  bool renews_only_aged_leases = false;
   // Sidekiq's manager (manager.rb stop): it looks for finished processors every
   // `drain_poll`, the first look one poll into the drain, so a drain ends on a look.
   // 0: the drain ends the moment its last job does.

@@ -17,7 +17,8 @@ WorkerCore::WorkerCore(Runtime& runtime, WorkerPort& port, const WorkerConfig& c
       reserve_limit_(static_cast<int>(std::min<std::int64_t>(
           std::int64_t{config.shutdown.reserve_per_slot} * config.concurrency,
           ShutdownBehaviour::kNoReserveLimit))),
-      idle_since_(static_cast<std::size_t>(config.concurrency), 0) {
+      idle_since_(static_cast<std::size_t>(config.concurrency), 0),
+      renewed_(static_cast<std::size_t>(config.concurrency), 0) {
   scratch_.reserve(slots_.size());
 }
 
@@ -44,8 +45,14 @@ void WorkerCore::send_heartbeat(Directive state) {
   scratch_.clear();
   const bool renews =
       state_ != WorkerState::kDraining || config_.shutdown.renews_leases_while_draining;
+  const bool aged_only = config_.shutdown.renews_only_aged_leases;
   for (std::size_t i = 0; renews && i < slots_.size(); ++i) {
-    if (busy_[i]) scratch_.push_back(slots_[i]);
+    if (!busy_[i]) continue;
+    if (aged_only) {
+      if (rt_.now() - renewed_[i] < config_.heartbeat_interval) continue;
+      renewed_[i] = rt_.now();
+    }
+    scratch_.push_back(slots_[i]);
   }
   port_.heartbeat(state, scratch_);
 }
@@ -68,6 +75,7 @@ void WorkerCore::start_in_free_slot(const Lease& lease) {
       static_cast<std::size_t>(std::find(busy_.begin(), busy_.end(), 0) - busy_.begin());
   slots_[slot] = lease;
   busy_[slot] = 1;
+  renewed_[slot] = rt_.now();
   ++active_;
   port_.start_job(static_cast<int>(slot), lease);
 }

@@ -137,6 +137,7 @@ class WorkerCore final : public TimerTarget {
   bool deadline_passed_ = false;  // the deadline action ran (kCancelAndWait waits on)
   TimerId heartbeat_, poll_, grace_, remaining_, cancel_, finish_;
   std::vector<Time> idle_since_;  // per slot: when it last went idle (its fetches count from)
+  std::vector<Time> renewed_;     // per slot: its job's start or last listing in a heartbeat
   Time drain_start_ = 0;
   Time idle_release_ = 0;  // when the fetches in progress as it stopped fetching return
 };

@@ -70,6 +70,10 @@ Profile bullmq() {
   p.worker.heartbeat_interval = 7500 * kMillisecond;
   ShutdownBehaviour& b = p.worker.shutdown;
   b.logs_remaining = false;  // no remaining-count log (profiles.h)
+  // ... and only those: a job's lock is first extended one to two ticks after its fetch
+  // (its `ts` is processedOn), so a lockDuration under lockRenewTime / 2 lapses under any
+  // job longer than it.
+  b.renews_only_aged_leases = true;
   b.handles_tstp = false;
   b.second_term = ShutdownBehaviour::SecondTerm::kIgnore;
   // No deadline action of its own: when an app gives close() a deadline and exits, the
