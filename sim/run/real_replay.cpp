@@ -156,8 +156,13 @@ Inspection replay(Recorder& recorder, const std::vector<Pushed>& pushed,
     }
     if (s.kind == kAvailable) {
       const auto it = jobs.find(s.job);
-      if (it == jobs.end() || it->second.completed) continue;
+      if (it == jobs.end()) continue;
       Job& j = it->second;
+      // A recovery, as the model's mechanisms tell the recorder: the next run is a shutdown
+      // retry, or a redelivery while a run still holds the job. Also after a run that
+      // completed: the system refused its completion (BullMQ's lapsed lock).
+      recorder.job_recovered(j.ledger, s.at);
+      if (j.completed) continue;
       if (j.running > 0) {
         // Handed back before its attempt ended (Sidekiq requeues, then raises in the job):
         // available once that attempt has ended.

@@ -71,6 +71,25 @@ TEST(RealReplay, OrphanRecoveryEndsWhenTheSystemSaysTheJobIsAvailable) {
   EXPECT_TRUE(silent.recorder.warnings().empty());
 }
 
+// A run whose completion the system refused (BullMQ's lapsed lock) and which its stalled
+// check then moved back: the next run is a shutdown retry (caused by orphan recovery) as in
+// the model, and its work is done twice. Job 1 runs 1-4 s, completed but refused; the check
+// says available at 5 s; it runs again 5.5-8 s. Job 2 is moved back at 3 s while its first
+// run (2-6 s) still runs, and runs again from 4 s: a redelivery, not a shutdown retry.
+TEST(RealReplay, ARunAfterARecoveryIsAShutdownRetryEvenWhenTheRunBeforeItCompleted) {
+  AdapterReport report;
+  report.attempts = {attempt(1, 1, 4, Outcome::kCompleted), attempt(1, 5.5, 8, Outcome::kCompleted),
+                     attempt(2, 2, 6, Outcome::kCompleted), attempt(2, 4, 7, Outcome::kCompleted)};
+  report.available = {{from_seconds(5), 1}, {from_seconds(3), 2}};
+  Replayed r;
+  play(r, 2, report, Inspection{});
+  EXPECT_TRUE(r.audit.ok) << (r.audit.errors.empty() ? "" : r.audit.errors[0]);
+  EXPECT_EQ(r.recorder.totals().shutdown_retries, 1);
+  EXPECT_EQ(r.recorder.totals().redeliveries, 1);
+  EXPECT_EQ(r.recorder.totals().duplicate_executions, 2);
+  EXPECT_EQ(r.recorder.orphan_recovery().count(), 0u);  // no run of theirs was cut short
+}
+
 TEST(RealReplay, AJobThatEndsWhileTheBrokerIsInspectedWasStillRunning) {
   // Job 1 ran 1-3 s. Job 2 started at 2 s and its end, completed, was reported at 10.3 s,
   // after the run ended at 10 s; the inspector (which takes a second or two) still saw it
