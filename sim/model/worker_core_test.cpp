@@ -223,23 +223,21 @@ TEST(WorkerCore, FinishedJobIsAckedAndItsSlotRefetchedAtOnce) {
 // at every tick. #0 and #2 start at 0 s and are listed from 5 s; #3 starts at 2 s in slot 1:
 // at 5 s it is 3 s old and left out, at 10 s it is listed (slot order), and every tick on.
 TEST(WorkerCore, AnAgedLeasesWorkerListsAJobFromTheFirstTickOneIntervalAfterItsStart) {
-  WorkerConfig c = test_config();
-  c.shutdown.renews_only_aged_leases = true;
-  Harness h(c);
-  h.supply(0, 3);
-  h.core.start();
-  h.port.take();
-  h.finish_at(sec(2), 1);
-  EXPECT_EQ(h.run_until(sec(15)),
+  const auto calls = [](bool aged_only, Time until) {
+    WorkerConfig c = test_config();
+    c.shutdown.renews_only_aged_leases = aged_only;
+    Harness h(c);
+    h.supply(0, 3);
+    h.core.start();
+    h.port.take();
+    h.finish_at(sec(2), 1);
+    return h.run_until(until);
+  };
+  EXPECT_EQ(calls(true, sec(15)),
             (Calls{"2s ack 1 #1", "2s fetch 1", "2s start 1 #3", "5s heartbeat running [0,2]",
                    "10s heartbeat running [0,3,2]", "15s heartbeat running [0,3,2]"}));
   // Without it every running job is listed at every tick.
-  Harness every;
-  every.supply(0, 3);
-  every.core.start();
-  every.port.take();
-  every.finish_at(sec(2), 1);
-  EXPECT_EQ(every.run_until(sec(5)),
+  EXPECT_EQ(calls(false, sec(5)),
             (Calls{"2s ack 1 #1", "2s fetch 1", "2s start 1 #3", "5s heartbeat running [0,3,2]"}));
 }
 
