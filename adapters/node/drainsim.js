@@ -11,9 +11,10 @@
 //   the job's own error on a failure, and, when `abortSignal` (the system's cancellation
 //   API) aborts first, returns DRAINSIM_CANCEL_LATENCY seconds later: ends "interrupted"
 //   and throws;
-// - endOpenRuns(outcome): ends every job body still running with `outcome`, for a system
-//   that has let those jobs go (pg-boss 10's stop() fails them) when the process exits
-//   before the bodies return.
+// - endOpenRuns(outcome, which): ends every job body still running with `outcome` (or
+//   those for which which({job, attempt, started}) is true, `started` in unix seconds), for
+//   a system that has let those jobs go (pg-boss 10's stop() fails them) when the process
+//   exits before the bodies return.
 'use strict';
 const fs = require('fs');
 const readline = require('readline');
@@ -60,13 +61,13 @@ const cancelLatency = Number(process.env.DRAINSIM_CANCEL_LATENCY || 0);
 // attempt at once (a stalled job its own worker fetched again).
 let runs = 0;
 
-// The bodies running now, by run: {job, attempt}.
+// The bodies running now, by run: {job, attempt, started}.
 const open = new Map();
 
 async function runJob({ job, duration_s: duration, fails = [] }, attempt, fields, abortSignal) {
   const run = ++runs;
   event({ event: 'start', job, attempt, run, ...fields });
-  open.set(run, { job, attempt });
+  open.set(run, { job, attempt, started: Date.now() / 1000 });
   const failAfter = fails[attempt - 1];
   const failing = typeof failAfter === 'number' && failAfter < duration;
   const done = await sleep(failing ? failAfter : duration, abortSignal);
@@ -80,9 +81,12 @@ async function runJob({ job, duration_s: duration, fails = [] }, attempt, fields
   if (failing) throw new Error(`drainsim: job ${job} fails as the scenario says`);
 }
 
-function endOpenRuns(outcome) {
-  for (const [run, { job, attempt }] of open) event({ event: 'end', job, attempt, run, outcome });
-  open.clear();
+function endOpenRuns(outcome, which = () => true) {
+  for (const [run, info] of open) {
+    if (!which(info)) continue;
+    event({ event: 'end', job: info.job, attempt: info.attempt, run, outcome });
+    open.delete(run);
+  }
 }
 
 module.exports = { event, jobLines, runJob, endOpenRuns };

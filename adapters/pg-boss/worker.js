@@ -20,6 +20,8 @@ const { event, runJob, endOpenRuns } = require('../node/drainsim');
 
 const concurrency = Number(process.env.DRAINSIM_CONCURRENCY || 1);
 const grace = process.env.DRAINSIM_GRACE_PERIOD || '30';
+// expireInSeconds, which enqueue.js sets on every job from the same variable.
+const expireIn = Math.max(1, Math.round(Number(process.env.DRAINSIM_VISIBILITY_TIMEOUT || 900)));
 const handler = (arg) => {
   const job = jobOf(arg);
   return runJob(job.data, retriesOf(job) + 1, { pgboss_id: job.id });
@@ -34,7 +36,10 @@ async function main() {
     console.log(`${signal}: stopping pg-boss`);
     event({ event: 'shutdown' });
     boss.on('stopped', () => {
-      if (v10) endOpenRuns('interrupted');  // failed by stop(): pg-boss has let them go
+      // Failed by stop(): pg-boss has let them go. Not a run older than its expireIn: its
+      // handler's time limit failed its job already and freed its subscription, and the
+      // run dies with the process, reported by nobody.
+      if (v10) endOpenRuns('interrupted', (r) => Date.now() / 1000 - r.started < expireIn);
       process.exit(0);
     });
     // "forever" has no pg-boss equivalent: a day stands for it.

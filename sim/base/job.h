@@ -56,6 +56,9 @@ struct Lease {
   // Which claim of the job this is: 1 for its first fetch, +1 at each fetch. Unlike the
   // attempt number (which a requeue or a stall can give back) no two claims share it.
   std::uint32_t claim = 0;
+  // When the lease expires as fetched: its fetch + backend.visibility_timeout, before any
+  // renewal (ShutdownBehaviour::fails_at_lease_expiry). kNever: not set.
+  Time expires = kNever;
 };
 
 constexpr std::array<std::string_view, 5> names(JobState) {

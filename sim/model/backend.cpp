@@ -195,6 +195,7 @@ void Backend::lease_of(std::uint32_t handle, Lease& out) const {
   out.progress = job.progress;
   out.spec = job.spec;
   out.claim = job.claims;
+  out.expires = job.fetched_at + config_.visibility_timeout;
 }
 
 void Backend::fetch(WorkerId worker, int count, std::vector<Lease>& out) {
@@ -352,6 +353,12 @@ void Backend::retry_or_discard(std::uint32_t handle, ErrorKind error, bool retry
                  std::pow(retry.backoff_coefficient, job.attempt - 1);
   if (retry.jitter) delay *= rt_.rng(Stream::kBackend).uniform(0.5, 1.5);
   delay = std::min(delay, static_cast<double>(retry.max_interval));
+  if (static_cast<Duration>(delay) <= 0) {
+    // No backoff (pg-boss's retryDelay 0): fetchable at once, by the fetch that may follow
+    // this very report at the same instant.
+    make_available(handle, false);
+    return;
+  }
   job.state = JobState::kScheduled;
   job.holder = kNoWorker;
   recorder_.job_scheduled(job.ledger, now);

@@ -202,6 +202,26 @@ TEST_F(BackendTest, RetryableFailBacksOffExponentially) {
   EXPECT_EQ(recorder.totals().pending, 0);
 }
 
+TEST_F(BackendTest, ARetryWithNoBackoffIsFetchableAtTheInstantOfTheFail) {
+  // pg-boss's retryDelay 0: the job failed at 3 s is available at 3 s, to a fetch in the
+  // same instant (the failing worker's own, as its slot frees), with no timer pending.
+  config.retry = RetryPolicy{3, 0, 1.0, 0, false};
+  make(detection_and_lease(false, false));
+  enqueue();
+  const WorkerId w = add_worker();
+  auto l = fetch(w, 1);
+  ASSERT_EQ(l.size(), 1u);
+  rt.run_until(3 * kSecond);
+  EXPECT_TRUE(backend->fail(w, l[0], ErrorKind::kHandler, true, 0));
+  EXPECT_EQ(state(l[0]), JobState::kAvailable);
+  EXPECT_EQ(rt.pending(), 0u);
+  l = fetch(w, 1);
+  ASSERT_EQ(l.size(), 1u);
+  EXPECT_EQ(l[0].attempt, 2);
+  // Its lease as fetched: 3 s + the 30 min visibility timeout.
+  EXPECT_EQ(l[0].expires, 3 * kSecond + config.visibility_timeout);
+}
+
 TEST_F(BackendTest, EachJobClassRetriesByItsOwnPolicy) {
   // A fail-fast class (one attempt) beside a retryable one (3 attempts, 5 s backoff): both
   // jobs FAIL with their own error at 0 s; the first is discarded at once, the second is
@@ -1392,7 +1412,7 @@ TEST_F(BackendTest, RestoresRunInEachWorkerAtItsStartThen90sThenEvery100s) {
   start_attempt(l[0]);
   rt.run_until(8 * kSecond);
   EXPECT_EQ(state(l[0]), JobState::kActive);  // expired at 5 s: nobody restored since
-  add_worker();  // its start restores it, though w1 still runs it
+  add_worker();                               // its start restores it, though w1 still runs it
   EXPECT_EQ(state(l[0]), JobState::kAvailable);
   const auto again = fetch(w1, 1);  // delivered again at 8 s: expires at 13 s
   ASSERT_EQ(again.size(), 1u);

@@ -63,8 +63,16 @@ std::vector<FateCheck> check_fates(const Scenario& s, const std::vector<PodRecor
       const Duration remaining = a.start + work(a.job) - at;
       if (remaining <= 0) continue;  // done by then
       const Time finish = at + remaining;
+      // fails_at_lease_expiry: the worker lets go of a run at its lease's expiry, and the run
+      // goes on to its end or its process's, whichever comes first.
+      const Time expiry = b.fails_at_lease_expiry ? a.start + s.backend.visibility_timeout : kNever;
+      const Time ended = p.ended >= 0 ? p.ended : kNever;
       std::string predicted;
-      if (finish <= std::min({deadline, cancel, kill})) {
+      if (expiry < finish && expiry < std::min({deadline, cancel, kill})) {
+        predicted = finish <= ended           ? "completed"
+                    : ended >= kill || killed ? "killed"
+                                              : "abandoned";
+      } else if (finish <= std::min({deadline, cancel, kill})) {
         predicted = "completed";
       } else if (dies_on_term && term <= kill) {
         predicted = "killed";  // TERM's default action

@@ -5,7 +5,10 @@
 // platform's SIGKILL completes; one still running at the worker's deadline meets the
 // profile's deadline action (interrupted: failed or requeued; abandoned: left to die with
 // the process); one still running at the SIGKILL, or when the process is killed, is
-// killed. For a real system's run this is where a profile's rule and the system part.
+// killed. A run whose lease expires first under ShutdownBehaviour::fails_at_lease_expiry
+// is let go then and runs on: it completes if it ends before its process does, else dies
+// with it (abandoned, or killed by a kill). For a real system's run this is where a
+// profile's rule and the system part.
 #pragma once
 
 #include <functional>

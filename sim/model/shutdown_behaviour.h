@@ -54,10 +54,22 @@ struct ShutdownBehaviour {
   // (BullMQ's lock extender renews a lock once it is lockRenewTime / 2 old: worker.ts
   // startLockExtenderTimer). false: every running job, every time.
   bool renews_only_aged_leases = false;
+  // The worker itself FAILs a job still running when its lease expires as fetched
+  // (Lease::expires: backend.visibility_timeout after the fetch), with the lease-expiry error
+  // and retryable, and frees its slot at once, while the body runs on to its end reported to
+  // nobody (pg-boss's work(): expireIn is also the handler's time limit, and nothing stops the
+  // handler: manager.js resolveWithinSeconds).
+  bool fails_at_lease_expiry = false;
   // Sidekiq's manager (manager.rb stop): it looks for finished processors every
   // `drain_poll`, the first look one poll into the drain, so a drain ends on a look.
   // 0: the drain ends the moment its last job does.
   Duration drain_poll = 0;
+  // pg-boss's stop() looks at its start and then every `drain_poll`, so a drain with no job
+  // ends at its first look, where Sidekiq's first look is one poll in.
+  bool drain_looks_at_start = false;
+  // The process exits this long after the look that found no job (pg-boss 9's stop() then
+  // stops its maintenance, waits one more poll and looks again).
+  Duration drain_linger = 0;
   // An idle slot blocks in a fetch of this timeout (Sidekiq's BRPOP, 2 s), fetch after
   // fetch from when it went idle, and stops only when the one in progress returns: a drain
   // ends no sooner. 0: an idle slot stops at once.

@@ -121,6 +121,10 @@ void SimulatedProcess::end_attempt(int slot, Outcome outcome, Duration saved, bo
   if (!ended) runner_->abort(slot);
   body.running = false;
   body.saved = saved;
+  record_end(body, slot, outcome, saved);
+}
+
+void SimulatedProcess::record_end(const Body& body, int slot, Outcome outcome, Duration saved) {
   AttemptRecord record;
   record.job = body.lease.id;
   record.attempt = body.lease.attempt;
@@ -136,6 +140,12 @@ void SimulatedProcess::end_attempt(int slot, Outcome outcome, Duration saved, bo
 }
 
 void SimulatedProcess::end_all(Outcome outcome) {
+  for (Body& body : detached_) {
+    if (!body.running) continue;
+    rt_.cancel(body.detached_end);
+    body.running = false;
+    record_end(body, body.slot, outcome, 0);
+  }
   for (std::size_t i = 0; i < bodies_.size(); ++i) {
     Body& body = bodies_[i];
     if (!body.running) continue;
@@ -272,6 +282,34 @@ void SimulatedProcess::cancel_job(int slot) {
   runner_->cancel(slot, body.lease.spec.cancel_latency);
 }
 
+void SimulatedProcess::detach_job(int slot) {
+  Body& body = bodies_[slot];
+  if (!body.running) return;
+  runner_->abort(slot);
+  body.running = false;
+  body.saved = periodic_saves(body, rt_.now() - body.start);  // what the fail() reports
+  // The body runs on to its natural end, on a timer whatever the engine's bodies are.
+  std::size_t index = 0;
+  while (index < detached_.size() && detached_[index].running) ++index;
+  if (index == detached_.size()) detached_.emplace_back();
+  Body& d = detached_[index];
+  d = body;
+  d.running = true;
+  d.slot = slot;
+  d.detached_end = rt_.schedule(std::max(rt_.now(), body.natural_end), Priority::kTimer, this,
+                                kDetachedEnd, index);
+}
+
+void SimulatedProcess::end_detached(std::size_t index) {
+  Body& body = detached_[index];
+  body.detached_end = TimerId{};
+  if (!body.running) return;
+  body.running = false;
+  const Duration run = rt_.now() - body.start;
+  record_end(body, body.slot, body.fails ? Outcome::kFailed : Outcome::kCompleted,
+             body.fails ? periodic_saves(body, run) : 0);
+}
+
 void SimulatedProcess::state_changed(WorkerState state) {
   mirror();
   on_models([this, state] {
@@ -317,6 +355,9 @@ void SimulatedProcess::on_timer(std::uint32_t tag, std::uint64_t arg) {
     case kFetch:
       fetch_ = TimerId{};
       send_fetch(static_cast<int>(arg));
+      break;
+    case kDetachedEnd:
+      end_detached(static_cast<std::size_t>(arg));
       break;
   }
   mirror();

@@ -66,6 +66,7 @@ class SimulatedProcess final : public ProcessHandle,
   void deregister() override;
   void start_job(int slot, const Lease& lease) override;
   void cancel_job(int slot) override;
+  void detach_job(int slot) override;
   void state_changed(WorkerState state) override;
   void log_remaining(int active) override;
   void exit(int code, Outcome leftover) override;
@@ -77,7 +78,7 @@ class SimulatedProcess final : public ProcessHandle,
   void on_timer(std::uint32_t tag, std::uint64_t arg) override;
 
  private:
-  enum Tag : std::uint32_t { kWake = 1, kFetch = 2 };  // and JobRunner's tags
+  enum Tag : std::uint32_t { kWake = 1, kFetch = 2, kDetachedEnd = 3 };  // and JobRunner's
   struct Body {
     Lease lease;
     Time start = 0;
@@ -86,7 +87,9 @@ class SimulatedProcess final : public ProcessHandle,
     bool running = false;
     bool fails = false;
     bool cancelled = false;
-    Duration saved = 0;  // work its attempt checkpointed, set when the attempt ends
+    Duration saved = 0;    // work its attempt checkpointed, set when the attempt ends
+    TimerId detached_end;  // a detached body's own end (a Runtime timer, not the runner)
+    int slot = 0;          // a detached body's slot when it was let go
   };
 
   // Work saved at a graceful stop (all of it, with checkpointing) after `run`.
@@ -96,7 +99,12 @@ class SimulatedProcess final : public ProcessHandle,
   // Ends the attempt in `slot` now with `outcome`, having checkpointed `saved`. `ended`:
   // its body ended by itself (its runner has nothing to stop).
   void end_attempt(int slot, Outcome outcome, Duration saved, bool ended = false);
+  // Records the attempt of `body` (in slot `slot` or detached from it) as ended now.
+  void record_end(const Body& body, int slot, Outcome outcome, Duration saved);
+  // Ends every body, in the slots and detached, as its process stops under it.
   void end_all(Outcome outcome);
+  // A detached body ended by itself: its run is recorded, and reported to nobody.
+  void end_detached(std::size_t index);
   void die(ProcessEnd how, int code);
   void deliver_here(Signal signal, SignalTarget target);
   // On the models' side: tells the recorder what the worker reported about `lease`.
@@ -140,6 +148,7 @@ class SimulatedProcess final : public ProcessHandle,
   WorkerCore core_;
   std::unique_ptr<JobRunner> runner_;
   std::vector<Body> bodies_;
+  std::vector<Body> detached_;  // bodies running on after their slot let go of their job
   std::vector<Lease> fetched_;
   DurationSampler fetch_latency_;  // worker.fetch_latency
   bool instant_fetch_;             // worker.fetch_latency is 0: no draw, no timer

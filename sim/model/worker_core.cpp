@@ -18,7 +18,9 @@ WorkerCore::WorkerCore(Runtime& runtime, WorkerPort& port, const WorkerConfig& c
           std::int64_t{config.shutdown.reserve_per_slot} * config.concurrency,
           ShutdownBehaviour::kNoReserveLimit))),
       idle_since_(static_cast<std::size_t>(config.concurrency), 0),
-      renewed_(static_cast<std::size_t>(config.concurrency), 0) {
+      renewed_(static_cast<std::size_t>(config.concurrency), 0),
+      expiry_(config.shutdown.fails_at_lease_expiry ? static_cast<std::size_t>(config.concurrency)
+                                                    : 0) {
   scratch_.reserve(slots_.size());
 }
 
@@ -77,7 +79,28 @@ void WorkerCore::start_in_free_slot(const Lease& lease) {
   busy_[slot] = 1;
   renewed_[slot] = rt_.now();
   ++active_;
+  if (!expiry_.empty() && lease.expires != kNever) {
+    expiry_[slot] =
+        rt_.schedule(std::max(rt_.now(), lease.expires), Priority::kTimer, this, kExpiry, slot);
+  }
   port_.start_job(static_cast<int>(slot), lease);
+}
+
+void WorkerCore::free_slot(std::size_t slot) {
+  busy_[slot] = 0;
+  idle_since_[slot] = rt_.now();
+  --active_;
+  if (!expiry_.empty()) rt_.cancel(expiry_[slot]);
+}
+
+void WorkerCore::on_lease_expiry(std::size_t slot) {
+  expiry_[slot] = TimerId{};
+  if (!busy_[slot] || state_ == WorkerState::kStopped) return;
+  const Lease lease = slots_[slot];
+  free_slot(slot);
+  port_.detach_job(static_cast<int>(slot));
+  port_.fail(static_cast<int>(slot), lease, ErrorKind::kVisibilityTimeout, true);
+  after_slot_freed();
 }
 
 void WorkerCore::release_reserve() {
@@ -109,9 +132,7 @@ void WorkerCore::on_jobs_available() { fill_slots(); }
 void WorkerCore::on_job_finished(int slot, JobResult result) {
   if (!busy_[slot] || state_ == WorkerState::kStopped) return;
   const Lease lease = slots_[slot];
-  busy_[slot] = 0;
-  idle_since_[slot] = rt_.now();
-  --active_;
+  free_slot(static_cast<std::size_t>(slot));
   switch (result) {
     case JobResult::kSucceeded:
       // The Go SDK's ACK during a drain uses the cancelled context and never arrives.
@@ -133,6 +154,10 @@ void WorkerCore::on_job_finished(int slot, JobResult result) {
       }
       break;
   }
+  after_slot_freed();
+}
+
+void WorkerCore::after_slot_freed() {
   if (state_ == WorkerState::kDraining) {
     if (active_ != 0) return;
     if (!deadline_passed_) {
@@ -247,9 +272,10 @@ void WorkerCore::drain_done() {
   const ShutdownBehaviour& b = config_.shutdown;
   Time end = std::max(rt_.now(), idle_release_);
   if (const Duration poll = b.drain_poll; poll > 0) {
-    const Duration since = std::max<Duration>(end - drain_start_, 1);
+    const Duration since = std::max<Duration>(end - drain_start_, b.drain_looks_at_start ? 0 : 1);
     end = drain_start_ + (since + poll - 1) / poll * poll;
   }
+  end += b.drain_linger;
   if (end <= rt_.now()) {
     finish_shutdown();
   } else if (!finish_.pending()) {
@@ -290,8 +316,7 @@ void WorkerCore::on_deadline() {
     case AtDeadline::kRequeue: {
       for (std::size_t i = 0; i < slots_.size(); ++i) {
         if (!busy_[i]) continue;
-        busy_[i] = 0;
-        --active_;
+        free_slot(i);
         if (b.at_deadline == AtDeadline::kFail) {
           port_.fail(static_cast<int>(i), slots_[i], b.deadline_error, true);
         } else {
@@ -333,9 +358,10 @@ void WorkerCore::stop_timers() {
   rt_.cancel(remaining_);
   rt_.cancel(cancel_);
   rt_.cancel(finish_);
+  for (TimerId& t : expiry_) rt_.cancel(t);
 }
 
-void WorkerCore::on_timer(std::uint32_t tag, std::uint64_t /*arg*/) {
+void WorkerCore::on_timer(std::uint32_t tag, std::uint64_t arg) {
   switch (static_cast<Tag>(tag)) {
     case kHeartbeat:
       heartbeat_ =
@@ -362,6 +388,9 @@ void WorkerCore::on_timer(std::uint32_t tag, std::uint64_t /*arg*/) {
       remaining_ =
           rt_.schedule(rt_.now() + kRemainingLogInterval, Priority::kTimer, this, kRemaining);
       port_.log_remaining(active_);
+      break;
+    case kExpiry:
+      on_lease_expiry(static_cast<std::size_t>(arg));
       break;
   }
 }

@@ -61,6 +61,10 @@ class WorkerPort {
   // (reply: on_job_finished with kCancelled, unless it finishes first); an uncooperative
   // one runs on.
   virtual void cancel_job(int slot) = 0;
+  // The slot lets go of its job while the body runs on (ShutdownBehaviour::
+  // fails_at_lease_expiry): the body ends by itself later, reported to nobody, and the slot
+  // may start another job at once. A fail() for the job follows.
+  virtual void detach_job(int slot) = 0;
   virtual void state_changed(WorkerState state) = 0;
   virtual void log_remaining(int active) = 0;
   // The process ends; nothing is called after this. Bodies still running end with it as
@@ -97,12 +101,18 @@ class WorkerCore final : public TimerTarget {
   void on_timer(std::uint32_t tag, std::uint64_t arg) override;
 
  private:
-  enum Tag : std::uint32_t { kHeartbeat, kPoll, kGrace, kRemaining, kCancel, kFinish };
+  enum Tag : std::uint32_t { kHeartbeat, kPoll, kGrace, kRemaining, kCancel, kFinish, kExpiry };
 
   void set_state(WorkerState s);
   // Starts reserved jobs in free slots, then fetches for the free slots and the reserve.
   void fill_slots();
   void start_in_free_slot(const Lease& lease);
+  // The slot's job is no longer its (finished, failed, given up): the slot is idle.
+  void free_slot(std::size_t slot);
+  // After a slot went idle: the drain may be done, or the slot fetches again.
+  void after_slot_freed();
+  // The lease of the job in `slot` expired as fetched (fails_at_lease_expiry).
+  void on_lease_expiry(std::size_t slot);
   // The process exits by itself: its reserved jobs go back (Celery restores its unacked
   // messages as its connection closes).
   void release_reserve();
@@ -138,6 +148,7 @@ class WorkerCore final : public TimerTarget {
   TimerId heartbeat_, poll_, grace_, remaining_, cancel_, finish_;
   std::vector<Time> idle_since_;  // per slot: when it last went idle (its fetches count from)
   std::vector<Time> renewed_;     // per slot: its job's start or last listing in a heartbeat
+  std::vector<TimerId> expiry_;   // per slot: its job's lease expiry (fails_at_lease_expiry)
   Time drain_start_ = 0;
   Time idle_release_ = 0;  // when the fetches in progress as it stopped fetching return
 };

@@ -89,6 +89,7 @@ class FakePort final : public WorkerPort {
   }
   void deregister() override { log("deregister"); }
   void cancel_job(int slot) override { log(fmt::format("cancel {}", slot)); }
+  void detach_job(int slot) override { log(fmt::format("detach {}", slot)); }
   void start_job(int slot, const Lease& lease) override {
     log(fmt::format("start {} #{}", slot, lease.id));
   }
@@ -239,6 +240,91 @@ TEST(WorkerCore, AnAgedLeasesWorkerListsAJobFromTheFirstTickOneIntervalAfterItsS
   // Without it every running job is listed at every tick.
   EXPECT_EQ(calls(false, sec(5)),
             (Calls{"2s ack 1 #1", "2s fetch 1", "2s start 1 #3", "5s heartbeat running [0,3,2]"}));
+}
+
+TEST(WorkerCore, ALeaseExpiryFailsTheJobAndFreesItsSlotWhileTheBodyRunsOn) {
+  // pg-boss's work(): one slot, job #0 (fetched at 0, its lease expiring at 8 s) still
+  // runs at 8 s. The core lets go of it (detach: the body runs on), FAILs it with the
+  // lease-expiry error, retryable, and fetches at once: #1 starts at 8 s. #1 (expiring at
+  // 16 s) finishes at 12 s: acked, and its expiry timer goes with it: nothing at 16 s. The
+  // body of #0 reporting its end (a port never does, after a detach) changes nothing.
+  WorkerConfig c = test_config();
+  c.concurrency = 1;
+  c.shutdown.fails_at_lease_expiry = true;
+  Harness h(c);
+  Lease first = job(0);
+  first.expires = sec(8);
+  Lease second = job(1);
+  second.expires = sec(16);
+  h.port.supply = {first, second};
+  h.core.start();
+  EXPECT_EQ(h.port.take(), (Calls{"0s fetch 1", "0s start 0 #0"}));
+  EXPECT_EQ(h.run_until(sec(8)),
+            (Calls{"5s heartbeat running [0]", "8s detach 0",
+                   "8s fail 0 #0 visibility_timeout retryable", "8s fetch 1", "8s start 0 #1"}));
+  h.finish_at(sec(12), 0);
+  EXPECT_EQ(
+      h.run_until(sec(17)),
+      (Calls{"10s heartbeat running [1]", "12s ack 0 #1", "12s fetch 1", "12s wait", "13s fetch 1",
+             "13s wait", "14s fetch 1", "14s wait", "15s heartbeat running []", "15s fetch 1",
+             "15s wait", "16s fetch 1", "16s wait", "17s fetch 1", "17s wait"}));
+  // Without the behaviour the same lease runs on in its slot past its expiry.
+  c.shutdown.fails_at_lease_expiry = false;
+  Harness plain(c);
+  plain.port.supply = {first};
+  plain.core.start();
+  plain.port.take();
+  EXPECT_EQ(plain.run_until(sec(9)), (Calls{"5s heartbeat running [0]"}));
+  EXPECT_EQ(plain.core.active(), 1);
+}
+
+TEST(WorkerCore, ALeaseExpiryDuringTheDrainEndsItWhenItFreesTheLastSlot) {
+  // TERM at 2 s with a 10 s grace; #0's lease expires at 6 s: the core FAILs it and, its
+  // last slot free, the drain is done: it says goodbye and exits 0 at 6 s, not at the grace.
+  WorkerConfig c = test_config();
+  c.concurrency = 1;
+  c.shutdown.fails_at_lease_expiry = true;
+  Harness h(c);
+  Lease first = job(0);
+  first.expires = sec(6);
+  h.port.supply = {first};
+  h.core.start();
+  h.port.take();
+  h.signal_at(sec(2), Signal::kTerm);
+  EXPECT_EQ(
+      h.run_until(sec(20)),
+      (Calls{"2s state draining", "2s heartbeat quiet [0]", "2s remaining 1",
+             "5s heartbeat quiet [0]", "6s detach 0", "6s fail 0 #0 visibility_timeout retryable",
+             "6s heartbeat terminate []", "6s deregister", "6s state stopped", "6s exit 0"}));
+}
+
+TEST(WorkerCore, ADrainThatLooksAtItsStartEndsOnALookAndLingers) {
+  // pg-boss's stop(): TERM at 2 s. Its exit time, for a drain with no job and for one
+  // whose last job ends at 4.2 s. Sidekiq's looks (one poll in): 3 s and 5 s. pg-boss 10
+  // (a look at once, then every 0.5 s): 2 s and 4.5 s. pg-boss 9 (a look at once, then
+  // every second, and a second more after the look that finds none): 3 s and 6 s.
+  const auto exit_time = [](Duration poll, bool at_start, Duration linger, bool job) {
+    WorkerConfig c = test_config();
+    c.concurrency = 1;
+    c.shutdown.drain_poll = poll;
+    c.shutdown.drain_looks_at_start = at_start;
+    c.shutdown.drain_linger = linger;
+    Harness h(c);
+    if (job) h.supply(0, 0);
+    h.core.start();
+    h.signal_at(sec(2), Signal::kTerm);
+    if (job) h.finish_at(sec(4.2), 0);
+    for (const std::string& call : h.run_until(sec(20))) {
+      if (call.ends_with(" exit 0")) return call.substr(0, call.find(' '));
+    }
+    return std::string("none");
+  };
+  EXPECT_EQ(exit_time(sec(1), false, 0, false), "3s");
+  EXPECT_EQ(exit_time(sec(1), false, 0, true), "5s");
+  EXPECT_EQ(exit_time(sec(0.5), true, 0, false), "2s");
+  EXPECT_EQ(exit_time(sec(0.5), true, 0, true), "4.5s");
+  EXPECT_EQ(exit_time(sec(1), true, sec(1), false), "3s");
+  EXPECT_EQ(exit_time(sec(1), true, sec(1), true), "6s");
 }
 
 TEST(WorkerCore, CancelledJobIsFailedWithShutdownError) {

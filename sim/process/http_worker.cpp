@@ -332,6 +332,17 @@ void HttpWorker::cancel_job(int slot) {
   }
 }
 
+// Unreached: an OJS fetch reply carries no lease expiry (Lease::expires stays kNever), so
+// fails_at_lease_expiry never fires here, and drainsim's process engine refuses the
+// scenarios where it would (run/process_engine.cpp). Were it reached, the OJS binding could
+// not report a run that outlives its job, so the body stops.
+void HttpWorker::detach_job(int slot) {
+  Body& body = bodies_[slot];
+  if (!body.running) return;
+  runner_->abort(slot);
+  body.running = false;
+}
+
 void HttpWorker::state_changed(WorkerState state) {
   std::fprintf(stderr, "%s: %s\n", config_.name.c_str(), drainsim::to_string(state));
 }

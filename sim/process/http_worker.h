@@ -61,6 +61,7 @@ class HttpWorker final : public WorkerPort, public TimerTarget {
   void deregister() override;
   void start_job(int slot, const Lease& lease) override;
   void cancel_job(int slot) override;
+  void detach_job(int slot) override;
   void state_changed(WorkerState state) override;
   void log_remaining(int active) override;
   void exit(int code, Outcome leftover) override;

@@ -300,6 +300,26 @@ TEST(ProcessEngine, AnOomKillOfAPoolChildIsAClearError) {
   EXPECT_NE(error.find("events[0]: oom_kill_child takes a pool child"), std::string::npos) << error;
 }
 
+TEST(ProcessEngine, AJobThatCanOutliveItsPgBossLeaseIsAClearError) {
+  // pg-boss fails a job at its expireIn while the handler runs on; the OJS binding cannot
+  // report a run that outlives its job. 12 s jobs against an 8 s lease are refused, naming
+  // the field; so is any unbounded distribution, which can draw such a job.
+  for (const std::string job : {"12s", "8s"}) {
+    const Scenario s = parse_scenario(test::one_pod(job), "case",
+                                      {"worker.profile=pg-boss", "backend.visibility_timeout=8s"});
+    const std::string error = process_run_error(s);
+    EXPECT_NE(error.find("backend.visibility_timeout: profile pg-boss fails a job still running "
+                         "when its lease expires"),
+              std::string::npos)
+        << error;
+  }
+  Scenario s = parse_scenario(test::one_pod("1s"), "case", {"worker.profile=pg-boss"});
+  s.workload.job_duration.kind = DurationDistribution::Kind::kExponential;
+  s.workload.job_duration.mean = kSecond;
+  EXPECT_NE(process_run_error(s).find("a job of this workload can run 15m or longer"),
+            std::string::npos);
+}
+
 TEST(ProcessEngine, AProfileThatFetchesAheadIsAClearError) {
   // Celery acknowledges a prefetched task only as it starts it; the OJS binding has no
   // such call.

@@ -8,9 +8,13 @@ namespace drainsim::profiles {
 
 namespace {
 void apply(const ProfileOptions& options, ShutdownBehaviour& b, BackendMechanisms& m) {
-  // pg-boss 9: stop() never fails the active jobs; they stay active until they expire.
+  // pg-boss 9: stop() never fails the active jobs; they stay active until they expire. It
+  // looks for running jobs once a second, and once it finds none it stops its maintenance,
+  // waits a second more and looks again (src/index.js stop(), 9.0.3).
   if (!option_bool(options, "fails_active_at_stop")) {
     b.at_deadline = ShutdownBehaviour::AtDeadline::kLeave;
+    b.drain_poll = kSecond;
+    b.drain_linger = kSecond;
   }
   m.lease.check_interval = option_duration(options, "expiry_check_interval");
 }
@@ -64,6 +68,14 @@ Profile pg_boss() {
   b.logs_remaining = false;  // no remaining-count log (profiles.h)
   b.handles_tstp = false;
   b.second_term = ShutdownBehaviour::SecondTerm::kIgnore;
+  // work() races each handler against the job's expireIn and fails the job when that comes
+  // first (retried as its retryLimit says), freeing the subscription while the handler runs
+  // on (9-12: manager.js resolveWithinSeconds; adapters/pg-boss/README.md measured it).
+  b.fails_at_lease_expiry = true;
+  // stop() looks for running jobs at once and then every 500 ms, and stops at the first
+  // look that finds none (src/index.js stop(), 10.4.2).
+  b.drain_poll = 500 * kMillisecond;
+  b.drain_looks_at_start = true;
   p.backend.visibility_timeout = 15 * kMinute;  // expireInSeconds
   p.backend.retry = RetryPolicy{3, 0, 1.0, 0, false};
   p.mechanisms.heartbeat_detection = false;

@@ -25,8 +25,47 @@ std::string default_worker_binary() {
   return ec ? std::string("drainsim-worker") : (self.parent_path() / "drainsim-worker").string();
 }
 
+// Whether a job drawn from `d` can run `limit` or longer: the unbounded distributions can.
+bool can_last(const DurationDistribution& d, Duration limit) {
+  using Kind = DurationDistribution::Kind;
+  switch (d.kind) {
+    case Kind::kConstant:
+      return d.value >= limit;
+    case Kind::kUniform:
+      return d.max >= limit;
+    case Kind::kEmpirical:
+    case Kind::kSequence:
+      for (Duration v : d.values) {
+        if (v >= limit) return true;
+      }
+      for (const auto& b : d.histogram) {
+        if (b.le >= limit) return true;
+      }
+      return false;
+    case Kind::kExponential:
+    case Kind::kLognormal:
+    case Kind::kPareto:
+      return true;
+  }
+  return true;
+}
+
 // Throws RunError when the scenario asks what the process engine's workers cannot do.
 void check_expressible(const Scenario& s, const ProcessOptions& o) {
+  if (o.worker_cmd.empty() && s.worker.shutdown.fails_at_lease_expiry) {
+    bool can = can_last(s.workload.job_duration, s.backend.visibility_timeout);
+    for (const JobClass& c : s.workload.classes) {
+      can = can || can_last(c.job_duration, s.backend.visibility_timeout);
+    }
+    if (can) {
+      throw RunError(fmt::format(
+          "backend.visibility_timeout: profile {} fails a job still running when its lease "
+          "expires and lets the handler run on, which the OJS HTTP binding cannot express, and "
+          "a job of this workload can run {} or longer: run it on the virtual or realtime "
+          "engine, or set a visibility_timeout above the longest job",
+          s.worker.profile, format_duration(s.backend.visibility_timeout)));
+    }
+  }
   if (o.worker_cmd.empty() &&
       s.worker.shutdown.at_deadline == ShutdownBehaviour::AtDeadline::kRequeue) {
     throw RunError(fmt::format(

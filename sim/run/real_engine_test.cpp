@@ -534,6 +534,41 @@ TEST(RealPgBoss, StopWaitsItsTimeoutThenLeavesTheRunningJobActive) {
   EXPECT_EQ(out.results.at("real").at("versions").at("pg-boss"), "9.0.3");
 }
 
+TEST(RealPgBoss, AJobLongerThanItsExpireInRunsTwiceEachRunToItsEnd) {
+  // expireIn 6 s is also the handler's time limit in work(): job 0 (10 s), fetched at the
+  // worker's start, is failed by its own worker 6 s later and retried at once (retryLimit
+  // 1); the subscription, free again, takes it straight back while the first run goes on to
+  // its end. The second run is failed 6 s after its fetch too: the job fails for good, and
+  // both runs complete their work: one duplicate, one redelivery, and a job discarded by
+  // its leases' expiry (a loss). The model says the same.
+  const Scenario s = parse_scenario(R"({"name": "pgb-expire", "duration": "1s", "settle": "25s",
+    "workload": {"arrival": {"kind": "list", "at": ["0s"]},
+                 "job_duration": {"kind": "constant", "value": "10s"}},
+    "backend": {"visibility_timeout": "6s", "retry": {"max_attempts": 2}},
+    "worker": {"profile": "pg-boss", "concurrency": 1, "options": {"fails_active_at_stop": false}},
+    "platform": {"replicas": 1, "pod_start_delay": "0s"}})",
+                                    "pgb-expire.json");
+  const RunOutput out = run_real(s, real_system("pg-boss"));
+  const JobTotals& j = out.summary.jobs;
+  EXPECT_TRUE(out.summary.audit.ok);
+  EXPECT_EQ(j.completed, 0);
+  EXPECT_EQ(j.discarded, 1);
+  EXPECT_EQ(j.duplicate_executions, 1);
+  EXPECT_EQ(j.redeliveries, 1);
+  EXPECT_EQ(out.summary.job_loss(), 1);
+  const std::vector<json> rows = attempts(out);
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0][7], "completed");
+  EXPECT_EQ(rows[1][7], "duplicate");
+  // The second run starts at the first one's timeout, while the first goes on 4 s more.
+  EXPECT_NEAR(rows[1][5].get<double>() - rows[0][5].get<double>(), 6, 0.5);
+  EXPECT_NEAR(rows[0][6].get<double>() - rows[0][5].get<double>(), 10, 0.5);
+  const RunOutput model = run_scenario(s, RunOptions{});
+  EXPECT_EQ(model.summary.jobs.duplicate_executions, 1);
+  EXPECT_EQ(model.summary.jobs.redeliveries, 1);
+  EXPECT_EQ(model.summary.job_loss(), 1);
+}
+
 TEST(RealPgBoss, ASingletonClassRefusesAPushWhileItsJobIsUnfinished) {
   // pg-boss 9's singletonKey: every job of the class "report" shares one key. Job 0 (5 s)
   // at 0 runs from the worker's first fetch (the model's first poll is at 2 s); the push of

@@ -228,6 +228,62 @@ TEST(HandWorked, G_ScaleDownOfShortJobsExitsCleanly) {
   EXPECT_EQ(r.results["pods"][0]["deleted_s"], nullptr);
 }
 
+// pg-boss's work() fails a job still running at its expireIn (8 s here) and frees the slot
+// while the run goes on. One 12 s job pushed at 0 on one slot, retried at once (retryLimit
+// 2): the first poll takes it at 2 s; it is failed at 10 s and taken again by the freed
+// slot at once, failed at 18 s, taken at 18 s, and failed for good at 26 s. Each run goes
+// on to its own end (14, 22, 30 s): three completed runs of a job pg-boss failed: two
+// duplicates, two redeliveries (each retry started while the run before it went on), no
+// wasted work, and a job discarded by its leases' expiry: a loss.
+TEST(HandWorked, H_PgBossFailsAJobAtItsExpireInWhileItsRunGoesOn) {
+  const auto scenario = [](const std::string& start_delay, const std::string& events) {
+    return R"({"name": "expire-in", "duration": "1s", "settle": "1m",
+      "workload": {"arrival": {"kind": "list", "at": ["0s"]},
+                   "job_duration": {"kind": "constant", "value": "12s"}},
+      "backend": {"visibility_timeout": "8s"},
+      "worker": {"profile": "pg-boss", "concurrency": 1},
+      "platform": {"replicas": 1, "pod_start_delay": ")" +
+           start_delay + R"("}, "events": )" + events + "}";
+  };
+  const RunOutput r = run_json(scenario("0s", "[]"));
+  ASSERT_TRUE(r.summary.audit.ok);
+  EXPECT_EQ(rows(r, "attempts"), json::parse(R"([[0, 1, 0, 0, 0, 2.0, 14.0, "completed"],
+    [0, 2, 0, 0, 0, 10.0, 22.0, "duplicate"], [0, 3, 0, 0, 0, 18.0, 30.0, "duplicate"]])"));
+  EXPECT_EQ(rows(r, "reports"),
+            json::parse(R"([[10.0, 0, 0, 0, 1, "fail", "visibility_timeout", true],
+    [18.0, 0, 0, 0, 2, "fail", "visibility_timeout", true],
+    [26.0, 0, 0, 0, 3, "fail", "visibility_timeout", true]])"));
+  EXPECT_EQ(summary(r)["duplicate_executions"], 2);
+  EXPECT_EQ(summary(r)["redeliveries"], 2);
+  EXPECT_EQ(summary(r)["shutdown_retries"], 0);
+  EXPECT_EQ(summary(r)["jobs_discarded_by_shutdown"], 1);
+  EXPECT_EQ(summary(r)["job_loss"], 1);
+  EXPECT_EQ(summary(r)["wasted_work_s"], 0.0);
+  // The pod is deleted at 12.5 s; its replacement, up 0.3 s after its creation, polls
+  // at 14.8, 16.8 and 18.8 s. stop() waits only for the run in the slot, attempt 2, failed
+  // at 18 s: the slot free, the drain is over and the process exits at once, ending
+  // attempt 2 abandoned (8 s of work wasted). Its job is failed already, but the run the
+  // exit cut was its latest: the next run, attempt 3, taken at 18.8 s by the replacement,
+  // is a shutdown retry, and a duplicate when it ends at 30.8 s (attempt 1 completed at
+  // 14 s). Failed at 26.8 s, the job is discarded: a loss.
+  const RunOutput t =
+      run_json(scenario("0.3s", R"([{"at": "12.5s", "kind": "delete_pod", "pod": "pod-0"}])"));
+  ASSERT_TRUE(t.summary.audit.ok);
+  EXPECT_EQ(rows(t, "attempts"), json::parse(R"([[0, 1, 0, 0, 0, 2.0, 14.0, "completed"],
+    [0, 2, 0, 0, 0, 10.0, 18.0, "abandoned"], [0, 3, 1, 1, 0, 18.8, 30.8, "duplicate"]])"));
+  EXPECT_EQ(rows(t, "reports"),
+            json::parse(R"([[10.0, 0, 0, 0, 1, "fail", "visibility_timeout", true],
+    [18.0, 0, 0, 0, 2, "fail", "visibility_timeout", true],
+    [26.8, 1, 1, 0, 3, "fail", "visibility_timeout", true]])"));
+  EXPECT_EQ(process(t, 0)["ended_s"], 18.0);
+  EXPECT_EQ(process(t, 0)["exit"], "clean");
+  EXPECT_EQ(summary(t)["duplicate_executions"], 1);
+  EXPECT_EQ(summary(t)["redeliveries"], 1);
+  EXPECT_EQ(summary(t)["shutdown_retries"], 1);
+  EXPECT_EQ(summary(t)["job_loss"], 1);
+  EXPECT_EQ(summary(t)["wasted_work_s"], 8.0);
+}
+
 TEST(RunEnd, NotWhileAttemptsStillRun) {
   // Two pods of one slot, one 10 s job, a 3 s lease renewed by 5 s heartbeats, two
   // attempts at most. pod-0 runs it from 0 s; the lease lapses at 3 s and pod-1 runs it
