@@ -129,6 +129,7 @@ int export_trace(const ExportArgs& args) {
   try {
     const json doc = read_results_file(args.results);
     check_schema_version(doc, args.results);
+    results_warnings(doc, args.results);
     trace = chrome_trace(doc);
   } catch (const InputError& e) {
     fmt::print(stderr, "error: {}\n", e.what());
@@ -158,7 +159,7 @@ void declare_profiles(CLI::App* cmd, ProfilesArgs& args) {
 void declare_conformance(CLI::App* cmd, ConformanceArgs& args) {
   cmd->add_option("--profile", args.profile, "The profile to check")->required();
   add_enum_option(cmd, "--format", args.format, "text (default) or json");
-  cmd->add_option("--out", args.out, "Write the report here (default stdout)");
+  path_option(cmd->add_option("--out", args.out, "Write the report here (default stdout)"));
 }
 
 void declare_export(CLI::App* cmd, ExportArgs& args) {
@@ -166,7 +167,7 @@ void declare_export(CLI::App* cmd, ExportArgs& args) {
       ->required()
       ->check(CLI::IsMember({"chrome-trace"}));
   cmd->add_option("results", args.results, "Results file with a timeline")->required();
-  cmd->add_option("--out", args.out, "Write it here (default stdout)");
+  path_option(cmd->add_option("--out", args.out, "Write it here (default stdout)"));
 }
 
 }  // namespace

@@ -21,8 +21,11 @@ bool emit(const std::string& text, const std::string& path) {
     fmt::print("{}", text);
     return true;
   }
-  if (write_whole(path, [&](std::ostream& f) { f << text; })) return true;
-  fmt::print(stderr, "error: {}: cannot write it\n", path);
+  std::string why;
+  if (write_whole(
+          path, [&](std::ostream& f) { f << text; }, &why))
+    return true;
+  fmt::print(stderr, "error: {}: cannot write it{}\n", path, why.empty() ? "" : " (" + why + ")");
   return false;
 }
 
@@ -45,6 +48,15 @@ bool outputs_ok(const std::vector<Output>& outputs, const std::vector<std::strin
     }
   }
   return true;
+}
+
+CLI::Option* path_option(CLI::Option* option) {
+  return option->check(CLI::Validator(
+      [](const std::string& value) {
+        return value.empty() ? std::string("an empty path: name one, or leave the option out")
+                             : std::string();
+      },
+      "PATH"));
 }
 
 void report_audit_failure(const std::string& where, const SeedRun& r) {

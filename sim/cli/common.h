@@ -80,6 +80,10 @@ struct Output {
 // cannot write it (No such file or directory)") and returns false (the caller exits 2).
 bool outputs_ok(const std::vector<Output>& outputs, const std::vector<std::string>& inputs);
 
+// A path option's check: an empty value ("--out ''") is refused rather than read as the
+// option's default.
+CLI::Option* path_option(CLI::Option* option);
+
 // Says which run's audit failed and how.
 void report_audit_failure(const std::string& where, const SeedRun& r);
 

@@ -60,7 +60,7 @@ void declare_compare(CLI::App* cmd, CompareArgs& args) {
   add_seed_option(cmd, args.seed, "First seed (default: the scenario's); then +1, +2, ...");
   add_enum_option(cmd, "--format", args.format, "table (default), md, json or csv");
   add_set_option(cmd, args.sets);
-  cmd->add_option("--out", args.out, "Write the comparison here (default stdout)");
+  path_option(cmd->add_option("--out", args.out, "Write the comparison here (default stdout)"));
   add_fault_option(cmd, args.fault);
 }
 

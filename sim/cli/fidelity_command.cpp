@@ -142,10 +142,11 @@ void declare_fidelity(CLI::App* cmd, FidelityArgs& args) {
   add_enum_list_option(cmd, "--engines", args.engines,
                        "The engines compared, the first the reference (default "
                        "virtual,realtime,process)");
-  cmd->add_option("--tolerances", args.tolerances,
-                  "A tolerances file (docs/fidelity.md): how far each metric may be from the "
-                  "reference's and still be equivalent (default: counts ±max(1, 10%), seconds "
-                  "±max(0.25s, 5%), fractions ±max(0.01, 10%))");
+  path_option(
+      cmd->add_option("--tolerances", args.tolerances,
+                      "A tolerances file (docs/fidelity.md): how far each metric may be from the "
+                      "reference's and still be equivalent (default: counts ±max(1, 10%), seconds "
+                      "±max(0.25s, 5%), fractions ±max(0.01, 10%))"));
   cmd->add_option("--case", args.case_name,
                   "The case of --tolerances whose own tolerances hold (default: the scenario's "
                   "name)");

@@ -177,18 +177,20 @@ void declare_real(CLI::App* cmd, RealArgs& args) {
   add_seeds_option(cmd, args.seeds,
                    "--repeats auto: the prediction's virtual runs, seeds SEED, SEED+1, ... "
                    "(default 30)");
-  cmd->add_option("--tolerances", args.tolerances,
-                  "--repeats auto: a tolerances file, as drainsim fidelity's (default: drainsim's "
-                  "defaults)");
+  path_option(cmd->add_option(
+      "--tolerances", args.tolerances,
+      "--repeats auto: a tolerances file, as drainsim fidelity's (default: drainsim's "
+      "defaults)"));
   cmd->add_option("--case", args.case_name,
                   "--repeats auto: the case of --tolerances whose own tolerances hold (default: "
                   "the scenario's name)");
   cmd->add_flag("--timeline", args.timeline, "Record the timeline in the results");
-  cmd->add_option("--out-dir", args.out_dir,
-                  "Folder for the results, one file per repeat: NAME-SYSTEM-SEED.json (default "
-                  "results/real)");
-  cmd->add_option("--keep", args.keep,
-                  "Copy each run's adapter events and program logs into this folder");
+  path_option(
+      cmd->add_option("--out-dir", args.out_dir,
+                      "Folder for the results, one file per repeat: NAME-SYSTEM-SEED.json (default "
+                      "results/real)"));
+  path_option(cmd->add_option("--keep", args.keep,
+                              "Copy each run's adapter events and program logs into this folder"));
 }
 
 }  // namespace

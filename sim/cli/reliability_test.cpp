@@ -9,6 +9,9 @@
 #include <fstream>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
+#include "testing/sanitizers.h"
 #include "testing/test_cli.h"
 
 namespace {
@@ -151,6 +154,20 @@ TEST_F(Reliability, ExportShortSeriesRows) {
   EXPECT_EQ(r.out, "");
 }
 
+// A 3.0 file whose warnings are 2.x strings exported (and loaded in the viewer) as if
+// fine: exit 2 naming warnings[0] and what a 3.0 warning is.
+TEST_F(Reliability, ReaderWarningsAsStrings) {
+  const std::string file = input("reader-3.0-warnings-as-strings.results.json");
+  const drainsim::test::CliResult r =
+      drainsim("export --format chrome-trace '" + file + "' --out t.json");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err, "error: " + file +
+                       ": warnings[0]: expected a warning object {\"code\": string, "
+                       "\"message\": string, \"figures\": object}, got \"a 2.x-style "
+                       "warning\"\n");
+  EXPECT_FALSE(fs::exists(dir_ / "t.json"));
+}
+
 // export ignored schema_version. MAJOR 2 is one this drainsim reads (results/README.md,
 // Versioning: 1.x to 3.x), so the reproducer's 2.0 file exports; an unknown MAJOR, a
 // malformed, empty, non-string or missing version is refused.
@@ -233,6 +250,83 @@ TEST_F(Reliability, UnwritableOutputsBeforeTheWork) {
                          " (No such file or directory)\n")
         << args;
     EXPECT_EQ(r.out, "") << args;
+  }
+}
+
+// The realtime engine ran one thread per running job body and aborted (SIGABRT, no file,
+// no message) when the OS refused one: under a 4 GiB address-space limit the bodies whose
+// thread is refused now run as timers, the run completes with its audit balanced, and the
+// threads_refused warning says so. (Not under the sanitizers, whose shadow memory needs
+// more address space than the limit.)
+TEST_F(Reliability, RealtimeAbortMin) {
+  if (drainsim::test::kAddressSanitizer || drainsim::test::kThreadSanitizer) {
+    GTEST_SKIP() << "a sanitizer's shadow memory does not fit under ulimit -v";
+  }
+  const std::string bin = "'" + std::string(DRAINSIM_BINARY) + "'";
+  const drainsim::test::CliResult r =
+      shell("(ulimit -v 4194304; exec " + bin + " run '" + input("realtime-abort-min.json") +
+            "' --engine realtime --time-scale 5000 --out x.json)");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("warning: the OS refused job bodies their threads"), std::string::npos)
+      << r.out;
+  const nlohmann::json results = nlohmann::json::parse(slurp(dir_ / "x.json"));
+  EXPECT_TRUE(results["summary"]["audit"]["ok"].get<bool>());
+  bool warned = false;
+  for (const nlohmann::json& w : results["warnings"]) warned |= w["code"] == "threads_refused";
+  EXPECT_TRUE(warned);
+}
+
+// An empty path or worker command was read as the option's default (run --out "" wrote
+// results/NAME-SEED.json; --worker-cmd "" ran drainsim-worker), and a command /bin/sh
+// cannot parse became a crash loop of workers: each is exit 2 naming the option, before
+// any work.
+TEST_F(Reliability, EmptyPathsAndUnparsableWorkerCommandsAreRefused) {
+  const std::string file = write("ok.json", kValid);
+  const std::pair<std::string, std::string> cases[] = {
+      {"run ok.json --out ''", "--out: an empty path"},
+      {"sweep ok.json --grid worker.concurrency=1,2 --csv ''", "--csv: an empty path"},
+      {"compare ok.json --out ''", "--out: an empty path"},
+      {"real ok.json --system sidekiq --out-dir ''", "--out-dir: an empty path"},
+      {"run ok.json --engine process --worker-log ''", "--worker-log: an empty path"},
+      {"run ok.json --engine process --worker-cmd ''",
+       "error: --worker-cmd \"\": an empty command: expected a shell command line"},
+      {"run ok.json --engine process --worker-cmd ' '", "an empty command"},
+      {"run ok.json --engine process --worker-cmd \"python3 'unbalanced\"",
+       "error: --worker-cmd \"python3 'unbalanced\": /bin/sh cannot parse it (sh: 1: Syntax "
+       "error: Unterminated quoted string)"},
+  };
+  for (const auto& [args, said] : cases) {
+    const drainsim::test::CliResult r = drainsim(args);
+    EXPECT_EQ(r.code, 2) << args;
+    EXPECT_NE(r.err.find(said), std::string::npos) << args << "\n" << r.err;
+    EXPECT_EQ(r.out, "") << args;
+  }
+  EXPECT_FALSE(fs::exists(dir_ / "results"));  // nothing written to a default path
+}
+
+// A file size limit (ulimit -f) reached during a write killed drainsim with SIGXFSZ (153)
+// and left NAME.tmp-PID behind; now the write fails (EFBIG) with the limit named, exit 2,
+// and nothing is left: neither the file nor its temporary (run, and sweep through emit).
+TEST_F(Reliability, AFileSizeLimitFailsTheWriteAndLeavesNoTemporaryFile) {
+  const std::string bin = "'" + std::string(DRAINSIM_BINARY) + "'";
+  const std::string file = scenario("double-sigterm.json");
+  const std::pair<std::string, std::string> cases[] = {
+      {"run '" + file + "' --timeline --out r.json",
+       "error: r.json: cannot write the results file"},
+      {"sweep '" + file + "' --grid worker.concurrency=1,2,3 --out s.json",
+       "error: s.json: cannot write it"},
+  };
+  for (const auto& [args, said] : cases) {
+    const drainsim::test::CliResult r = shell("(ulimit -f 8; exec " + bin + " " + args + ")");
+    EXPECT_EQ(r.code, 2) << args;
+    // ulimit -f counts 512-byte blocks in dash, 1 KiB ones in bash: the limit's bytes vary.
+    EXPECT_NE(r.err.find(said + " (File too large: the file size limit (ulimit -f) is "),
+              std::string::npos)
+        << r.err;
+    EXPECT_TRUE(r.err.ends_with(" bytes)\n")) << r.err;
+    std::size_t files = 0;  // out.txt and err.txt only
+    for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir_)) ++files;
+    EXPECT_EQ(files, 2u) << args;
   }
 }
 

@@ -76,7 +76,7 @@ int run(const RunArgs& args) {
   }
   options.timeline = args.timeline;
   options.stream_timeline = args.timeline;
-  if ((!args.engine_args.worker_cmd.empty() || !args.engine_args.worker_log.empty()) &&
+  if ((args.engine_args.worker_cmd || !args.engine_args.worker_log.empty()) &&
       options.engine != Engine::kProcess) {
     fmt::print(stderr, "error: --worker-cmd and --worker-log need --engine process\n");
     return kBadInput;
@@ -161,7 +161,8 @@ int run(const RunArgs& args) {
 void declare_run(CLI::App* cmd, RunArgs& args) {
   add_scenario_options(cmd, args.what);
   cmd->add_flag("--timeline", args.timeline, "Record the timeline in the results");
-  cmd->add_option("--out", args.out, "Results file (default results/<name>-<seed>.json)");
+  path_option(
+      cmd->add_option("--out", args.out, "Results file (default results/<name>-<seed>.json)"));
   add_enum_option(cmd, "--engine", args.engine, "virtual (default), realtime or process");
   add_limit_options(cmd, args);
   add_engine_options(cmd, args.engine_args);

@@ -6,6 +6,7 @@
 #include "io/json_reader.h"
 #include "io/results.h"
 #include "io/scenario_reader.h"
+#include "process/child_process.h"
 #include "run/real_engine.h"
 
 namespace drainsim::cli {
@@ -95,8 +96,9 @@ void add_engine_options(CLI::App* cmd, EngineArgs& args) {
   cmd->add_option("--worker-cmd", args.worker_cmd,
                   "process: a shell command that runs a worker (docs/worker-protocol.md) "
                   "instead of drainsim-worker");
-  cmd->add_option("--worker-log", args.worker_log,
-                  "process: append the workers' output to this file (default: discarded)");
+  path_option(
+      cmd->add_option("--worker-log", args.worker_log,
+                      "process: append the workers' output to this file (default: discarded)"));
   cmd->add_option("--worker-log-max", args.worker_log_max,
                   "process: the most of the workers' output --worker-log gets per run, e.g. "
                   "1MiB, 10GB (KB = 1024 bytes; default 64MiB; 0: no cap); the rest is "
@@ -107,9 +109,10 @@ void add_engine_options(CLI::App* cmd, EngineArgs& args) {
 void add_system_options(CLI::App* cmd, SystemArgs& args) {
   cmd->add_option("--system", args.system,
                   "real: the system (an adapter's name: sidekiq, bullmq, celery-redis, ...)");
-  cmd->add_option("--adapters", args.adapters,
-                  "real: the adapters' folder (default $DRAINSIM_ADAPTERS, else the installed "
-                  "share/drainsim/adapters, else the source tree's adapters/)");
+  path_option(
+      cmd->add_option("--adapters", args.adapters,
+                      "real: the adapters' folder (default $DRAINSIM_ADAPTERS, else the installed "
+                      "share/drainsim/adapters, else the source tree's adapters/)"));
 }
 
 bool prepare(const ScenarioArgs& what, const EngineArgs& engine, const SystemArgs& system,
@@ -126,7 +129,13 @@ bool prepare(const ScenarioArgs& what, const EngineArgs& engine, const SystemArg
   if (engine.time_scale) options.paced.time_scale = *engine.time_scale;
   options.realtime.job_body = engine.job_body;
   options.realtime.access = engine.access;
-  options.process.worker_cmd = engine.worker_cmd;
+  if (engine.worker_cmd) {
+    if (const std::string why = shell_command_error(*engine.worker_cmd); !why.empty()) {
+      fmt::print(stderr, "error: --worker-cmd \"{}\": {}\n", *engine.worker_cmd, why);
+      return false;
+    }
+  }
+  options.process.worker_cmd = engine.worker_cmd.value_or("");
   options.process.worker_log = engine.worker_log;
   if (engine.worker_log_max) options.process.worker_log_max = *engine.worker_log_max;
   options.process.on_warning = [](const std::string& message) {
@@ -183,21 +192,27 @@ bool run_or_explain(const Scenario& s, const RunOptions& options, RunOutput& out
 
 int report(const Scenario& s, const RunOptions& options, const RunOutput& out,
            const std::string& path, double wall_s) {
-  std::string why;  // the timeline's temporary files could not be read back
-  const bool written = write_whole(path, [&](std::ostream& f) {
-    if (out.timeline) {  // compact, streamed: an indented timeline would be far larger
-      try {
-        write_results_once(out.results, *out.timeline, [&](std::string_view piece) { f << piece; });
-      } catch (const std::runtime_error& e) {
-        why = fmt::format(" ({})", e.what());
-        f.setstate(std::ios::badbit);  // not written: no partial file
-      }
-    } else {
-      f << out.results.dump(2);
-    }
-    f << '\n';
-  });
+  std::string why;         // the timeline's temporary files could not be read back
+  std::string system_why;  // what the system said, when it did
+  const bool written = write_whole(
+      path,
+      [&](std::ostream& f) {
+        if (out.timeline) {  // compact, streamed: an indented timeline would be far larger
+          try {
+            write_results_once(out.results, *out.timeline,
+                               [&](std::string_view piece) { f << piece; });
+          } catch (const std::runtime_error& e) {
+            why = fmt::format(" ({})", e.what());
+            f.setstate(std::ios::badbit);  // not written: no partial file
+          }
+        } else {
+          f << out.results.dump(2);
+        }
+        f << '\n';
+      },
+      &system_why);
   if (!written) {
+    if (why.empty() && !system_why.empty()) why = " (" + system_why + ")";
     fmt::print(stderr, "error: {}: cannot write the results file{}\n", path, why);
     return kBadInput;
   }

@@ -34,7 +34,7 @@ struct EngineArgs {
   std::optional<double> time_scale;  // unset: the engines' default
   JobBody job_body = JobBody::kSleep;
   ModelAccess access = ModelAccess::kLock;
-  std::string worker_cmd;
+  std::optional<std::string> worker_cmd;  // unset: drainsim-worker
   std::string worker_log;
   std::optional<std::uint64_t> worker_log_max;  // unset: ProcessOptions' default
 };

@@ -224,10 +224,11 @@ void add_output_options(CLI::App* cmd, std::optional<SweepFormat>& format, std::
          "--format", [&format](const std::string& text) { format = from_name<SweepFormat>(text); },
          "table, md, json or csv (default: table when the output is a terminal, json otherwise)")
       ->check(CLI::IsMember(all_names<SweepFormat>()));
-  cmd->add_option("--out", out, "Write the sweep here (default stdout)");
-  cmd->add_option("--csv", csv,
-                  "Also write the wide CSV here: a row per point, the axes then each metric's "
-                  "mean, low, high and n");
+  path_option(cmd->add_option("--out", out, "Write the sweep here (default stdout)"));
+  path_option(
+      cmd->add_option("--csv", csv,
+                      "Also write the wide CSV here: a row per point, the axes then each metric's "
+                      "mean, low, high and n"));
 }
 
 void declare_sweep(CLI::App* cmd, SweepArgs& args) {

@@ -178,7 +178,7 @@ void declare_tune(CLI::App* cmd, TuneArgs& args) {
   add_threads_option(cmd, args.threads);
   add_set_option(cmd, args.sets);
   add_enum_option(cmd, "--format", args.format, "text (default) or json");
-  cmd->add_option("--out", args.out, "Write the report here (default stdout)");
+  path_option(cmd->add_option("--out", args.out, "Write the report here (default stdout)"));
 }
 
 }  // namespace

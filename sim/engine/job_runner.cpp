@@ -4,6 +4,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -53,6 +54,7 @@ class ThreadRunner final : public JobRunner {
         owner_(owner),
         scale_(rt.time_scale()),
         spin_(spin),
+        fallback_(rt, owner, slots),
         bodies_(static_cast<std::size_t>(slots)) {
     for (auto& b : bodies_) b = std::make_unique<Body>();
   }
@@ -72,10 +74,25 @@ class ThreadRunner final : public JobRunner {
       b.cancel_at = Clock::time_point::max();
       b.end = Clock::now() + real(run_for);
     }
-    b.thread = std::thread([this, slot, generation] { run(slot, generation); });
+    b.timed = false;
+    try {
+      b.thread = std::thread([this, slot, generation] { run(slot, generation); });
+    } catch (const std::system_error& e) {
+      b.timed = true;
+      fallback_.start(slot, generation, run_for);
+      if (!refused_) {
+        refused_ = true;
+        rt_.schedule(rt_.now(), Priority::kCompletion, owner_, kThreadRefused,
+                     static_cast<std::uint64_t>(e.code().value()));
+      }
+    }
   }
   void cancel(int slot, Duration latency) override {
     Body& b = *bodies_[slot];
+    if (b.timed) {
+      fallback_.cancel(slot, latency);
+      return;
+    }
     {
       std::lock_guard lock(b.mu);
       b.cancel_at = Clock::now() + real(latency);
@@ -84,6 +101,10 @@ class ThreadRunner final : public JobRunner {
   }
   void abort(int slot) override {
     Body& b = *bodies_[slot];
+    if (b.timed) {
+      fallback_.abort(slot);
+      return;
+    }
     {
       std::lock_guard lock(b.mu);
       b.aborted = true;
@@ -94,6 +115,7 @@ class ThreadRunner final : public JobRunner {
  private:
   using Clock = std::chrono::steady_clock;
   struct Body {
+    bool timed = false;  // its thread was refused: it runs in fallback_ (the owner's strand)
     std::thread thread;
     std::mutex mu;  // guards the fields below
     std::condition_variable cv;
@@ -138,6 +160,8 @@ class ThreadRunner final : public JobRunner {
   TimerTarget* owner_;
   double scale_;
   bool spin_;
+  TimerRunner fallback_;  // the bodies whose thread the OS refused
+  bool refused_ = false;  // kThreadRefused said (the owner's strand)
   std::vector<std::unique_ptr<Body>> bodies_;
 };
 

@@ -25,7 +25,10 @@ inline const char* to_string(JobBody b) { return name_of(b).data(); }
 
 class JobRunner {
  public:
-  enum Tag : std::uint32_t { kBodyEnded = 100, kBodyCancelled = 101 };
+  // kThreadRefused (the real kinds): the OS refused a body its thread (a limit on threads
+  // or memory), so that body, and any other refused one, runs as a timer in the Runtime's
+  // time instead, as kTimer's do; said once per runner, its arg the errno.
+  enum Tag : std::uint32_t { kBodyEnded = 100, kBodyCancelled = 101, kThreadRefused = 102 };
   static std::uint64_t body_arg(int slot, std::uint32_t generation) {
     return static_cast<std::uint32_t>(slot) | std::uint64_t{generation} << 32;
   }

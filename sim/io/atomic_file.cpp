@@ -1,6 +1,7 @@
 #include "io/atomic_file.h"
 
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -50,11 +51,17 @@ class TmpGuard {
       if ((old.sa_flags & SA_SIGINFO) != 0 || old.sa_handler != SIG_DFL) continue;
       installed_[i] = sigaction(kEndingSignals[i], &sa, nullptr) == 0;
     }
+    struct sigaction xfsz = {};
+    if (sigaction(SIGXFSZ, nullptr, &xfsz) == 0 && (xfsz.sa_flags & SA_SIGINFO) == 0 &&
+        xfsz.sa_handler == SIG_DFL) {
+      ignoring_xfsz_ = ::signal(SIGXFSZ, SIG_IGN) != SIG_ERR;
+    }
   }
   ~TmpGuard() {
     for (std::size_t i = 0; i < kEndingSignals.size(); ++i) {
       if (installed_[i]) ::signal(kEndingSignals[i], SIG_DFL);
     }
+    if (ignoring_xfsz_) ::signal(SIGXFSZ, SIG_DFL);
     if (claimed_) g_tmp_claimed.store(false);
   }
   TmpGuard(const TmpGuard&) = delete;
@@ -62,12 +69,28 @@ class TmpGuard {
 
  private:
   bool claimed_ = false;
+  bool ignoring_xfsz_ = false;
   std::array<bool, kEndingSignals.size()> installed_ = {};
 };
 
+// Why writing `tmp` failed, `error` being errno then (which later calls in the writer may
+// have changed): a file size limit it reached, or a write error the system reported.
+std::string write_error(const std::string& tmp, int error) {
+  struct rlimit limit {};
+  struct stat st {};
+  if (::getrlimit(RLIMIT_FSIZE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY &&
+      ::stat(tmp.c_str(), &st) == 0 && static_cast<rlim_t>(st.st_size) >= limit.rlim_cur) {
+    return fmt::format("{}: the file size limit (ulimit -f) is {} bytes", std::strerror(EFBIG),
+                       limit.rlim_cur);
+  }
+  const bool says = error == ENOSPC || error == EDQUOT || error == EIO || error == EFBIG;
+  return says ? std::strerror(error) : "";
+}
+
 }  // namespace
 
-bool write_whole(const std::string& path, const std::function<void(std::ostream&)>& write) {
+bool write_whole(const std::string& path, const std::function<void(std::ostream&)>& write,
+                 std::string* why) {
   namespace fs = std::filesystem;
   std::error_code ec;
   const fs::file_status status = fs::symlink_status(path, ec);
@@ -79,13 +102,17 @@ bool write_whole(const std::string& path, const std::function<void(std::ostream&
   const std::string tmp = fmt::format("{}.tmp-{}", path, getpid());
   const TmpGuard guard(tmp);
   bool written;
+  int error = 0;
   {
+    errno = 0;
     std::ofstream f(tmp, std::ios::binary);
     if (f) write(f);
     written = static_cast<bool>(f << std::flush);
+    if (!written) error = errno;
   }
   if (written) fs::rename(tmp, path, ec);
   if (!written || ec) {
+    if (why != nullptr) *why = written ? ec.message() : write_error(tmp, error);
     fs::remove(tmp, ec);
     return false;
   }

@@ -254,6 +254,46 @@ std::pair<int, int> check_schema_version(const json& results, const std::string&
   return *version;
 }
 
+std::vector<Warning> results_warnings(const json& results, const std::string& where) {
+  const int major = check_schema_version(results, where).first;
+  std::vector<Warning> out;
+  const auto it = results.find("warnings");
+  if (it == results.end()) return out;
+  const auto bad = [&](const std::string& at, const char* what, const json& got) {
+    return InputError(fmt::format("{}: {}: expected {}, got {}", where, at, what, show(got)));
+  };
+  if (!it->is_array()) throw bad("warnings", "a list of warnings", *it);
+  for (std::size_t i = 0; i < it->size(); ++i) {
+    const json& w = (*it)[i];
+    const std::string at = fmt::format("warnings[{}]", i);
+    if (major < 3) {
+      if (!w.is_string()) throw bad(at, "a warning message (a string, before schema 3.0)", w);
+      out.push_back(Warning{"", w.get<std::string>(), {}});
+      continue;
+    }
+    constexpr const char* kObject =
+        "a warning object {\"code\": string, \"message\": string, \"figures\": object}";
+    if (!w.is_object()) throw bad(at, kObject, w);
+    for (const char* key : {"code", "message"}) {
+      const auto f = w.find(key);
+      if (f == w.end() || !f->is_string()) {
+        throw bad(fmt::format("{}.{}", at, key), "a string", f == w.end() ? json() : *f);
+      }
+    }
+    Warning warning{w["code"].get<std::string>(), w["message"].get<std::string>(), {}};
+    const auto figures = w.find("figures");
+    if (figures == w.end() || !figures->is_object()) {
+      throw bad(at + ".figures", "an object of numbers", figures == w.end() ? json() : *figures);
+    }
+    for (const auto& [name, v] : figures->items()) {
+      if (!v.is_number()) throw bad(fmt::format("{}.figures.{}", at, name), "a number", v);
+      warning.figures.emplace_back(name, v.get<double>());
+    }
+    out.push_back(std::move(warning));
+  }
+  return out;
+}
+
 MetricValues summary_values(const json& results, const std::string& where) {
   const auto find = [](const json& object, std::string_view key) -> const json* {
     if (!object.is_object()) return nullptr;
@@ -315,6 +355,7 @@ RecordedRun read_recorded_run(const std::string& path) {
   }
   RecordedRun run;
   run.metrics = summary_values(doc, path);
+  results_warnings(doc, path);
   const json seed = doc.value("seed", json());
   if (!seed.is_number_unsigned()) {
     throw InputError(fmt::format("{}: seed: expected the run's seed (a whole number >= 0)", path));

@@ -50,6 +50,13 @@ nlohmann::json timeline_json(const Timeline& timeline);
 // ("schema_version 4.0, this reader knows 1.x to 3.x").
 std::pair<int, int> check_schema_version(const nlohmann::json& results, const std::string& where);
 
+// The "warnings" of a results document, checked: absent or a list; from schema 3.0 each a
+// warning object (warning_json: a string "code", a string "message", an object "figures"
+// of numbers), before it a message string (read as a Warning with no code). Throws
+// InputError naming `where` and the JSON path ("warnings[0]: expected a warning object
+// ...") otherwise.
+std::vector<Warning> results_warnings(const nlohmann::json& results, const std::string& where);
+
 // The metrics (model/metrics.h) of a results document's "summary"; `where` names the
 // document in messages. Throws InputError naming the JSON path when the schema_version is
 // not 1.x, 2.x or 3.x, or a metric is missing or is not a number (null only where its group

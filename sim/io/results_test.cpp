@@ -126,6 +126,45 @@ TEST(SummaryValues, RefusesAnUnknownSchemaVersion) {
 
 // A recorded run: its metrics, its seed and what it could not measure (3.1, real.not_measured);
 // errors name the file and the JSON path.
+TEST(ResultsWarnings, AreWarningObjectsFrom30AndStringsBeforeOrTheReaderSaysWhere) {
+  using nlohmann::json;
+  const auto doc = [](const char* version, const json& warnings) {
+    return json{{"schema_version", version}, {"warnings", warnings}};
+  };
+  const std::vector<Warning> read = results_warnings(
+      doc("3.1", json::parse(R"([{"code":"overload","message":"m","figures":{"slots":4}}])")),
+      "r.json");
+  ASSERT_EQ(read.size(), 1u);
+  EXPECT_EQ(read[0].code, "overload");
+  EXPECT_EQ(read[0].figures, (std::vector<std::pair<std::string, double>>{{"slots", 4}}));
+  EXPECT_EQ(results_warnings(doc("2.1", json::parse(R"(["old"])")), "r.json")[0].message, "old");
+  EXPECT_TRUE(results_warnings(json{{"schema_version", "3.0"}}, "r.json").empty());
+  const std::pair<json, std::string> bad[] = {
+      {doc("3.0", json::parse(R"(["a 2.x-style warning"])")),
+       "r.json: warnings[0]: expected a warning object {\"code\": string, \"message\": string, "
+       "\"figures\": object}, got \"a 2.x-style warning\""},
+      {doc("3.0", json::parse(R"([{"code":7,"message":null}])")),
+       "r.json: warnings[0].code: expected a string, got 7"},
+      {doc("3.0", json::parse(R"([{"code":"x","message":"m"}])")),
+       "r.json: warnings[0].figures: expected an object of numbers, got null"},
+      {doc("3.0", json::parse(R"([{"code":"x","message":"m","figures":{"n":"4"}}])")),
+       "r.json: warnings[0].figures.n: expected a number, got \"4\""},
+      {doc("3.0", json::parse(R"([{}])")), "r.json: warnings[0].code: expected a string, got null"},
+      {doc("3.0", json::parse("[null]")), "r.json: warnings[0]: expected a warning object"},
+      {doc("3.0", "overload"), "r.json: warnings: expected a list of warnings, got \"overload\""},
+      {doc("2.1", json::parse(R"([{"code":"x","message":"m"}])")),
+       "r.json: warnings[0]: expected a warning message (a string, before schema 3.0)"},
+  };
+  for (const auto& [document, said] : bad) {
+    try {
+      results_warnings(document, "r.json");
+      ADD_FAILURE() << "accepted " << document.dump();
+    } catch (const InputError& e) {
+      EXPECT_EQ(std::string(e.what()).substr(0, said.size()), said) << e.what();
+    }
+  }
+}
+
 TEST(RecordedRun, ReadsTheMetricsTheSeedAndWhatWasNotMeasured) {
   const std::string path =
       (std::filesystem::temp_directory_path() / "drainsim_recorded_run.json").string();

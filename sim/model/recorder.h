@@ -106,6 +106,13 @@ class Recorder {
     warnings_.push_back({std::move(code), std::move(message), {}});
   }
   void warning(Warning w) { warnings_.push_back(std::move(w)); }
+  // As warning(), unless a warning with this code was given already.
+  void warning_once(std::string code, std::string message) {
+    for (const Warning& w : warnings_) {
+      if (w.code == code) return;
+    }
+    warning(std::move(code), std::move(message));
+  }
   // An imbalance found outside the recorder (a real broker's word against the attempts):
   // fails the audit, naming its job.
   void audit_error(std::string text);

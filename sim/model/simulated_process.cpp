@@ -1,6 +1,9 @@
 #include "model/simulated_process.h"
 
 #include <algorithm>
+#include <cstring>
+
+#include <fmt/format.h>
 
 namespace drainsim {
 
@@ -355,6 +358,17 @@ void SimulatedProcess::on_timer(std::uint32_t tag, std::uint64_t arg) {
     case kFetch:
       fetch_ = TimerId{};
       send_fetch(static_cast<int>(arg));
+      break;
+    case JobRunner::kThreadRefused:
+      on_models([this, error = static_cast<int>(arg)] {
+        recorder_.warning_once(
+            "threads_refused",
+            fmt::format("the OS refused job bodies their threads ({}; a limit on threads or "
+                        "memory, ulimit -u or -v): those bodies ran as timers, as on the "
+                        "virtual engine, so they loaded no CPU (--job-body spin) nor held a "
+                        "thread; first on pod-{}",
+                        std::strerror(error), pod_));
+      });
       break;
     case kDetachedEnd:
       end_detached(static_cast<std::size_t>(arg));

@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <spawn.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -144,6 +145,43 @@ pid_t spawn(const SpawnSpec& spec) {
     throw std::runtime_error(fmt::format("cannot run {}: {}", spec.argv[0], strerror(e)));
   }
   return pid;
+}
+
+std::string shell_command_error(const std::string& command) {
+  if (command.find_first_not_of(" \t\n") == std::string::npos) {
+    return "an empty command: expected a shell command line that runs a worker";
+  }
+  // sh -n reads the command without running any of it.
+  int out[2];
+  if (pipe2(out, O_CLOEXEC) != 0) return "";  // cannot check: the run will tell
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(&actions, out[1], 1);
+  posix_spawn_file_actions_adddup2(&actions, out[1], 2);
+  std::string script = "exec " + command;
+  char sh[] = "sh", n[] = "-n", c[] = "-c";
+  char* argv[] = {sh, n, c, script.data(), nullptr};
+  pid_t pid = -1;
+  const int e = posix_spawn(&pid, "/bin/sh", &actions, nullptr, argv, environ);
+  posix_spawn_file_actions_destroy(&actions);
+  close(out[1]);
+  std::string said;
+  char buffer[512];
+  for (ssize_t got; (got = read(out[0], buffer, sizeof buffer)) != 0;) {
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0 || said.size() > 4096) break;
+    said.append(buffer, static_cast<std::size_t>(got));
+  }
+  close(out[0]);
+  if (e != 0) return "";
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return "";
+  while (!said.empty() && (said.back() == '\n' || said.back() == ' ')) said.pop_back();
+  if (const std::size_t nl = said.rfind('\n'); nl != std::string::npos) said.erase(0, nl + 1);
+  return fmt::format("/bin/sh cannot parse it ({})", said.empty() ? "no reason given" : said);
 }
 
 std::string shell_quote(const std::string& text) {

@@ -57,6 +57,10 @@ pid_t spawn(const SpawnSpec& spec);
 // `text` quoted for /bin/sh.
 std::string shell_quote(const std::string& text);
 
+// Why /bin/sh cannot run `command` as a command line (an empty command, or what `sh -n`
+// says of its syntax, such as an unbalanced quote); empty when it can.
+std::string shell_command_error(const std::string& command);
+
 // The argv of a shell as a container's PID 1 that runs `command` (a shell command line):
 // it neither dies of TERM, INT, QUIT, HUP, TSTP or CONT nor passes them on (a trap, unlike
 // an ignored signal, is not inherited by the command), and exits with the command's code.

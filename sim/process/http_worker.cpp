@@ -6,6 +6,7 @@
 #include <charconv>
 #include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -376,6 +377,13 @@ void HttpWorker::give_up(const std::string& why) {
 }
 
 void HttpWorker::on_timer(std::uint32_t tag, std::uint64_t arg) {
+  if (tag == JobRunner::kThreadRefused) {
+    std::fprintf(stderr,
+                 "%s: the OS refused a job body its thread (%s): such bodies run as "
+                 "timers\n",
+                 config_.name.c_str(), std::strerror(static_cast<int>(arg)));
+    return;
+  }
   const int slot = static_cast<int>(arg & 0xffffffffu);
   Body& body = bodies_[slot];
   if (!body.running || body.generation != arg >> 32) return;  // given up on

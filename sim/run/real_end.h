@@ -34,7 +34,9 @@ class RealEnd final : public TimerTarget {
   // Blocks until the run has ended: when, and whether early.
   std::pair<Time, bool> wait() { return done_.get_future().get(); }
 
-  Inspection last{{}, {}, /*taken=*/false};  // the inspector's last answer
+  // The inspector's last answer. Not `{{}, ...}`: an empty brace list makes a JSON null,
+  // which a second Ctrl+C (no answer at all) wrote as real.versions, against the schema.
+  Inspection last{nlohmann::json::object(), {}, /*taken=*/false};
   bool interrupted = false;
   std::string failure;  // why the run could not go on; empty when it ended normally
 

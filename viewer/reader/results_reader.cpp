@@ -132,13 +132,25 @@ Document parse_or_throw(std::string_view text, const std::string& path,
       }
     }
   }
-  if (doc.contains("warnings") && doc["warnings"].is_array()) {
-    for (const json& w : doc["warnings"]) {
-      // 3.x: {"code", "message", "figures"}; before, the message alone.
-      if (w.is_string()) {
+  if (doc.contains("warnings")) {
+    // 3.x: {"code", "message", "figures"}; before, the message alone. Anything else is
+    // refused with its path, as drainsim's readers do (io/results.h results_warnings).
+    const json& ws = doc["warnings"];
+    if (!ws.is_array()) return fail(path, "warnings: expected a list, got " + shown(ws));
+    const bool objects = version_major(r.schema_version).value_or(kSchemaMajor) >= 3;
+    for (std::size_t i = 0; i < ws.size(); ++i) {
+      const json& w = ws[i];
+      if (!objects && w.is_string()) {
         run.warnings.push_back(w.get<std::string>());
-      } else if (w.is_object() && w.contains("message") && w["message"].is_string()) {
+      } else if (objects && w.is_object() && w.contains("code") && w["code"].is_string() &&
+                 w.contains("message") && w["message"].is_string()) {
         run.warnings.push_back(w["message"].get<std::string>());
+      } else {
+        return fail(path, fmt::format("warnings[{}]: expected {}, got {}", i,
+                                      objects ? "a warning object with a string \"code\" and "
+                                                "\"message\""
+                                              : "a warning message (a string, before schema 3.0)",
+                                      shown(w)));
       }
     }
   }

@@ -437,6 +437,32 @@ TEST(ViewerReader, WarningsAreReadAsObjectsAndAsTheOlderStrings) {
   EXPECT_EQ(before.run->warnings[0], "old");
 }
 
+TEST(ViewerReader, AMalformedWarningIsRefusedWithItsPath) {
+  // A 3.0 file whose warnings are 2.x strings or broken objects loaded as if fine.
+  const std::string head =
+      R"({"schema_version":"3.0","run":{"ended_at_s":60.0},"summary":{},"scenario":{},"pods":[],"warnings":)";
+  const std::pair<std::string, std::string> cases[] = {
+      {R"(["a 2.x-style warning"])", "warnings[0]: expected a warning object"},
+      {R"([{"code":7,"message":null}])", "warnings[0]: expected a warning object"},
+      {R"([{"code":"overload","message":"m","figures":{}},{}])",
+       "warnings[1]: expected a warning object"},
+      {R"([null])", "warnings[0]: expected a warning object"},
+      {R"("overload")", "warnings: expected a list"},
+  };
+  for (const auto& [warnings, said] : cases) {
+    const Document d = parse_document(head + warnings + "}", "w.json");
+    EXPECT_FALSE(d.ok()) << warnings;
+    EXPECT_NE(d.error.find(said), std::string::npos) << d.error;
+  }
+  // And a 2.x file's warning must be a string.
+  const Document old = parse_document(
+      R"({"schema_version":"2.1","run":{"ended_at_s":60.0},"summary":{},"scenario":{},"pods":[],"warnings":[{"code":"x","message":"m"}]})",
+      "w2.json");
+  EXPECT_FALSE(old.ok());
+  EXPECT_NE(old.error.find("warnings[0]: expected a warning message"), std::string::npos)
+      << old.error;
+}
+
 TEST(ViewerReader, EmptyOrMissingTimelineLoadsTheSummaryAndSaysWhy) {
   std::string text = slurp(kDir + "/one-pod-rollout.results.json");
   const std::size_t from = text.find("\"timeline\":");
