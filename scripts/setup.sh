@@ -103,9 +103,10 @@ case "$action" in
     cmake -S "$here" -B "$tsan" -G Ninja -DDRAINSIM_TSAN=ON -DDRAINSIM_WERROR=$werror \
       -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -DNDEBUG" -DPython3_EXECUTABLE=$python >/dev/null
     cmake --build "$tsan" -j "$(nproc)" --target asio_runtime_test job_runner_test workload_test \
-      engine_fidelity_test http_test worker_signals_test process_engine_test realtime_reliability_test
+      engine_fidelity_test http_test worker_signals_test process_engine_test realtime_reliability_test \
+      real_system_test
     TSAN_OPTIONS="halt_on_error=1" ctest --test-dir "$tsan" --output-on-failure -R \
-      '^(AsioRuntime|TimerRunner|ThreadRunner|Workload|EngineFidelity|Http[A-Za-z]*|DrainsimWorker|ProcessEngine|RealtimeReliability)\.' \
+      '^(AsioRuntime|TimerRunner|ThreadRunner|Workload|EngineFidelity|Http[A-Za-z]*|DrainsimWorker|ProcessEngine|RealtimeReliability|RealSystem)\.' \
       -E '^ProcessEngine\.PythonWorkerRunsTheRollingRestart$'
     # ASan + UBSan (-fno-sanitize-recover: any finding fails its test), built with clang
     # and the libFuzzer targets in the same tree (DRAINSIM_FUZZ: one sanitized build serves

@@ -22,6 +22,7 @@ namespace drainsim::cli {
 
 constexpr int kBadInput = 2;
 constexpr int kAuditFailed = 3;
+constexpr int kRunFailed = 4;  // drainsim real: a process of the run failed (run.failed)
 constexpr int kInterrupted = 130;
 
 // A report's --format (conformance, tune): its text, or its JSON document.

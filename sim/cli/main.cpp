@@ -4,7 +4,8 @@
 // parses and dispatches.
 // Exit codes: 0 ok, 2 bad input (file, JSON path and what was expected on stderr; an
 // unknown command or option, an invalid value), 3 audit failure (which jobs, and why),
-// 130 interrupted (Ctrl+C); `conformance` and `tune`: 1 when a required check fails or no
+// 4 a real run whose own processes failed (the cause first; partial results), 130
+// interrupted (Ctrl+C); `conformance` and `tune`: 1 when a required check fails or no
 // setting meets the targets.
 #include <string>
 #include <vector>

@@ -110,9 +110,10 @@ int real(const RealArgs& args) {
     status = std::max(status, report(s, options, out, path, wall));
     if (status == kBadInput) return status;
     print_rule_check(*out.rule_check);
-    if (out.interrupted) {  // the repeats after it are not run
-      fmt::print(stderr, "partial results written to {} (run.interrupted)\n", path);
-      return kInterrupted;
+    if (out.interrupted || out.failed) {  // the repeats after it are not run
+      fmt::print(stderr, "partial results written to {} ({})\n", path,
+                 out.failed ? "run.failed" : "run.interrupted");
+      return out.failed ? kRunFailed : kInterrupted;
     }
     if (!args.auto_max) continue;
     sources[1].runs.push_back(metric_values(out.summary));

@@ -151,9 +151,10 @@ int run(const RunArgs& args) {
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
   const int reported = report(s, options, out, path, wall);
-  if (out.interrupted && reported != kBadInput) {
-    fmt::print(stderr, "partial results written to {} (run.interrupted)\n", path);
-    return kInterrupted;
+  if ((out.interrupted || out.failed) && reported != kBadInput) {
+    fmt::print(stderr, "partial results written to {} ({})\n", path,
+               out.failed ? "run.failed" : "run.interrupted");
+    return out.failed ? kRunFailed : kInterrupted;
   }
   return reported;
 }

@@ -175,6 +175,13 @@ bool run_or_explain(const Scenario& s, const RunOptions& options, RunOutput& out
     status = kBadInput;
     return false;
   }
+  if (out.failed) {  // the cause first, before the summary
+    const Interruption& f = out.summary.interrupted;
+    fmt::print(stderr, "error: the run failed at {} ({}): {}\n", format_seconds(to_seconds(f.at)),
+               f.component, f.reason);
+    status = kRunFailed;
+    return partial;
+  }
   if (out.interrupted) {
     const bool workers = options.engine == Engine::kProcess || options.engine == Engine::kReal;
     fmt::print(stderr, "interrupted at {} ({}) after {} events{}{}\n",

@@ -54,7 +54,8 @@ bool prepare(const ScenarioArgs& what, const EngineArgs& engine, const SystemArg
              Engine engine_kind, Scenario& s, RunOptions& options);
 
 // Runs the scenario; false (the error printed, `status` set) when the run could not be
-// done: its worker program cannot start, or (unless `partial`) the user interrupted it.
+// done: its worker program cannot start, or (unless `partial`) the user interrupted it or
+// a process of a real run failed (its cause printed first; status kRunFailed).
 // `lead` goes to stderr first, once the run returns (the newline after a progress bar).
 bool run_or_explain(const Scenario& s, const RunOptions& options, RunOutput& out, int& status,
                     bool partial = false, const std::function<std::string()>& lead = {});

@@ -174,7 +174,12 @@ json build_results(const Scenario& scenario, const RunSummary& summary, const Pl
       {"pods", pods_json(platform)},
       {"warnings", warnings_json(summary.warnings)},
   };
-  if (!summary.interrupted.by.empty()) {  // only then: other runs' documents are unchanged
+  // Only then: other runs' documents are unchanged.
+  if (summary.interrupted.by == "failure") {
+    out["run"]["failed"] = {{"component", summary.interrupted.component},
+                            {"at_s", to_seconds(summary.interrupted.at)},
+                            {"reason", summary.interrupted.reason}};
+  } else if (!summary.interrupted.by.empty()) {
     out["run"]["interrupted"] = true;
     out["run"]["interrupted_by"] = summary.interrupted.by;
   }

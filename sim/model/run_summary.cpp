@@ -36,13 +36,16 @@ std::optional<Warning> settle_warning(const Scenario& scenario, const RunSummary
 std::optional<Warning> interrupted_warning(const Scenario& scenario, const RunSummary& s) {
   if (s.interrupted.by.empty()) return std::nullopt;
   Warning w;
-  w.code = "interrupted";
+  const bool failed = s.interrupted.by == "failure";
+  w.code = failed ? "run_failed" : "interrupted";
   w.message = fmt::format(
       "the run was stopped at {} of duration + settle ({}) by {} after {} events: its figures "
       "are partial; the {} jobs not finished count as pending and the {} attempts running are "
       "in no outcome",
       format_seconds(to_seconds(s.ended_at)), format_duration(scenario.duration + scenario.settle),
-      s.interrupted.by == "signal" ? "SIGINT or SIGTERM" : "its limit of events",
+      failed                         ? fmt::format("a failure of its {}", s.interrupted.component)
+      : s.interrupted.by == "signal" ? std::string("SIGINT or SIGTERM")
+                                     : std::string("its limit of events"),
       s.interrupted.events, s.jobs.pending, s.attempts_in_flight_at_end);
   w.figures = {{"ended_at_s", to_seconds(s.ended_at)},
                {"events", static_cast<double>(s.interrupted.events)},

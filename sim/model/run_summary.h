@@ -33,10 +33,14 @@ struct JobLatency {
 };
 
 // Why a run stopped before its end: "signal" (SIGINT or SIGTERM), "event_limit" (a limit
-// of events run); empty when it did not. Its figures are then partial.
+// of events run), "failure" (drainsim real: a process of the run failed, `component` and
+// `reason` say which and why); empty when it did not. Its figures are then partial.
 struct Interruption {
   std::string by;
   std::uint64_t events = 0;  // events run when it stopped
+  std::string component;     // failure: "broker", "enqueuer", "inspector" or "worker"
+  Time at = 0;               // failure: when it was seen
+  std::string reason;        // failure: what happened, its cause first
 };
 
 struct RunSummary {
@@ -70,8 +74,9 @@ struct RunSummary {
 // attempts running.
 std::optional<Warning> settle_warning(const Scenario& scenario, const RunSummary& s);
 
-// The "interrupted" warning: the run stopped before its end (s.interrupted), so jobs not
-// finished are pending and attempts running are in no outcome.
+// The "interrupted" warning (or "run_failed", for a failure): the run stopped before its
+// end (s.interrupted), so jobs not finished are pending and attempts running are in no
+// outcome.
 std::optional<Warning> interrupted_warning(const Scenario& scenario, const RunSummary& s);
 
 // The summary of a finished run of `scenario`: `audit` is what Recorder::finish returned.

@@ -12,7 +12,8 @@ struct Warning {
   // Stable, for scripts: "overload", "queue_growth", "settle_reached", "event_skipped",
   // "event_partial", "pod_unschedulable", "no_checkpoints", "prefetched_unstarted",
   // "broker_not_asked", "recovery_unreported", "timers_late", "late_reports",
-  // "worker_unregistered", "threads_refused".
+  // "worker_unregistered", "threads_refused", "interrupted", "run_failed",
+  // "worker_killed_outside".
   std::string code;
   std::string message;  // the sentence a person reads, the figures in it
   // The figures behind the message, by name, in the order the message gives them.

@@ -116,16 +116,30 @@ bool ended_within(pid_t pid, std::chrono::milliseconds wait) {
   return true;
 }
 
-// Runs a program to its end (initdb, createdb, pg_isready); true when it exits 0.
-bool run_to_end(const SpawnSpec& spec) {
+// Runs a program to its end (initdb, createdb, pg_isready); true when it exits 0. One
+// still running after `wait` is killed (its group) and counts as failed: "" or, then,
+// " (still running after 60 s: killed)" in `*why`.
+bool run_to_end(const SpawnSpec& spec, std::chrono::seconds wait = std::chrono::seconds(60),
+                std::string* why = nullptr) {
   pid_t pid = -1;
   try {
     pid = spawn(spec);
   } catch (const std::exception&) {
     return false;
   }
+  const auto until = Clock::now() + wait;
   int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  while (true) {
+    const pid_t r = waitpid(pid, &status, WNOHANG);
+    if (r == pid) break;
+    if (r < 0 && errno != EINTR) return false;
+    if (Clock::now() >= until) {
+      kill(-pid, SIGKILL);
+      reaped_within(pid, std::chrono::seconds(5));
+      if (why) *why = fmt::format(" (still running after {} s: killed)", wait.count());
+      return false;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
   return WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
@@ -238,9 +252,11 @@ void Broker::start_postgres(const std::string& bin, std::chrono::milliseconds re
   };
   socket_ = dir_ + "/.s.PGSQL.5432";
   const std::string data = dir_ + "/data";
+  std::string why;
   if (!run_to_end(as({bin + "/initdb", "-D", data, "-U", "drainsim", "--auth=trust", "--no-sync",
-                      "-E", "UTF8"}))) {
-    throw BrokerError(fmt::format("initdb failed; its log:\n{}", tail_of(log_)));
+                      "-E", "UTF8"}),
+                  std::chrono::seconds(60), &why)) {
+    throw BrokerError(fmt::format("initdb failed{}; its log:\n{}", why, tail_of(log_)));
   }
   try {
     pid_ = spawn(as({bin + "/postgres", "-D", data, "-k", dir_, "-c", "listen_addresses=", "-c",
@@ -251,8 +267,9 @@ void Broker::start_postgres(const std::string& bin, std::chrono::milliseconds re
   wait_until_ready(bin + "/postgres", ready_wait);
   if (!run_to_end({{bin + "/createdb", "-h", dir_, "-U", "drainsim", "drainsim"},
                    {"PATH=/usr/bin:/bin"},
-                   log_})) {
-    throw BrokerError(fmt::format("createdb failed; the log:\n{}", tail_of(log_)));
+                   log_},
+                  std::chrono::seconds(60), &why)) {
+    throw BrokerError(fmt::format("createdb failed{}; the log:\n{}", why, tail_of(log_)));
   }
 }
 
@@ -348,7 +365,20 @@ bool Broker::alive() const {
   if (kind_ == BrokerKind::kRabbitmq) return amqp_answers(port_);
   return run_to_end({{postgres_bin() + "/pg_isready", "-q", "-h", dir_, "-U", "drainsim"},
                      {"PATH=/usr/bin:/bin"},
-                     ""});
+                     ""},
+                    std::chrono::seconds(10));
+}
+
+std::string Broker::program() const {
+  switch (kind_) {
+    case BrokerKind::kRedis:
+      return "redis-server";
+    case BrokerKind::kPostgresql:
+      return "postgres";
+    case BrokerKind::kRabbitmq:
+      return "rabbitmq-server";
+  }
+  return "broker";
 }
 
 void Broker::stop() {
@@ -357,6 +387,7 @@ void Broker::stop() {
     // moment after it, out of reach of its group: none is left when this returns.
     const std::vector<pid_t> helpers = children_of(pid_);
     kill(-pid_, kind_ == BrokerKind::kPostgresql ? SIGINT : SIGTERM);  // postgres: fast shutdown
+    kill(-pid_, SIGCONT);  // a stopped one (a hung broker's test) acts on it
     if (!reaped_within(pid_, std::chrono::seconds(5))) {
       kill(-pid_, SIGKILL);
       reaped_within(pid_, std::chrono::seconds(5));

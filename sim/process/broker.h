@@ -51,6 +51,10 @@ class Broker {
   int port() const { return port_; }                          // rabbitmq's AMQP port
   const std::string& directory() const { return dir_; }
   pid_t pid() const { return pid_; }
+  // Its server program, for messages ("redis-server", "postgres", "rabbitmq-server"), and
+  // the file its output goes to.
+  std::string program() const;
+  const std::string& log_path() const { return log_; }
   // True while it answers (redis: PING; postgresql: pg_isready; rabbitmq: an AMQP
   // protocol header gets the Connection.Start frame).
   bool alive() const;

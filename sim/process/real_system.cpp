@@ -2,12 +2,16 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <chrono>
 #include <cstring>
 #include <fstream>
+#include <regex>
+#include <set>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -43,9 +47,47 @@ pid_t parent_of(pid_t pid) {
   return parent;
 }
 
-std::string tail(const std::string& text, std::size_t bytes = 1500) {
+std::string tail(const std::string& text, std::size_t bytes = 1000) {
   return text.size() > bytes ? "..." + text.substr(text.size() - bytes) : text;
 }
+
+// The line of a program's output that names its error, wherever its language prints it
+// (Ruby first, then the backtrace; Python and Node last): the last line that mentions an
+// error, an exception or a refused, reset or timed-out connection and is no backtrace
+// frame; "" when none does. At most 300 bytes.
+std::string cause_line(const std::string& output) {
+  static const std::regex error(
+      "error|exception|refused|timeout|timed out|econn|epipe|reset|closed|fatal|killed",
+      std::regex::icase | std::regex::optimize);
+  static const std::regex frame(R"(^\s*(from |at |File "|\^|~))", std::regex::optimize);
+  std::istringstream lines(output);
+  std::string found;
+  for (std::string line; std::getline(lines, line);) {
+    if (std::regex_search(line, error) && !std::regex_search(line, frame)) found = line;
+  }
+  const std::size_t start = found.find_first_not_of(" \t");
+  found = start == std::string::npos ? "" : found.substr(start);
+  return found.size() > 300 ? found.substr(0, 300) + "..." : found;
+}
+
+// `what` and the cause in `output`, then the end of `output`: "WHAT: CAUSE; the end of its
+// output:\nTAIL" (without the cause when no line names one).
+std::string with_output(const std::string& what, const std::string& output) {
+  if (output.find_first_not_of(" \t\r\n") == std::string::npos) {
+    return what + "; it wrote nothing";
+  }
+  const std::string cause = cause_line(output);
+  return fmt::format("{}{}; the end of its output:\n{}", what, cause.empty() ? "" : ": " + cause,
+                     tail(output));
+}
+
+std::string signal_name(int sig) {
+  const char* abbrev = sigabbrev_np(sig);
+  return abbrev ? fmt::format("SIG{}", abbrev) : fmt::format("signal {}", sig);
+}
+
+constexpr std::uint32_t kPoll = 0;     // the events file, the broker, the enqueuer
+constexpr std::uint32_t kInspect = 1;  // an inspector's wait (arg: its pid)
 
 }  // namespace
 
@@ -71,7 +113,7 @@ class RealWorker final : public ProcessHandle {
     try {
       pid_ = spawn(spec);
     } catch (const std::exception& e) {
-      system_.fail(e.what());
+      system_.fail("worker", e.what());
       return;
     }
     alive_ = true;
@@ -87,7 +129,9 @@ class RealWorker final : public ProcessHandle {
     if (system_.kill_longest_child(*this) && active_ > 0) --active_;
   }
   void deliver(Signal signal, SignalTarget target) override {
-    if (alive_) deliver_signal(pid_, worker_pid_, signal, target);
+    if (!alive_) return;
+    sent_.insert(posix_signal(signal));
+    deliver_signal(pid_, worker_pid_, signal, target);
   }
   WorkerId worker_id() const override {
     return state_ == WorkerState::kStarting ? kNoWorker : static_cast<WorkerId>(worker_pid_);
@@ -118,12 +162,17 @@ class RealWorker final : public ProcessHandle {
   void ended(ChildExit how) {
     alive_ = false;
     active_ = 0;
+    if (how.signalled && !sent_.contains(how.code)) {
+      // Not the platform's doing: its own crash, or another process's kill.
+      system_.outside_ends_.push_back(
+          fmt::format("pod-{}'s worker (pid {}) ended at {} by {}", pod_, pid_,
+                      format_seconds(to_seconds(system_.rt_.now())), signal_name(how.code)));
+    }
     if (worker_pid_ <= 0 && !how.signalled && (how.code == 126 || how.code == 127)) {
-      system_.fail(
-          fmt::format("the worker program `{}` exited with {} before it was ready; its "
-                      "output is in {}",
-                      system_.options_.worker.front(), how.code,
-                      system_.log_file(fmt::format("pod-{}", pod_))));
+      system_.fail("worker", fmt::format("the worker program `{}` exited with {} before it was "
+                                         "ready; its output is in {}",
+                                         system_.options_.worker.front(), how.code,
+                                         system_.log_file(fmt::format("pod-{}", pod_))));
     }
     state_ = WorkerState::kStopped;
     const ProcessEnd end = !how.signalled        ? ProcessEnd::kExited
@@ -151,6 +200,7 @@ class RealWorker final : public ProcessHandle {
   WorkerState state_ = WorkerState::kStarting;
   int active_ = 0;
   bool alive_ = false;
+  std::set<int> sent_;  // the signals drainsim sent it
 };
 
 RealSystem::RealSystem(StrandRuntime& rt, boost::asio::io_context& io, RealSystemOptions options)
@@ -204,7 +254,7 @@ void RealSystem::start() {
   reaper_.watch(enqueuer_);
   enqueuer_out_ = std::make_unique<boost::asio::posix::stream_descriptor>(io_, out[0]);
   read_enqueuer();
-  rt_.schedule(rt_.now(), Priority::kBackend, this, 0);
+  rt_.schedule(rt_.now(), Priority::kBackend, this, kPoll);
 }
 
 void RealSystem::read_enqueuer() {
@@ -221,6 +271,7 @@ void RealSystem::read_enqueuer() {
           std::uint64_t job = 0;
           if (words >> word >> job && (word == "enqueued" || word == "refused")) {
             (word == "enqueued" ? enqueued_ : refused_).emplace(job, rt_.now());
+            last_confirm_progress_ = rt_.now();
             changed();
           }
           read_enqueuer();
@@ -230,18 +281,39 @@ void RealSystem::read_enqueuer() {
 
 void RealSystem::enqueue(const std::string& line) {
   if (enqueuer_in_ < 0) return;
+  if (unconfirmed() == 0) last_confirm_progress_ = rt_.now();  // a wait begins
   const std::string text = line + "\n";
+  // A write to an enqueuer that has died raises SIGPIPE in this thread, which would end
+  // drainsim: blocked for the write, and taken back if it came, so that the write fails
+  // with EPIPE. The push then counts as written and unconfirmed: the enqueuer's exit (or,
+  // should it live on with its input closed, the confirm wait) fails the run, saying why.
+  sigset_t pipe_signal, before;
+  sigemptyset(&pipe_signal);
+  sigaddset(&pipe_signal, SIGPIPE);
+  pthread_sigmask(SIG_BLOCK, &pipe_signal, &before);
   std::size_t done = 0;
+  bool broken = false;
   while (done < text.size()) {
     const ssize_t n = write(enqueuer_in_, text.data() + done, text.size() - done);
     if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && errno == EPIPE) {
+      broken = true;
+      break;
+    }
     if (n <= 0) {
-      fail(fmt::format("cannot write to the enqueuer: {}; its output is in {}", strerror(errno),
-                       log_file("enqueue")));
+      pthread_sigmask(SIG_SETMASK, &before, nullptr);
+      fail("enqueuer", with_output(fmt::format("cannot write to the enqueuer `{}` ({})",
+                                               options_.enqueue.front(), strerror(errno)),
+                                   read_file(log_file("enqueue"))));
       return;
     }
     done += static_cast<std::size_t>(n);
   }
+  if (broken) {
+    const timespec now{0, 0};
+    sigtimedwait(&pipe_signal, nullptr, &now);  // the SIGPIPE it raised, if any
+  }
+  pthread_sigmask(SIG_SETMASK, &before, nullptr);
   ++written_;
 }
 
@@ -265,11 +337,75 @@ void RealSystem::inspect(std::function<void(std::string, bool)> done) {
   close(fd);
   inspections_[pid] = {output, std::move(done)};
   reaper_.watch(pid);
+  rt_.schedule(rt_.now() + inspect_wait(), Priority::kBackend, this, kInspect,
+               static_cast<std::uint64_t>(pid));
 }
 
-void RealSystem::on_timer(std::uint32_t, std::uint64_t) {
+void RealSystem::on_timer(std::uint32_t tag, std::uint64_t arg) {
+  if (tag == kInspect) {
+    const auto it = inspections_.find(static_cast<pid_t>(arg));
+    if (it == inspections_.end()) return;  // it answered
+    ::kill(-it->first, SIGKILL);           // its group; reaped as any other
+    auto done = std::move(it->second.second);
+    inspections_.erase(it);
+    // (A broker in trouble is named by fail(), which the run's end calls with this.)
+    done(with_output(fmt::format("it did not answer within {}", format_duration(inspect_wait())),
+                     read_file(log_file("inspect"))),
+         false);
+    return;
+  }
   read_events();
-  if (!stopping_) rt_.schedule(rt_.now() + kEventsPoll, Priority::kBackend, this, 0);
+  watch();
+  if (!stopping_) rt_.schedule(rt_.now() + kEventsPoll, Priority::kBackend, this, kPoll);
+}
+
+std::string RealSystem::broker_trouble(bool* dead) const {
+  if (dead) *dead = false;
+  if (options_.broker_pid <= 0) return "";
+  siginfo_t info{};
+  // WNOWAIT: the Broker reaps its own process.
+  if (waitid(P_PID, options_.broker_pid, &info, WEXITED | WSTOPPED | WNOHANG | WNOWAIT) != 0 ||
+      info.si_pid == 0) {
+    return "";
+  }
+  if (info.si_code == CLD_STOPPED) {
+    return fmt::format("is stopped ({})", signal_name(info.si_status));
+  }
+  if (dead) *dead = true;
+  return info.si_code == CLD_EXITED ? fmt::format("exited (code {})", info.si_status)
+                                    : fmt::format("died ({})", signal_name(info.si_status));
+}
+
+void RealSystem::watch() {
+  if (failure_) return;
+  bool dead = false;
+  const std::string trouble = broker_trouble(&dead);
+  if (trouble.empty()) {
+    broker_stopped_since_ = -1;
+  } else if (!dead && broker_stopped_since_ < 0) {
+    broker_stopped_since_ = rt_.now();
+  }
+  if (dead) {
+    // Its log says why, when it could say anything (not after a SIGKILL).
+    return fail("broker", with_output(fmt::format("the broker {} {} at {}", options_.broker_name,
+                                                  trouble, format_seconds(to_seconds(rt_.now()))),
+                                      read_file(options_.broker_log)));
+  }
+  if (broker_stopped_since_ >= 0 && rt_.now() - broker_stopped_since_ > options_.confirm_wait) {
+    return fail("broker",
+                fmt::format("the broker {} {} since {}, for more than {}", options_.broker_name,
+                            trouble, format_seconds(to_seconds(broker_stopped_since_)),
+                            format_duration(options_.confirm_wait)));
+  }
+  if (unconfirmed() > 0 && rt_.now() - last_confirm_progress_ > options_.confirm_wait) {
+    fail("enqueuer",
+         with_output(fmt::format("the enqueuer `{}` has confirmed none of the last {} pushes "
+                                 "since {}, for more than {}",
+                                 options_.enqueue.front(), unconfirmed(),
+                                 format_seconds(to_seconds(last_confirm_progress_)),
+                                 format_duration(options_.confirm_wait)),
+                     read_file(log_file("enqueue"))));
+  }
 }
 
 void RealSystem::read_events() {
@@ -315,11 +451,13 @@ void RealSystem::on_exit(pid_t pid, ChildExit how) {
   if (pid == enqueuer_) {
     enqueuer_ = -1;
     if (!stopping_ && (how.signalled || how.code != 0 || enqueuer_in_ >= 0)) {
-      fail(
-          fmt::format("the enqueuer `{}` exited ({} {}) while jobs were still to come; its "
-                      "output:\n{}",
-                      options_.enqueue.front(), how.signalled ? "signal" : "code", how.code,
-                      tail(read_file(log_file("enqueue")))));
+      fail("enqueuer",
+           with_output(fmt::format("the enqueuer `{}` {} at {} while jobs were still to come",
+                                   options_.enqueue.front(),
+                                   how.signalled ? fmt::format("died ({})", signal_name(how.code))
+                                                 : fmt::format("exited (code {})", how.code),
+                                   format_seconds(to_seconds(rt_.now()))),
+                       read_file(log_file("enqueue"))));
     }
     return;
   }
@@ -327,7 +465,11 @@ void RealSystem::on_exit(pid_t pid, ChildExit how) {
     auto [output, done] = std::move(it->second);
     inspections_.erase(it);
     const bool ok = !how.signalled && how.code == 0;
-    done(ok ? read_file(output) : tail(read_file(log_file("inspect"))), ok);
+    done(ok ? read_file(output)
+            : with_output(how.signalled ? fmt::format("it died ({})", signal_name(how.code))
+                                        : fmt::format("it exited (code {})", how.code),
+                          read_file(log_file("inspect"))),
+         ok);
     return;
   }
   const auto it = by_pid_.find(pid);
@@ -362,8 +504,22 @@ bool RealSystem::kill_longest_child(RealWorker& worker) {
   return true;
 }
 
-void RealSystem::fail(std::string why) {
-  if (fatal_.empty()) fatal_ = std::move(why);
+void RealSystem::fail(std::string component, std::string why) {
+  if (failure_) return;
+  // A broker in trouble is the cause of what its clients do.
+  bool dead = false;
+  const std::string trouble = component == "broker" ? "" : broker_trouble(&dead);
+  if (dead) {
+    why = fmt::format("the broker {} {}; then {}", options_.broker_name, trouble, why);
+    component = "broker";
+  } else if (!trouble.empty()) {
+    why = fmt::format(
+        "the broker {} {} since {}; then {}", options_.broker_name, trouble,
+        format_seconds(to_seconds(broker_stopped_since_ >= 0 ? broker_stopped_since_ : rt_.now())),
+        why);
+    component = "broker";
+  }
+  failure_ = RealFailure{std::move(component), rt_.now(), std::move(why)};
   changed();
 }
 

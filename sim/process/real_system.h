@@ -18,6 +18,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -41,6 +42,25 @@ struct RealSystemOptions {
   std::string logs;                  // directory for the programs' output
   bool pid1_shell = false;           // a shell as each container's PID 1
   double origin = 0;                 // unix seconds at run time 0
+  // The broker, watched while the run lasts: its process (a child of drainsim that this
+  // object never reaps), its program's name and its log, for the messages.
+  pid_t broker_pid = -1;
+  std::string broker_name;
+  std::string broker_log;
+  // The bounds on waiting for the system's programs: the enqueuer's word on the oldest push
+  // it has not confirmed (from that push, or the last confirmation if later; also how long
+  // the broker may stay stopped), and the inspector's answer, which lists every job: a
+  // base and a part per job pushed.
+  Duration confirm_wait = 15 * kSecond;
+  Duration inspect_wait = 30 * kSecond;
+  Duration inspect_wait_per_job = 10 * kMillisecond;
+};
+
+// Why a run could not go on: which of its processes failed, when, and why, the cause first.
+struct RealFailure {
+  std::string component;  // "broker", "enqueuer", "inspector" or "worker"
+  Time at = 0;
+  std::string reason;
 };
 
 // A process that ended during the run, in unix seconds.
@@ -65,10 +85,12 @@ class RealSystem final : public TimerTarget {
   void start();
   // Pushes a job: writes `line` ("JOB DURATION_S [FAIL_1 ...]") to the enqueuer.
   void enqueue(const std::string& line);
-  // Runs the inspector; `done` gets its output (stdout) and whether it exited 0.
+  // Runs the inspector; `done` gets its output (stdout) and whether it exited 0, or, when it
+  // has not answered within options.inspect_wait, why not (it is killed).
   void inspect(std::function<void(std::string output, bool ok)> done);
-  // Stops the run: it cannot go on (the first reason is kept).
-  void fail(std::string why);
+  // Stops the run: `component` failed and it cannot go on (the first failure is kept). When
+  // the broker has died meanwhile, the failure is the broker's, `why` what followed.
+  void fail(std::string component, std::string why);
   // Called (on the strand) after anything the run's end may depend on has changed.
   void set_on_change(std::function<void()> fn) { on_change_ = std::move(fn); }
 
@@ -79,9 +101,17 @@ class RealSystem final : public TimerTarget {
   std::int64_t written() const { return written_; }
   // Attempts started and not ended in processes still alive.
   std::size_t open_attempts() const { return open_.size(); }
-  // Why the run cannot go on (a program that cannot run, an enqueuer that died), or "".
-  const std::string& fatal() const { return fatal_; }
+  // Why the run cannot go on (a program that cannot run, an enqueuer that died, the broker
+  // dead), or none.
+  const std::optional<RealFailure>& failure() const { return failure_; }
+  // The broker's trouble, as this process sees its child: "" while it runs, else e.g.
+  // "died (signal SIGKILL)" or "is stopped (signal SIGSTOP)"; `dead` says which.
+  std::string broker_trouble(bool* dead = nullptr) const;
   const std::vector<RealEnding>& endings() const { return endings_; }
+  // Workers that a signal drainsim did not send ended ("pod-1's worker (pid 812) ended at
+  // 20.1s by SIGKILL"): their own crash, or another process's kill. The run goes on: the
+  // platform restarts them as it would any crash.
+  const std::vector<std::string>& outside_ends() const { return outside_ends_; }
 
   // Kills and reaps every process left (workers, enqueuer, inspector); returns how many
   // workers were still running. Call with the strand stopped.
@@ -95,6 +125,14 @@ class RealSystem final : public TimerTarget {
   void read_events();
   void read_enqueuer();
   void on_exit(pid_t pid, ChildExit how);
+  // Fails the run when the broker has died or stayed stopped, or the enqueuer has stalled.
+  void watch();
+  Duration inspect_wait() const {
+    return options_.inspect_wait + options_.inspect_wait_per_job * written_;
+  }
+  std::int64_t unconfirmed() const {
+    return written_ - static_cast<std::int64_t>(enqueued_.size() + refused_.size());
+  }
   void changed() {
     if (on_change_) on_change_();
   }
@@ -130,7 +168,10 @@ class RealSystem final : public TimerTarget {
   std::int64_t written_ = 0;
   std::map<pid_t, std::pair<std::string, std::function<void(std::string, bool)>>> inspections_;
   int inspections_run_ = 0;
-  std::string fatal_;
+  std::optional<RealFailure> failure_;
+  std::vector<std::string> outside_ends_;
+  Time last_confirm_progress_ = 0;  // the last confirmation, or the push that began a wait
+  Time broker_stopped_since_ = -1;
   std::function<void()> on_change_;
   bool stopping_ = false;
 };

@@ -55,7 +55,8 @@ RunOutput Models::finish(const RunEnding& ending, Engine engine, const BackendVi
   interrupted.events = ending.events;
   out.summary = summarize(scenario, recorder, platform, recorder.finish(broker), ending.at,
                           ending.early, interrupted);
-  out.interrupted = !interrupted.by.empty();
+  out.failed = interrupted.by == "failure";
+  out.interrupted = !interrupted.by.empty() && !out.failed;
   out.events = ending.events;
   out.ended_at = ending.at;
   out.results = build_results(scenario, out.summary, platform, to_string(engine));

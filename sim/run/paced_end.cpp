@@ -40,7 +40,9 @@ RunEnding PacedEnd::run(AsioRuntime& asio) {
   boost::system::error_code ignored;
   signals.cancel(ignored);
   asio.stop();  // nothing runs on the models' strand any more
-  return {at, early, rt_.events_run(), {interrupted ? "signal" : "", 0}};
+  Interruption stopped;
+  if (interrupted) stopped.by = "signal";
+  return {at, early, rt_.events_run(), stopped};
 }
 
 void PacedEnd::check() {

@@ -1,7 +1,9 @@
 // RealEnd: how a run on the real engine ends, on the models' strand: once the run is idle
 // and the broker holds no work (asked of the inspector every 2 s while only the broker may
-// hold any), at duration + settle, on a fatal error of the system's processes, or on
-// SIGINT or SIGTERM. Its last inspection is the one the results use. Internal to run/.
+// hold any), at duration + settle, on a failure of the system's processes
+// (RealSystem::failure: then once the broker has said where the jobs are, when it still
+// can), or on SIGINT or SIGTERM. Its last inspection is the one the results use; when none
+// could be had at the end, it is marked not taken, with why. Internal to run/.
 #pragma once
 
 #include <functional>
@@ -36,14 +38,15 @@ class RealEnd final : public TimerTarget {
 
   // The inspector's last answer. Not `{{}, ...}`: an empty brace list makes a JSON null,
   // which a second Ctrl+C (no answer at all) wrote as real.versions, against the schema.
-  Inspection last{nlohmann::json::object(), {}, /*taken=*/false};
+  Inspection last{nlohmann::json::object(), {}, /*taken=*/false, "the broker was never asked"};
   bool interrupted = false;
-  std::string failure;  // why the run could not go on; empty when it ended normally
 
  private:
   // `early`: only to see whether the broker is done; the run goes on if it is not.
   void inspect(bool early);
-  void finish(bool early, std::string why);
+  void finish(bool early);
+  // Ends the run without the broker's word on the jobs, `why` not.
+  void finish_unasked(std::string why);
 
   StrandRuntime& rt_;
   RealSystem& processes_;

@@ -129,6 +129,9 @@ RealSystemOptions system_options(const Scenario& s, const SystemManifest& m, con
   o.events = events;
   o.logs = broker.directory();
   o.pid1_shell = s.platform.pid1_shell;
+  o.broker_pid = broker.pid();
+  o.broker_name = broker.program();
+  o.broker_log = broker.log_path();
   return o;
 }
 
@@ -298,7 +301,7 @@ RunOutput run_real(const Scenario& s, const RunOptions& o) {
     try {
       system.start();
     } catch (const std::exception& e) {
-      system.fail(e.what());
+      system.fail("enqueuer", e.what());
       return;
     }
     models.start();
@@ -311,7 +314,13 @@ RunOutput run_real(const Scenario& s, const RunOptions& o) {
   asio.stop();
   const int left = system.shut_down();
   if (!o.real.keep.empty()) keep_files(dir, o.real.keep);
-  if (!ending.failure.empty()) throw RunError(ending.failure);
+  for (const std::string& end : system.outside_ends()) {
+    models.recorder.warning(
+        "worker_killed_outside",
+        fmt::format("{}, a signal drainsim did not send (its own crash, or another "
+                    "process's kill): the platform restarted it as it would any crash",
+                    end));
+  }
 
   for (const auto& [job, at] : system.refused()) {
     if (job < pushed.size()) pushed[job].refused = true;
@@ -322,7 +331,13 @@ RunOutput run_real(const Scenario& s, const RunOptions& o) {
   const AdapterReport report = read_adapter_events(in, events, origin, endings);
   const Inspection audited = replay(models.recorder, pushed, system.enqueued(), report, ending.last,
                                     ended_at, manifest.reports_available);
-  const RunEnding ended{ended_at, early, rt->events_run(), {ending.interrupted ? "signal" : "", 0}};
+  Interruption stopped;
+  if (ending.interrupted) {
+    stopped.by = "signal";
+  } else if (const std::optional<RealFailure>& f = system.failure()) {
+    stopped = {"failure", 0, f->component, f->at, f->reason};
+  }
+  const RunEnding ended{ended_at, early, rt->events_run(), stopped};
   return models.finish(ended, Engine::kReal, InspectedBackend(audited), [&](RunOutput& out) {
     out.processes_left = left;
     out.rule_check = check_rule(s, models.platform, pushed, report);

@@ -20,7 +20,8 @@ namespace drainsim {
 struct Inspection {
   nlohmann::json versions = nlohmann::json::object();
   std::map<JobId, std::string> jobs;  // available, scheduled, active, completed, discarded
-  bool taken = true;  // false: the run ended before the broker was asked (a second Ctrl+C)
+  bool taken = true;                  // false: the run ended before the broker was asked
+  std::string not_taken;  // when not taken, why: "a second SIGINT or SIGTERM", a failure
 };
 
 // The inspector's output ({"versions": ..., "jobs": {"ID": STATE}}); throws RunError naming
@@ -55,7 +56,12 @@ struct Pushed {
 // attempt the adapter saw end after it, of a job the broker still holds, was still running
 // when the broker was looked at, and counts as in flight at the end; so does an attempt
 // still open at the end, on a process alive then, whatever the broker's list (which may
-// lag) says of its job. An inspection not taken settles nothing: each job its attempts did
+// lag) says of its job. A completion the adapter reported just before the end is final: a
+// job whose latest attempt completed within 6 s of `ended_at`, with none of its attempts
+// running, is settled completed even when the broker still lists it active (Sidekiq's list
+// lags by up to a heartbeat, 5 s, and a run interrupted right after a completion asks at
+// once); one that completed earlier and is still held fails the audit. An inspection not
+// taken settles nothing: each job its attempts did
 // not settle stays as they left it (pending), and a warning names them. Returns the
 // broker's view for the audit: the inspection, with those held and unsettled jobs as the
 // ledger has them.

@@ -153,6 +153,26 @@ TEST(RealReplay, ACompletionTheBrokerStillHoldsBeforeTheEndFailsTheAudit) {
   EXPECT_EQ(r.audit.errors[0], "job 1: completed at 3s but the broker still holds it (active)");
 }
 
+TEST(RealReplay, ACompletionJustBeforeTheEndIsFinalThoughTheBrokersListLags) {
+  // Interrupted right after completions, as Ctrl+C does: the inspector asks at once, and
+  // Sidekiq's list still names jobs 1 and 2 as running until the next heartbeat. Job 1
+  // completed at 9.9 s and job 2 at 6 s (4 s before the end of 10 s): the adapter's word is
+  // final, both completed, the audit balances and the broker's view for it no longer
+  // holds them. (A job completed 7 s before the end and still held is no lag: see
+  // ACompletionTheBrokerStillHoldsBeforeTheEndFailsTheAudit.)
+  AdapterReport report;
+  report.attempts = {attempt(1, 8, 9.9, Outcome::kCompleted),
+                     attempt(2, 1, 6, Outcome::kCompleted)};
+  Inspection inspection;
+  inspection.jobs = {{1, "active"}, {2, "active"}};
+  Replayed r;
+  play(r, 2, report, inspection);
+  EXPECT_TRUE(r.audit.ok) << (r.audit.errors.empty() ? "" : r.audit.errors[0]);
+  EXPECT_EQ(r.recorder.totals().completed, 2);
+  EXPECT_EQ(r.recorder.in_flight(), 0);
+  EXPECT_EQ(r.audited.jobs, (std::map<JobId, std::string>{{1, "completed"}, {2, "completed"}}));
+}
+
 TEST(RealReplay, HeldUnstartedJobsArePendingAndNamedAndVanishedOnesLost) {
   // Job 1 was killed at 4 s and is gone from the broker (acknowledged early): lost. Jobs 2
   // and 3 never started, and the broker says a worker holds them (fetched ahead): pending,
@@ -247,6 +267,23 @@ TEST(RealReplay, WithoutTheBrokersWordUnsettledJobsStayPendingAndAreNamed) {
             "jobs 2, 3, 4: not settled by their attempts, and the run ended (a second SIGINT or "
             "SIGTERM) before the broker was asked where they are: counted as pending, as their "
             "attempts left them");
+}
+
+TEST(RealReplay, WithoutTheBrokersWordTheWarningSaysWhyItWasNotAsked) {
+  // A run that failed with its broker dead: job 1 never started, pending and named, with
+  // the reason the run gave.
+  Inspection inspection;
+  inspection.taken = false;
+  inspection.not_taken = "its broker failed";
+  Replayed r;
+  play(r, 1, AdapterReport{}, inspection);
+  EXPECT_TRUE(r.audit.ok);
+  EXPECT_EQ(r.recorder.totals().pending, 1);
+  ASSERT_EQ(r.recorder.warnings().size(), 1u);
+  EXPECT_EQ(r.recorder.warnings()[0].message,
+            "jobs 1: not settled by their attempts, and the run ended (its broker failed) before "
+            "the broker was asked where they are: counted as pending, as their attempts left "
+            "them");
 }
 
 TEST(RealReplay, AnInspectionThatIsNotTheContractNamesWhatItExpected) {

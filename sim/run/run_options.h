@@ -138,6 +138,9 @@ struct RunOutput {
   // SIGINT or SIGTERM (realtime, process, real; virtual: keep_going said no) or max_events
   // ended it before its end: the results are partial (summary.interrupted says why).
   bool interrupted = false;
+  // real: a process of the run failed, and ended it: the results are partial
+  // (summary.interrupted says which and why; results run.failed).
+  bool failed = false;
   std::optional<RuleCheck> rule_check;  // real
   // real: what the system cannot tell, so the run does not measure it (the metrics, or
   // their groups: "orphan_recovery_delay_s"); results real.not_measured.
