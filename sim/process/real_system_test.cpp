@@ -95,12 +95,15 @@ TEST(RealSystem, ABrokerThatDiesFailsTheRunNamingItsSignal) {
   o.broker_pid = broker.pid;
   o.broker_log = log.string();
   Fixture f(o);
-  std::thread killer([&] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));
-    kill(broker.pid, SIGKILL);
-  });
-  const std::optional<RealFailure> failed = f.failure_within(std::chrono::seconds(10));
-  killer.join();
+  std::thread killer;  // from the run's start: 300 ms of run time, then the kill
+  const std::optional<RealFailure> failed =
+      f.failure_within(std::chrono::seconds(10), [&](RealSystem&) {
+        killer = std::thread([&] {
+          std::this_thread::sleep_for(std::chrono::milliseconds(300));
+          kill(broker.pid, SIGKILL);
+        });
+      });
+  if (killer.joinable()) killer.join();
   ASSERT_TRUE(failed);
   EXPECT_EQ(failed->component, "broker");
   EXPECT_THAT(failed->reason, StartsWith("the broker fake-broker died (SIGKILL) at "));
@@ -141,30 +144,32 @@ TEST(RealSystem, AnEnqueuerThatConfirmsNothingWithinItsWaitFailsTheRun) {
   EXPECT_GE(failed->at, from_seconds(0.4));
 }
 
-// Pushes jobs 0..9 to the system, one every 100 ms, on its strand.
+// Pushes jobs 0..N-1 to the system, one every 100 ms, on its strand.
 struct Pusher final : TimerTarget {
+  explicit Pusher(int n) : total(n), left(n) {}
   RealSystem* system = nullptr;
   StrandRuntime* rt = nullptr;
-  int left = 10;
+  int total, left;
   void start(RealSystem& s, StrandRuntime& on) {
     system = &s;
     rt = &on;
     rt->schedule(rt->now(), Priority::kBackend, this, 0);
   }
   void on_timer(std::uint32_t, std::uint64_t) override {
-    system->enqueue(fmt::format("{} 1", 10 - left));
+    system->enqueue(fmt::format("{} 1", total - left));
     if (--left > 0) rt->schedule(rt->now() + 100 * kMillisecond, Priority::kBackend, this, 0);
   }
 };
 
 TEST(RealSystem, AConfirmingEnqueuerIsNeverStalled) {
-  // Pushes every 100 ms for 1 s, each confirmed: a confirm wait of 300 ms never expires.
+  // Pushes every 100 ms for 3 s, each confirmed: a confirm wait of 1 s never expires (one
+  // that never confirmed would fail the run at about 1 s).
   RealSystemOptions o;
-  o.confirm_wait = 300 * kMillisecond;
+  o.confirm_wait = kSecond;
   Fixture f(o);
-  Pusher pusher;
+  Pusher pusher(30);
   const std::optional<RealFailure> failed = f.failure_within(
-      std::chrono::milliseconds(1500), [&](RealSystem& s) { pusher.start(s, *f.rt); });
+      std::chrono::milliseconds(3500), [&](RealSystem& s) { pusher.start(s, *f.rt); });
   EXPECT_FALSE(failed) << failed->reason;
 }
 
@@ -174,7 +179,7 @@ TEST(RealSystem, PushesToAnEnqueuerThatHasEndedFailTheRunNotDrainsim) {
   RealSystemOptions o;
   o.enqueue = sh("exec 0<&-; sleep 0.2; exit 3");
   Fixture f(o);
-  Pusher pusher;
+  Pusher pusher(10);
   const std::optional<RealFailure> failed =
       f.failure_within(std::chrono::seconds(10), [&](RealSystem& s) { pusher.start(s, *f.rt); });
   ASSERT_TRUE(failed);
