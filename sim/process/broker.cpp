@@ -92,11 +92,12 @@ std::vector<int> free_loopback_ports(int n) {
   return ports;
 }
 
-// Whether `pid` has ended (reaping it); waits up to `wait`.
-bool reaped_within(pid_t pid, std::chrono::milliseconds wait) {
+// Whether `pid` has ended (reaping it, its wait status into `status` when given); waits up
+// to `wait`.
+bool reaped_within(pid_t pid, std::chrono::milliseconds wait, int* status = nullptr) {
   const auto until = Clock::now() + wait;
   while (true) {
-    const pid_t r = waitpid(pid, nullptr, WNOHANG);
+    const pid_t r = waitpid(pid, status, WNOHANG);
     if (r == pid || (r < 0 && errno == ECHILD)) return true;
     if (Clock::now() >= until) return false;
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
@@ -127,21 +128,14 @@ bool run_to_end(const SpawnSpec& spec, std::chrono::seconds wait = std::chrono::
   } catch (const std::exception&) {
     return false;
   }
-  const auto until = Clock::now() + wait;
-  int status = 0;
-  while (true) {
-    const pid_t r = waitpid(pid, &status, WNOHANG);
-    if (r == pid) break;
-    if (r < 0 && errno != EINTR) return false;
-    if (Clock::now() >= until) {
-      kill(-pid, SIGKILL);
-      reaped_within(pid, std::chrono::seconds(5));
-      if (why) *why = fmt::format(" (still running after {} s: killed)", wait.count());
-      return false;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  int status = -1;  // ECHILD (never ours) reaps nothing: not an exit 0
+  if (!reaped_within(pid, wait, &status)) {
+    kill(-pid, SIGKILL);
+    reaped_within(pid, std::chrono::seconds(5));
+    if (why) *why = fmt::format(" (still running after {} s: killed)", wait.count());
+    return false;
   }
-  return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  return status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
 // The newest PostgreSQL's programs (Debian keeps them out of PATH), or "".

@@ -335,9 +335,10 @@ void RealSystem::inspect(std::function<void(std::string, bool)> done) {
     return;
   }
   close(fd);
-  inspections_[pid] = {output, std::move(done)};
+  const Duration wait = inspect_wait();
+  inspections_[pid] = {output, wait, std::move(done)};
   reaper_.watch(pid);
-  rt_.schedule(rt_.now() + inspect_wait(), Priority::kBackend, this, kInspect,
+  rt_.schedule(rt_.now() + wait, Priority::kBackend, this, kInspect,
                static_cast<std::uint64_t>(pid));
 }
 
@@ -346,12 +347,13 @@ void RealSystem::on_timer(std::uint32_t tag, std::uint64_t arg) {
     const auto it = inspections_.find(static_cast<pid_t>(arg));
     if (it == inspections_.end()) return;  // it answered
     ::kill(-it->first, SIGKILL);           // its group; reaped as any other
-    auto done = std::move(it->second.second);
+    InspectorRun expired = std::move(it->second);
     inspections_.erase(it);
     // (A broker in trouble is named by fail(), which the run's end calls with this.)
-    done(with_output(fmt::format("it did not answer within {}", format_duration(inspect_wait())),
-                     read_file(log_file("inspect"))),
-         false);
+    expired.done(
+        with_output(fmt::format("it did not answer within {}", format_duration(expired.wait)),
+                    read_file(log_file("inspect"))),
+        false);
     return;
   }
   read_events();
@@ -462,14 +464,14 @@ void RealSystem::on_exit(pid_t pid, ChildExit how) {
     return;
   }
   if (auto it = inspections_.find(pid); it != inspections_.end()) {
-    auto [output, done] = std::move(it->second);
+    InspectorRun ended = std::move(it->second);
     inspections_.erase(it);
     const bool ok = !how.signalled && how.code == 0;
-    done(ok ? read_file(output)
-            : with_output(how.signalled ? fmt::format("it died ({})", signal_name(how.code))
-                                        : fmt::format("it exited (code {})", how.code),
-                          read_file(log_file("inspect"))),
-         ok);
+    ended.done(ok ? read_file(ended.output)
+                  : with_output(how.signalled ? fmt::format("it died ({})", signal_name(how.code))
+                                              : fmt::format("it exited (code {})", how.code),
+                                read_file(log_file("inspect"))),
+               ok);
     return;
   }
   const auto it = by_pid_.find(pid);

@@ -86,7 +86,8 @@ class RealSystem final : public TimerTarget {
   // Pushes a job: writes `line` ("JOB DURATION_S [FAIL_1 ...]") to the enqueuer.
   void enqueue(const std::string& line);
   // Runs the inspector; `done` gets its output (stdout) and whether it exited 0, or, when it
-  // has not answered within options.inspect_wait, why not (it is killed).
+  // has not answered within its wait (inspect_wait + inspect_wait_per_job per job pushed so
+  // far), why not (it is killed).
   void inspect(std::function<void(std::string output, bool ok)> done);
   // Stops the run: `component` failed and it cannot go on (the first failure is kept). When
   // the broker has died meanwhile, the failure is the broker's, `why` what followed.
@@ -105,7 +106,7 @@ class RealSystem final : public TimerTarget {
   // dead), or none.
   const std::optional<RealFailure>& failure() const { return failure_; }
   // The broker's trouble, as this process sees its child: "" while it runs, else e.g.
-  // "died (signal SIGKILL)" or "is stopped (signal SIGSTOP)"; `dead` says which.
+  // "died (SIGKILL)", "exited (code 1)" or "is stopped (SIGSTOP)"; `dead` says which.
   std::string broker_trouble(bool* dead = nullptr) const;
   const std::vector<RealEnding>& endings() const { return endings_; }
   // Workers that a signal drainsim did not send ended ("pod-1's worker (pid 812) ended at
@@ -166,7 +167,12 @@ class RealSystem final : public TimerTarget {
   std::map<std::uint64_t, Time> enqueued_;
   std::map<std::uint64_t, Time> refused_;
   std::int64_t written_ = 0;
-  std::map<pid_t, std::pair<std::string, std::function<void(std::string, bool)>>> inspections_;
+  struct InspectorRun {
+    std::string output;  // the file its stdout goes to
+    Duration wait;       // how long it is given
+    std::function<void(std::string, bool)> done;
+  };
+  std::map<pid_t, InspectorRun> inspections_;
   int inspections_run_ = 0;
   std::optional<RealFailure> failure_;
   std::vector<std::string> outside_ends_;
