@@ -296,8 +296,9 @@ def fits(doc, m):
     honours = m.get("honours", [])
     for section in ("worker", "backend"):
         for path in leaves(doc.get(section, {}), section):
-            if path == "worker.profile" or path.startswith("worker.fetch_latency"):
-                continue  # the model's own (drainsim real: its network's latency)
+            if path == "worker.profile" or path.startswith(("worker.fetch_latency",
+                                                             "worker.startup")):
+                continue  # the model's own (drainsim real: its network, its programs)
             option = path.removeprefix("worker.options.")
             if option in m.get("options", {}):
                 if doc["worker"]["options"][option] != m["options"][option]:
@@ -409,8 +410,9 @@ INTRO = [
     "[scenarios/fidelity/tolerances.json](../scenarios/fidelity/tolerances.json) before the "
     "tables are made, and never tuned to make a row equivalent: counts ±max(1 job, 10 %), "
     "jobs lost or run twice and forced kills ±max(0.5, 10 %), times ±max(0.25 s, 5 %). Times "
-    "on the real side are real seconds, and include each program's start-up (Ruby, Node, "
-    "Python) on top of the scenario's `pod_start_delay`.",
+    "on the real side are real seconds, and include each program's own start-up (Ruby, Node, "
+    "Python) on top of the scenario's `pod_start_delay`; the model's include the profile's "
+    "`worker.startup`, measured on these systems ([profiles](profiles.md#program-start-up)).",
     "",
     "Every system has a case of each kind the suite promises (checked by "
     "`scripts/fidelity.py --check`, a test): a rolling restart, an OOM kill, a scale-down, "

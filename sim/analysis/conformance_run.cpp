@@ -20,7 +20,9 @@ std::string scenario_text(const Profile& profile, const std::string& id, const S
   for (const auto& [at, signal] : s.signals) {
     events.push_back({{"at", at}, {"kind", "signal"}, {"pod", kPod}, {"signal", signal}});
   }
-  json worker = {{"profile", profile.name}};
+  // The program starts at once (worker.startup 0): the checks time the shutdown from the
+  // scenario's own instants, not the program's start-up.
+  json worker = {{"profile", profile.name}, {"startup", {{"kind", "constant"}, {"value", "0s"}}}};
   if (s.grace) worker["grace_period"] = format_grace(*s.grace);
   const json scenario = {
       {"name", "conformance-" + id},

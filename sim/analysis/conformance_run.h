@@ -92,7 +92,9 @@ struct CheckedRun {
   std::string exit_line() const {
     if (ended < 0) return fmt::format("{} still running at the end ({})", kPod, secs(run_end));
     if (exit == "died_on_term") {
-      return fmt::format("{} {} died on the signal (no handler): exit {}", secs(ended), kPod, code);
+      // Either it had no handler, or it killed itself with the signal after its drain
+      // (graphile-worker's exits_by_signal).
+      return fmt::format("{} {} died of the signal: exit {}", secs(ended), kPod, code);
     }
     if (exit == "clean" || exit == "exited_with_error") {
       return fmt::format("{} {} exited {}", secs(ended), kPod, code);

@@ -46,8 +46,9 @@ enum class Stream : std::uint64_t {
   kWorkers = 6,
   kDispatch = 7,  // which waiting worker a job goes to (Dispatch::kRandomWaiter)
   kNetwork = 8,   // fetch round trips (worker.fetch_latency)
+  kStartup = 9,   // worker programs' start-up (worker.startup)
 };
 // How many streams a runtime keeps: one more than the largest Stream.
-inline constexpr std::size_t kStreamCount = 9;
+inline constexpr std::size_t kStreamCount = 10;
 
 }  // namespace drainsim

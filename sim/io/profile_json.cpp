@@ -1,10 +1,55 @@
 #include "io/profile_json.h"
 
 #include <string>
+#include <vector>
 
 namespace drainsim {
 
 using json = nlohmann::json;
+
+json durations_json(const std::vector<Duration>& ds) {
+  json out = json::array();
+  for (Duration d : ds) out.push_back(format_duration(d));
+  return out;
+}
+
+json distribution_json(const DurationDistribution& d) {
+  json j = {{"kind", name_of(d.kind)}};
+  switch (d.kind) {
+    case DurationDistribution::Kind::kConstant:
+      j["value"] = format_duration(d.value);
+      break;
+    case DurationDistribution::Kind::kUniform:
+      j["min"] = format_duration(d.min);
+      j["max"] = format_duration(d.max);
+      break;
+    case DurationDistribution::Kind::kExponential:
+      j["mean"] = format_duration(d.mean);
+      break;
+    case DurationDistribution::Kind::kLognormal:
+      j["median"] = format_duration(d.median);
+      j["p99"] = format_duration(d.p99);
+      break;
+    case DurationDistribution::Kind::kPareto:
+      j["scale"] = format_duration(d.scale);
+      j["shape"] = d.shape;
+      break;
+    case DurationDistribution::Kind::kEmpirical:
+      if (d.histogram.empty()) {
+        j["values"] = durations_json(d.values);
+        break;
+      }
+      j["histogram"] = json::array();
+      for (const auto& b : d.histogram) {
+        j["histogram"].push_back({{"le", format_duration(b.le)}, {"weight", b.weight}});
+      }
+      break;
+    case DurationDistribution::Kind::kSequence:
+      j["values"] = durations_json(d.values);
+      break;
+  }
+  return j;
+}
 
 json option_json(const OptionValue& v) {
   if (const bool* b = std::get_if<bool>(&v)) return *b;
@@ -36,6 +81,7 @@ json behaviour_json(const ShutdownBehaviour& b) {
       {"drain_poll", format_duration(b.drain_poll)},
       {"drain_looks_at_start", b.drain_looks_at_start},
       {"drain_linger", format_duration(b.drain_linger)},
+      {"exits_by_signal", b.exits_by_signal},
       {"idle_fetch_timeout", format_duration(b.idle_fetch_timeout)},
       {"deadline_lead", format_duration(b.deadline_lead)},
       {"deadline_action_cost", format_duration(b.deadline_action_cost)},
@@ -71,14 +117,20 @@ json mechanisms_json(const BackendMechanisms& m) {
     rescuer["after"] = format_duration(m.rescuer.after);
     rescuer["backoff"] = m.rescuer.backoff;
   }
-  json out = {{"fence", {{"ack", name_of(m.ack_fence)}, {"fail", name_of(m.fail_fence)}}},
-              {"heartbeat_detection", m.heartbeat_detection},
-              {"lease_expiry", lease},
-              {"rescuer", rescuer},
-              {"dispatch", name_of(m.dispatch)},
-              {"fetch", name_of(m.fetch)},
-              {"returns_on_disconnect", m.returns_on_disconnect},
-              {"teardown_window", format_duration(m.teardown_window)}};
+  json out = {
+      {"fence", {{"ack", name_of(m.ack_fence)}, {"fail", name_of(m.fail_fence)}}},
+      {"heartbeat_detection", m.heartbeat_detection},
+      {"lease_expiry", lease},
+      {"rescuer", rescuer},
+      {"dispatch", name_of(m.dispatch)},
+      {"fetch", name_of(m.fetch)},
+      {"returns_on_disconnect", m.returns_on_disconnect},
+      {"teardown_window", format_duration(m.teardown_window)},
+      {"scheduled_poll", m.poll_per_process == 0
+                             ? json(nullptr)
+                             : json{{"per_process", format_duration(m.poll_per_process)},
+                                    {"initial_wait", format_duration(m.poll_initial_wait)},
+                                    {"initial_jitter", format_duration(m.poll_initial_jitter)}}}};
   if (m.fetch == FetchMode::kPrivateList) {
     out["cleanup_interval"] = format_duration(m.cleanup_interval);
     out["process_ttl"] = format_duration(m.process_ttl);
@@ -103,12 +155,14 @@ json profile_json(const Profile& p) {
        {{"concurrency", p.worker.concurrency},
         {"grace_period", format_grace(p.worker.grace_period)},
         {"heartbeat_interval", format_duration(p.worker.heartbeat_interval)},
-        {"poll_interval", format_duration(p.worker.poll_interval)}}},
+        {"poll_interval", format_duration(p.worker.poll_interval)},
+        {"startup", distribution_json(p.worker.startup)}}},
       {"backend",
        {{"visibility_timeout", format_duration(p.backend.visibility_timeout)},
         {"heartbeat_timeout", format_duration(p.backend.heartbeat_timeout)},
         {"retry",
          {{"max_attempts", r.max_attempts},
+          {"schedule", name_of(r.schedule)},
           {"initial_interval", format_duration(r.initial_interval)},
           {"backoff_coefficient", r.backoff_coefficient},
           {"max_interval", format_duration(r.max_interval)},

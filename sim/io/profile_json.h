@@ -2,6 +2,8 @@
 // behaviour and recovery mechanisms a run used.
 #pragma once
 
+#include <vector>
+
 #include <nlohmann/json.hpp>
 
 #include "profiles/profile.h"
@@ -12,6 +14,11 @@ namespace drainsim {
 nlohmann::json option_json(const OptionValue& v);
 // {"name": value, ...} in name order.
 nlohmann::json options_json(const ProfileOptions& options);
+// Durations as the scenario format writes them: ["1s", "1m30s", ...].
+nlohmann::json durations_json(const std::vector<Duration>& ds);
+// A duration distribution as the scenario format writes it ({"kind": ..., its fields}):
+// the scenario's and the profiles' (worker.startup).
+nlohmann::json distribution_json(const DurationDistribution& d);
 
 // The behaviour and the mechanisms, spelled out.
 nlohmann::json behaviour_json(const ShutdownBehaviour& b);

@@ -54,7 +54,7 @@ json pods_json(const Platform& platform) {
       if (r.termination >= 0 && r.ended >= 0 && r.exit != ExitKind::kOomKilled) {
         drain = to_seconds(r.ended - r.termination);
       }
-      procs.push_back({{"worker", r.worker},
+      procs.push_back({{"worker", r.worker == kNoWorker ? json(nullptr) : json(r.worker)},
                        {"started_s", to_seconds(r.started)},
                        {"ended_s", seconds_or_null(r.ended)},
                        {"termination_s", seconds_or_null(r.termination)},

@@ -240,8 +240,10 @@ WorkloadConfig read_workload(const Reader& r, Duration duration) {
 
 // The fields `r` gives over `out`.
 void read_retry(const Reader& r, RetryPolicy& out) {
-  r.allow({"max_attempts", "initial_interval", "backoff_coefficient", "max_interval", "jitter"});
+  r.allow({"max_attempts", "schedule", "initial_interval", "backoff_coefficient", "max_interval",
+           "jitter"});
   r.integer("max_attempts", out.max_attempts, 1);
+  r.choice("schedule", out.schedule, "retry schedule");
   r.duration("initial_interval", out.initial_interval);
   r.number("backoff_coefficient", out.backoff_coefficient, {1});
   r.duration("max_interval", out.max_interval);
@@ -289,7 +291,7 @@ void read_classes(const Reader& workload, WorkloadConfig& w, BackendConfig& b) {
 // Every option of the profile, the scenario's values checked and the defaults filled in.
 WorkerConfig read_worker(const Reader& r) {
   r.allow({"profile", "concurrency", "grace_period", "heartbeat_interval", "poll_interval",
-           "fetch_latency", "queues", "options"});
+           "fetch_latency", "startup", "queues", "options"});
   std::string name = "ojs";
   r.string("profile", name);
   const Profile* profile = find_profile(name);
@@ -302,6 +304,7 @@ WorkerConfig read_worker(const Reader& r) {
   r.duration("heartbeat_interval", w.heartbeat_interval, 1);
   r.duration("poll_interval", w.poll_interval, 1);
   if (r.find("fetch_latency")) w.fetch_latency = read_distribution(r.object("fetch_latency"));
+  if (r.find("startup")) w.startup = read_distribution(r.object("startup"));
   if (r.find("queues")) {
     const json& queues = r.array("queues", "a non-empty list of queue names", true);
     if (queues.size() > 64) r.expected("queues", "at most 64 queue names");

@@ -327,6 +327,8 @@ TEST(ScenarioLoaderTest, FetchLatencyIsADistributionWithItsOwnPath) {
             "got \"1ms\"");
   EXPECT_TRUE(Contains(error_of(with(minimal(), "/worker/fetch_latency", {{"kind", "constant"}})),
                        "worker.fetch_latency.value: required field missing"));
+  EXPECT_EQ(error_of(with(minimal(), "/worker/startup", {{"kind", "uniform"}, {"min", "2s"}})),
+            "x.json: worker.startup.max: required field missing, expected a duration like \"25s\"");
 }
 
 TEST(ScenarioLoaderTest, OomKillChildNeedsAProfileWithPoolChildren) {
@@ -616,18 +618,21 @@ TEST(ScenarioLoaderTest, FullScenarioWritesBackIdentically) {
         {"name": "fail-fast", "weight": 1.0, "job_duration": {"kind": "constant", "value": "2s"},
          "failure_rate": 0.5,
          "retry": {"max_attempts": 1, "initial_interval": "2s", "backoff_coefficient": 1.5,
-                   "max_interval": "1m", "jitter": false}, "serial": false, "singleton": true},
+                   "max_interval": "1m", "jitter": false, "schedule": "exponential"},
+         "serial": false, "singleton": true},
         {"name": "patient", "weight": 3.0, "job_duration": {"kind": "constant", "value": "1m"},
          "failure_rate": 0.01,
          "retry": {"max_attempts": 25, "initial_interval": "2s", "backoff_coefficient": 1.5,
-                   "max_interval": "1m", "jitter": false}, "serial": true, "singleton": false}]
+                   "max_interval": "1m", "jitter": false, "schedule": "sidekiq"},
+         "serial": true, "singleton": false}]
     },
     "backend": {"visibility_timeout": "1h", "heartbeat_timeout": "15s",
                 "retry": {"max_attempts": 5, "initial_interval": "2s", "backoff_coefficient": 1.5,
-                          "max_interval": "1m", "jitter": false}},
+                          "max_interval": "1m", "jitter": false, "schedule": "exponential"}},
     "worker": {"profile": "ojs", "concurrency": 3, "grace_period": "0s",
                "heartbeat_interval": "2s", "poll_interval": "500ms",
                "fetch_latency": {"kind": "lognormal", "median": "300us", "p99": "2ms"},
+               "startup": {"kind": "uniform", "min": "1s", "max": "1.8s"},
                "queues": ["q1", "q2"],
                "options": {}},
     "platform": {"kind": "kubernetes", "replicas": 5, "nodes": 2,

@@ -23,50 +23,6 @@ json amount_json(const Amount& a) {
   return fmt::format("{}%", a.value);
 }
 
-json durations_json(const std::vector<Duration>& ds) {
-  json out = json::array();
-  for (Duration d : ds) out.push_back(format_duration(d));
-  return out;
-}
-
-json distribution_json(const DurationDistribution& d) {
-  json j = {{"kind", name_of(d.kind)}};
-  switch (d.kind) {
-    case DD::Kind::kConstant:
-      j["value"] = format_duration(d.value);
-      break;
-    case DD::Kind::kUniform:
-      j["min"] = format_duration(d.min);
-      j["max"] = format_duration(d.max);
-      break;
-    case DD::Kind::kExponential:
-      j["mean"] = format_duration(d.mean);
-      break;
-    case DD::Kind::kLognormal:
-      j["median"] = format_duration(d.median);
-      j["p99"] = format_duration(d.p99);
-      break;
-    case DD::Kind::kPareto:
-      j["scale"] = format_duration(d.scale);
-      j["shape"] = d.shape;
-      break;
-    case DD::Kind::kEmpirical:
-      if (d.histogram.empty()) {
-        j["values"] = durations_json(d.values);
-        break;
-      }
-      j["histogram"] = json::array();
-      for (const auto& b : d.histogram) {
-        j["histogram"].push_back({{"le", format_duration(b.le)}, {"weight", b.weight}});
-      }
-      break;
-    case DD::Kind::kSequence:
-      j["values"] = durations_json(d.values);
-      break;
-  }
-  return j;
-}
-
 json arrival_json(const ArrivalProcess& a) {
   json j = {{"kind", name_of(a.kind)}};
   switch (a.kind) {
@@ -143,6 +99,7 @@ namespace {
 
 json retry_json(const RetryPolicy& r) {
   return {{"max_attempts", r.max_attempts},
+          {"schedule", name_of(r.schedule)},
           {"initial_interval", format_duration(r.initial_interval)},
           {"backoff_coefficient", r.backoff_coefficient},
           {"max_interval", format_duration(r.max_interval)},
@@ -220,6 +177,7 @@ json scenario_to_json(const Scenario& s) {
            {"heartbeat_interval", format_duration(k.heartbeat_interval)},
            {"poll_interval", format_duration(k.poll_interval)},
            {"fetch_latency", distribution_json(k.fetch_latency)},
+           {"startup", distribution_json(k.startup)},
            {"queues", k.queues},
            {"options", options_json(k.options)},
        }},

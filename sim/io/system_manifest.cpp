@@ -144,6 +144,7 @@ std::vector<std::string> not_honoured(const Scenario& s, const SystemManifest& s
   for (const auto& [path, value] : have) {
     if (honoured(path, system.honours) || want[path] == value) continue;
     if (path.starts_with("worker.fetch_latency")) continue;  // the model of its network
+    if (path.starts_with("worker.startup")) continue;        // the model of its program's start-up
     if (path.starts_with("worker.options.")) {
       out.push_back(fmt::format(
           "{}: the real {} runs the release where it is {} (adapters/{}/system.json), got {}", path,
@@ -180,7 +181,8 @@ std::vector<std::string> not_honoured(const Scenario& s, const SystemManifest& s
     }
     if (c.retry.initial_interval != r.initial_interval ||
         c.retry.backoff_coefficient != r.backoff_coefficient ||
-        c.retry.max_interval != r.max_interval || c.retry.jitter != r.jitter) {
+        c.retry.max_interval != r.max_interval || c.retry.jitter != r.jitter ||
+        c.retry.schedule != r.schedule) {
       out.push_back(
           fmt::format("{}.retry: the real {} is given a class's max_attempts only; "
                       "its backoff must be backend.retry's",

@@ -41,7 +41,8 @@ std::map<std::string, SystemManifest> read_manifests(const std::string& adapters
 // Why the real `system` cannot run `s`, one line per field (its JSON path first): a
 // worker or backend field it is not given that differs from the profile's default (an
 // option: from the release the manifest names; worker.fetch_latency models the network
-// and is never refused), a
+// and worker.startup the program's start-up, and are never refused: the real system has
+// its own), a
 // workload feature it cannot play (checkpoints, uncooperative jobs unless honoured), a
 // directive event. Empty when it can.
 std::vector<std::string> not_honoured(const Scenario& s, const SystemManifest& system);

@@ -79,6 +79,8 @@ WorkerId Backend::register_worker(std::span<const int> queues, WorkerListener* l
                             rt_.now(),
                             TimerId{},
                             TimerId{},
+                            TimerId{},
+                            0,
                             kNil,
                             0,
                             Directive::kRunning,
@@ -88,6 +90,14 @@ WorkerId Backend::register_worker(std::span<const int> queues, WorkerListener* l
                             -1,
                             {}});
   arm_deadline(id);
+  if (mechanisms_.poll_per_process > 0) {
+    Worker& w = workers_[id];
+    w.poll = rt_.schedule(
+        rt_.now() + mechanisms_.poll_initial_wait +
+            static_cast<Duration>(rt_.rng(Stream::kBackend).uniform() *
+                                  static_cast<double>(mechanisms_.poll_initial_jitter)),
+        Priority::kBackend, this, kPoll, id);
+  }
   if (reliable() && mechanisms_.lease.enabled && mechanisms_.lease.checked_by_workers) {
     worker_check(id, true);  // at its start, before its first fetch
   }
@@ -120,6 +130,7 @@ void Backend::deregister(WorkerId worker) {
   w.status = WorkerStatus::kGone;
   rt_.cancel(w.deadline);
   rt_.cancel(w.check);
+  rt_.cancel(w.poll);
   switch (mechanisms_.fetch) {
     case FetchMode::kReliable:
     case FetchMode::kUntilStarted:
@@ -136,6 +147,7 @@ void Backend::deregister(WorkerId worker) {
 void Backend::process_ended(WorkerId worker) {
   Worker& w = workers_[worker];
   rt_.cancel(w.check);  // its checker died with it
+  rt_.cancel(w.poll);   // and its poller
   w.teardown_until = rt_.now() + (w.waiting ? mechanisms_.teardown_window : 0);
   w.handed.clear();  // held by a dead worker now, like the jobs it had started
   const bool at_most_once = mechanisms_.fetch == FetchMode::kAtMostOnce;
@@ -349,11 +361,8 @@ void Backend::retry_or_discard(std::uint32_t handle, ErrorKind error, bool retry
     return;
   }
   const Time now = rt_.now();
-  double delay = static_cast<double>(retry.initial_interval) *
-                 std::pow(retry.backoff_coefficient, job.attempt - 1);
-  if (retry.jitter) delay *= rt_.rng(Stream::kBackend).uniform(0.5, 1.5);
-  delay = std::min(delay, static_cast<double>(retry.max_interval));
-  if (static_cast<Duration>(delay) <= 0) {
+  const Duration delay = retry_delay(retry, job.attempt);
+  if (delay <= 0 && mechanisms_.poll_per_process == 0) {
     // No backoff (pg-boss's retryDelay 0): fetchable at once, by the fetch that may follow
     // this very report at the same instant.
     make_available(handle, false);
@@ -362,8 +371,48 @@ void Backend::retry_or_discard(std::uint32_t handle, ErrorKind error, bool retry
   job.state = JobState::kScheduled;
   job.holder = kNoWorker;
   recorder_.job_scheduled(job.ledger, now);
-  job.timer =
-      rt_.schedule(now + static_cast<Duration>(delay), Priority::kBackend, this, kRetryDue, handle);
+  if (mechanisms_.poll_per_process > 0) {
+    scheduled_.push(Due{now + delay, job.id, handle});  // for a poller to move
+    return;
+  }
+  job.timer = rt_.schedule(now + delay, Priority::kBackend, this, kRetryDue, handle);
+}
+
+Duration Backend::retry_delay(const RetryPolicy& retry, int attempt) {
+  if (retry.schedule == RetryPolicy::Schedule::kSidekiq) {
+    const double count = attempt - 1;  // Sidekiq's retry_count: 0 at the first failure
+    const double jitter =
+        retry.jitter ? static_cast<double>(rt_.rng(Stream::kBackend).below(10)) : 0;
+    const double seconds = std::pow(count, 4) + 15 + jitter * (count + 1);
+    return from_seconds(std::min(seconds, 1e9));  // far past any run, and no overflow
+  }
+  double delay = static_cast<double>(retry.initial_interval) *
+                 std::pow(retry.backoff_coefficient, attempt - 1);
+  if (retry.jitter) delay *= rt_.rng(Stream::kBackend).uniform(0.5, 1.5);
+  return static_cast<Duration>(std::min(delay, static_cast<double>(retry.max_interval)));
+}
+
+void Backend::poll_scheduled(WorkerId worker) {
+  Worker& w = workers_[worker];
+  w.poll = TimerId{};
+  if (w.status != WorkerStatus::kAlive || w.reported != Directive::kRunning) return;  // stopped
+  const Time now = rt_.now();
+  while (!scheduled_.empty() && scheduled_.top().at <= now) {
+    const Due due = scheduled_.top();
+    scheduled_.pop();
+    const Job& job = jobs_[due.handle];
+    if (job.live && job.id == due.id && job.state == JobState::kScheduled) {
+      make_available(due.handle, false);
+    }
+  }
+  int alive = 0;
+  for (const Worker& other : workers_) alive += other.status == WorkerStatus::kAlive;
+  if (w.poll_average == 0) w.poll_average = mechanisms_.poll_per_process * alive;
+  const double a = static_cast<double>(w.poll_average);
+  const double next = alive < 10 ? rt_.rng(Stream::kBackend).uniform(0.5 * a, 1.5 * a)
+                                 : rt_.rng(Stream::kBackend).uniform(0, a);
+  w.poll = rt_.schedule(now + std::max<Duration>(1, static_cast<Duration>(next)),
+                        Priority::kBackend, this, kPoll, worker);
 }
 
 void Backend::discard(std::uint32_t handle, ErrorKind why) {
@@ -524,6 +573,7 @@ void Backend::worker_died(WorkerId worker) {
   Worker& w = workers_[worker];
   w.status = WorkerStatus::kDead;
   rt_.cancel(w.check);
+  rt_.cancel(w.poll);
   w.waiting = false;
   if (!reliable()) return;  // its jobs are not in the shared store
   recover_held(worker);
@@ -580,6 +630,9 @@ void Backend::on_timer(std::uint32_t tag, std::uint64_t arg) {
       break;
     case kUnlock:
       offer_next(static_cast<std::uint16_t>(arg));
+      break;
+    case kPoll:
+      poll_scheduled(static_cast<WorkerId>(arg));
       break;
     case kRetryDue: {
       const auto handle = static_cast<std::uint32_t>(arg);

@@ -18,7 +18,9 @@
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <optional>
+#include <queue>
 #include <span>
 #include <string>
 #include <vector>
@@ -145,6 +147,7 @@ class Backend final : public TimerTarget, public BackendView {
     kWorkerCheck,  // LeaseExpiry::checked_by_workers: a worker's try
     kUnlock,       // a serial class's lock was released: offer its next job
     kLeaseDue,     // the earliest listed lease deadline (lease_due_)
+    kPoll,         // BackendMechanisms::poll_per_process: a process's scheduled-set poll
   };
   enum class WorkerStatus : std::uint8_t { kAlive, kDead, kGone };
 
@@ -181,7 +184,9 @@ class Backend final : public TimerTarget, public BackendView {
     WorkerListener* listener;
     Time last_heartbeat;
     TimerId deadline;
-    TimerId check;  // LeaseExpiry::checked_by_workers: its next try
+    TimerId check;          // LeaseExpiry::checked_by_workers: its next try
+    TimerId poll;           // poll_per_process: its poller's next look at the scheduled set
+    Duration poll_average;  // its poller's A, fixed at its first poll; 0: not yet
     std::uint32_t active_head;
     std::uint64_t listed;  // bit i: has a place in the wait list of queues[i]
     Directive directive;
@@ -279,6 +284,11 @@ class Backend final : public TimerTarget, public BackendView {
   }
   // LeaseExpiry::checked_by_workers: a worker's try; `first`: the one at its start.
   void worker_check(WorkerId worker, bool first = false);
+  // poll_per_process: a process's poller moves the retries due to their queues and looks
+  // again later (or stops, once its process has stopped running).
+  void poll_scheduled(WorkerId worker);
+  // The delay before the retry of a job that has run `attempt` times.
+  Duration retry_delay(const RetryPolicy& retry, int attempt);
   void check_leases();  // the check itself
   // Arms the periodic sweeps the mechanisms have while a job is active.
   void arm_sweeps() {
@@ -310,6 +320,15 @@ class Backend final : public TimerTarget, public BackendView {
   TimerId lease_sweep_;                    // LeaseExpiry::check_interval > 0
   TimerId rescue_sweep_;                   // Rescuer
   std::deque<LeaseDue> lease_due_;         // in claim order; unlisted ones dropped lazily
+  // poll_per_process: retries waiting in the scheduled set, earliest due first; an entry
+  // whose job is no longer scheduled under that id is dropped when seen.
+  struct Due {
+    Time at;
+    JobId id;
+    std::uint32_t handle;
+    bool operator>(const Due& o) const { return at != o.at ? at > o.at : id > o.id; }
+  };
+  std::priority_queue<Due, std::vector<Due>, std::greater<Due>> scheduled_;
   // By job handle: the ticket of its listed lease, 0 when none. A few bytes a job, so the
   // test of whether an entry is listed reads no job record.
   std::vector<std::uint64_t> lease_ticket_;

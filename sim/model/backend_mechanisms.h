@@ -168,6 +168,16 @@ struct BackendMechanisms {
   Duration teardown_window = 0;
   Duration cleanup_interval = kMinute;  // kPrivateList
   Duration process_ttl = 60 * kSecond;  // kPrivateList
+  // A retry that comes due waits in the scheduled set until a process's poller moves it to
+  // its queue (Sidekiq's Scheduled::Poller, scheduled.rb). Each live process that reports
+  // running polls first `poll_initial_wait` + U(0, `poll_initial_jitter`) after it
+  // registers, then every U(A/2, 3A/2) (U(0, A) with 10 or more live processes), A being
+  // `poll_per_process` x the live processes at its first poll, kept from then on (6.4
+  // memoizes it). A process that stopped running polls no more. 0: a retry is available
+  // the moment it comes due.
+  Duration poll_per_process = 0;
+  Duration poll_initial_wait = 10 * kSecond;
+  Duration poll_initial_jitter = 5 * kSecond;
 };
 
 }  // namespace drainsim

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <memory>
 #include <optional>
+#include <set>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -200,6 +201,102 @@ TEST_F(BackendTest, RetryableFailBacksOffExponentially) {
   EXPECT_EQ(recorder.totals().discarded, 1);
   EXPECT_EQ(recorder.totals().discarded_by_shutdown, 0);  // the job's own error
   EXPECT_EQ(recorder.totals().pending, 0);
+}
+
+// Sidekiq's retries (no jitter) and scheduled-set poller, its first poll exactly 10 s after
+// a process registers; one job queued and one process registered at 0.
+class SidekiqRetryTest : public BackendTest {
+ protected:
+  WorkerId sidekiq_with_one_job() {
+    config.retry = RetryPolicy{26, 0, 1.0, 0, false, RetryPolicy::Schedule::kSidekiq};
+    BackendMechanisms m = detection_and_lease(false, false);
+    m.poll_per_process = 5 * kSecond;
+    m.poll_initial_jitter = 0;
+    make(m);
+    enqueue();
+    return add_worker();
+  }
+};
+
+TEST_F(SidekiqRetryTest, ASidekiqRetryWaitsItsScheduleAndThenForAProcesssPoller) {
+  // Sidekiq 6.4: retry n waits (n-1)^4 + 15 s (no rand(10) term without jitter), then for
+  // the next poll of some running process. The poller starts 10 s after its process (the
+  // U(0, 5 s) on top set to 0 here) and then polls every U(2.5 s, 7.5 s): A = 5 s x 1.
+  const WorkerId w = sidekiq_with_one_job();
+  auto l = fetch(w, 1);
+  ASSERT_EQ(l.size(), 1u);
+  const auto available_from = [&](Time from, Time until) {
+    for (Time t = from; t <= until; t += kMillisecond) {
+      rt.run_until(t);
+      if (state(l[0]) == JobState::kAvailable) return t;
+    }
+    return Time{-1};
+  };
+  // Failed at 1 s: due at 1 + 0^4 + 15 = 16 s. The polls at 10 s and after found nothing
+  // due; the first at or after 16 s moves it: after 16 s (a poll landing on 16 s exactly is
+  // not this seed's) and before 16 + 7.5 s.
+  rt.run_until(kSecond);
+  EXPECT_TRUE(backend->fail(w, l[0], ErrorKind::kHandler, true, 0));
+  const Time first = available_from(16 * kSecond, 24 * kSecond);
+  EXPECT_GT(first, 16 * kSecond);
+  EXPECT_LT(first, 23500 * kMillisecond);
+  // The second failure, at once: retry_count 1, due 1^4 + 15 = 16 s later.
+  l = fetch(w, 1);
+  ASSERT_EQ(l.size(), 1u);
+  EXPECT_EQ(l[0].attempt, 2);
+  EXPECT_TRUE(backend->fail(w, l[0], ErrorKind::kHandler, true, 0));
+  const Time second = available_from(first, first + 24 * kSecond);
+  EXPECT_GT(second, first + 16 * kSecond);
+  EXPECT_LT(second, first + 23500 * kMillisecond);
+}
+
+TEST_F(BackendTest, ASidekiqRetrysRandomTermIsAWholeMultipleOfItsCountPlusOne) {
+  // rand(10) x (retry_count + 1): the first retry waits 15 + 0..9 s, whole seconds (no
+  // poller here: due is available). 40 jobs failed at 0 s come back at whole seconds from 15
+  // to 24 s, and not all at one.
+  config.retry = RetryPolicy{26, 0, 1.0, 0, true, RetryPolicy::Schedule::kSidekiq};
+  make(detection_and_lease(false, false));
+  for (int i = 0; i < 40; ++i) enqueue();
+  const WorkerId w = add_worker();
+  const auto l = fetch(w, 40);
+  ASSERT_EQ(l.size(), 40u);
+  for (const Lease& lease : l) EXPECT_TRUE(backend->fail(w, lease, ErrorKind::kHandler, true, 0));
+  std::set<Time> seen;
+  std::vector<Lease> scratch;
+  for (Time t = 0; t <= 25 * kSecond; t += kSecond / 2) {
+    rt.run_until(t);
+    for (const Lease& lease : l) {
+      if (state(lease) == JobState::kAvailable && seen.size() < 40) seen.insert(t);
+    }
+    backend->fetch(w, 40, scratch);  // take them so each is seen once
+  }
+  ASSERT_FALSE(seen.empty());
+  for (const Time t : seen) {
+    EXPECT_EQ(t % kSecond, 0) << t;
+    EXPECT_GE(t, 15 * kSecond);
+    EXPECT_LE(t, 24 * kSecond);
+  }
+  EXPECT_GT(seen.size(), 3u);
+}
+
+TEST_F(SidekiqRetryTest, AProcessThatStoppedRunningPollsNoMoreAndANewOneStartsItsOwnPoller) {
+  // The only process goes quiet at 5 s (Sidekiq's quiet terminates its poller): the retry
+  // due at 16 s waits. A process registered at 30 s polls first at 30 + 10 s: the retry is
+  // available at 40 s exactly.
+  const WorkerId w = sidekiq_with_one_job();
+  auto l = fetch(w, 1);
+  ASSERT_EQ(l.size(), 1u);
+  rt.run_until(kSecond);
+  EXPECT_TRUE(backend->fail(w, l[0], ErrorKind::kHandler, true, 0));
+  rt.run_until(5 * kSecond);
+  backend->heartbeat(w, Directive::kQuiet, {});
+  rt.run_until(30 * kSecond);
+  EXPECT_EQ(state(l[0]), JobState::kScheduled);
+  add_worker();
+  rt.run_until(40 * kSecond - 1);
+  EXPECT_EQ(state(l[0]), JobState::kScheduled);
+  rt.run_until(40 * kSecond);
+  EXPECT_EQ(state(l[0]), JobState::kAvailable);
 }
 
 TEST_F(BackendTest, ARetryWithNoBackoffIsFetchableAtTheInstantOfTheFail) {

@@ -80,7 +80,8 @@ class Platform final : public TimerTarget, public ProcessObserver {
            ProcessFactory processes);
   ~Platform();
 
-  // Creates the initial replicas, ready at the current time.
+  // Creates the initial replicas, their programs started at the current time (ready once
+  // each program's start-up, worker.startup, is over).
   void start();
   // Applies a scripted event; `index` names it in warnings.
   void apply(const ScenarioEvent& event, std::size_t index);

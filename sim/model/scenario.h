@@ -70,12 +70,24 @@ struct CancelBehaviour {
 };
 
 struct RetryPolicy {
+  // How the delay before retry n (n = 1 after the first failure) grows.
+  enum class Schedule : std::uint8_t {
+    kExponential,  // initial_interval x backoff_coefficient^(n-1), at most max_interval
+    kSidekiq,      // (n-1)^4 + 15 + rand(10) x n seconds (Sidekiq's job_retry.rb delay_for,
+                   // retry_count = n - 1); the interval fields are not used
+  };
   int max_attempts = 3;  // total runs, the first included
   Duration initial_interval = kSecond;
   double backoff_coefficient = 2.0;
   Duration max_interval = 5 * kMinute;
-  bool jitter = true;  // multiply each delay by U[0.5, 1.5)
+  bool jitter = true;  // kExponential: multiply each delay by U[0.5, 1.5); kSidekiq: the
+                       // rand(10) x n term (false: 0)
+  Schedule schedule = Schedule::kExponential;
 };
+
+constexpr std::array<std::string_view, 2> names(RetryPolicy::Schedule) {
+  return {"exponential", "sidekiq"};
+}
 
 // A class of jobs (docs/scenario.md, "Job classes"): its share of the arrivals and what its
 // jobs do differently. The reader fills every field the scenario leaves out from the
@@ -146,6 +158,12 @@ struct WorkerConfig {
   // The round trip of one fetch to the backend, drawn per fetch (the request reaches the
   // backend that long after the worker sends it; the reply is instant). 0: at once.
   DurationDistribution fetch_latency;
+  // The worker program's start-up, drawn per process: it takes no job and registers with
+  // the backend only this long after its container starts it (Ruby loading Sidekiq and the
+  // app, Python importing Celery, Node its modules), so a pod is ready pod_start_delay plus
+  // this after its creation. The profile's default is measured on its real system
+  // (docs/profiles.md, Program start-up); 0: at once.
+  DurationDistribution startup;
   std::vector<std::string> queues = {"default"};
   // Profile-specific, every option spelled out (the profile's defaults filled in).
   ProfileOptions options;

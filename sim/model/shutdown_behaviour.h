@@ -67,9 +67,16 @@ struct ShutdownBehaviour {
   // pg-boss's stop() looks at its start and then every `drain_poll`, so a drain with no job
   // ends at its first look, where Sidekiq's first look is one poll in.
   bool drain_looks_at_start = false;
-  // The process exits this long after the look that found no job (pg-boss 9's stop() then
-  // stops its maintenance, waits one more poll and looks again).
+  // The process exits this long after the drain found no job left (pg-boss 9's stop() then
+  // stops its maintenance, waits one more poll and looks again; Celery's prefork pool
+  // teardown sleeps 1 s in the last child and 0.5 s in the parent's finalizer). It is still
+  // running meanwhile: the platform's SIGKILL can find it there.
   Duration drain_linger = 0;
+  // After its graceful shutdown the process kills itself with the signal that started it
+  // (graphile-worker's run(): process.kill(process.pid, signal) once its handler is gone):
+  // it dies of that TERM or INT (died_on_term, 128 + n), which a PID 1 survives and so
+  // exits 0. A drain not started by a signal exits 0.
+  bool exits_by_signal = false;
   // An idle slot blocks in a fetch of this timeout (Sidekiq's BRPOP, 2 s), fetch after
   // fetch from when it went idle, and stops only when the one in progress returns: a drain
   // ends no sooner. 0: an idle slot stops at once.

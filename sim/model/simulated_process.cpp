@@ -23,6 +23,9 @@ SimulatedProcess::SimulatedProcess(Runtime& runtime, Backend& backend, Recorder&
       instant_fetch_(worker.fetch_latency.kind == DurationDistribution::Kind::kConstant &&
                      worker.fetch_latency.value == 0),
       pool_children_(worker.shutdown.child_lost != ShutdownBehaviour::ChildLost::kNone),
+      startup_(worker.startup),
+      instant_start_(worker.startup.kind == DurationDistribution::Kind::kConstant &&
+                     worker.startup.value == 0),
       pod_(pod),
       pid1_(pid1),
       hops_(std::move(hops)) {
@@ -32,17 +35,40 @@ SimulatedProcess::SimulatedProcess(Runtime& runtime, Backend& backend, Recorder&
 
 void SimulatedProcess::start() {
   alive_ = true;
-  worker_id_ = backend_.register_worker(queues_, this);
+  if (instant_start_) {
+    worker_id_ = backend_.register_worker(queues_, this);
+    on_process([this] {
+      core_.start();
+      mirror();
+    });
+    return;
+  }
+  state_.store(WorkerState::kStarting, std::memory_order_release);
   on_process([this] {
-    core_.start();
-    mirror();
+    if (!alive_) return;
+    starting_ = true;
+    started_ = rt_.schedule(rt_.now() + startup_.sample(rt_.rng(Stream::kStartup)),
+                            Priority::kTimer, this, kStarted);
+  });
+}
+
+void SimulatedProcess::run_worker() {
+  starting_ = false;
+  on_models([this] {
+    worker_id_ = backend_.register_worker(queues_, this);
+    on_process([this] {
+      if (!alive_) return;
+      core_.start();
+      mirror();
+      on_models([this] { observer_.on_worker_state(pod_, WorkerState::kRunning); });
+    });
   });
 }
 
 void SimulatedProcess::mirror() {
   // Release stores: a plain store on x86, where the default (sequentially consistent) one
   // is a locked exchange that stalls every event (bench/README.md, issue 19).
-  state_.store(core_.state(), std::memory_order_release);
+  state_.store(starting_ ? WorkerState::kStarting : core_.state(), std::memory_order_release);
   active_.store(core_.active(), std::memory_order_release);
 }
 
@@ -60,7 +86,7 @@ void SimulatedProcess::deliver_here(Signal signal, SignalTarget target) {
     kill();
     return;
   }
-  if (core_.on_signal(signal)) return;
+  if (!starting_ && core_.on_signal(signal)) return;
   if (pid1_ == Pid1::kWorker) return;  // PID 1: no default action for an unhandled signal
   // No handler: TERM, INT and QUIT terminate; TSTP would stop the process and CONT
   // resume it, which only matters to profiles without handlers for them.
@@ -98,12 +124,16 @@ void SimulatedProcess::kill() {
 
 void SimulatedProcess::die(ProcessEnd how, int code) {
   alive_ = false;
+  starting_ = false;
+  rt_.cancel(started_);
   rt_.cancel(wake_);
   rt_.cancel(fetch_);
   mirror();
   on_models([this, how, code] {
-    backend_.process_ended(worker_id_);  // jobs held only in its memory die with it
-    backend_.cancel_wait(worker_id_);    // its long-poll dies with it (or lingers a moment)
+    if (worker_id_ != kNoWorker) {
+      backend_.process_ended(worker_id_);  // jobs held only in its memory die with it
+      backend_.cancel_wait(worker_id_);    // its long-poll dies with it (or lingers a moment)
+    }
     observer_.on_process_end(pod_, how, code);
   });
 }
@@ -328,6 +358,14 @@ void SimulatedProcess::log_remaining(int active) {
 
 void SimulatedProcess::exit(int code, Outcome leftover) {
   end_all(leftover);  // still running at exit: nobody reported them
+  if (code > 128) {   // it kills itself with signal code - 128: PID 1 has no default action
+    if (pid1_ == Pid1::kWorker) {
+      die(ProcessEnd::kExited, 0);
+    } else {
+      die(ProcessEnd::kSignalled, code);
+    }
+    return;
+  }
   die(ProcessEnd::kExited, code);
 }
 
@@ -373,6 +411,10 @@ void SimulatedProcess::on_timer(std::uint32_t tag, std::uint64_t arg) {
     case kDetachedEnd:
       end_detached(static_cast<std::size_t>(arg));
       break;
+    case kStarted:
+      started_ = TimerId{};
+      run_worker();
+      return;  // its state is published once the worker runs
   }
   mirror();
 }

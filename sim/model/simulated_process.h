@@ -43,7 +43,9 @@ class SimulatedProcess final : public ProcessHandle,
                    const WorkloadConfig& workload, int pod, JobBody bodies = JobBody::kTimer,
                    Pid1 pid1 = Pid1::kWorker, Hops hops = {});
 
-  // ProcessHandle. start() registers with the backend and starts the worker.
+  // ProcessHandle. start() starts the program: after its start-up (worker.startup, drawn
+  // here) it registers with the backend and starts the worker. A signal during start-up
+  // finds no handler yet and takes its default action.
   void start() override;
   void deliver(Signal signal, SignalTarget target) override;
   void kill_child() override;
@@ -78,7 +80,12 @@ class SimulatedProcess final : public ProcessHandle,
   void on_timer(std::uint32_t tag, std::uint64_t arg) override;
 
  private:
-  enum Tag : std::uint32_t { kWake = 1, kFetch = 2, kDetachedEnd = 3 };  // and JobRunner's
+  enum Tag : std::uint32_t {
+    kWake = 1,
+    kFetch = 2,
+    kDetachedEnd = 3,
+    kStarted = 4
+  };  // and JobRunner's
   struct Body {
     Lease lease;
     Time start = 0;
@@ -106,6 +113,8 @@ class SimulatedProcess final : public ProcessHandle,
   // A detached body ended by itself: its run is recorded, and reported to nobody.
   void end_detached(std::size_t index);
   void die(ProcessEnd how, int code);
+  // The program has started: it registers and its worker runs.
+  void run_worker();
   void deliver_here(Signal signal, SignalTarget target);
   // On the models' side: tells the recorder what the worker reported about `lease`.
   void record_report(Time now, const Lease& lease, ReportKind kind, ErrorKind error, bool accepted);
@@ -153,6 +162,10 @@ class SimulatedProcess final : public ProcessHandle,
   DurationSampler fetch_latency_;  // worker.fetch_latency
   bool instant_fetch_;             // worker.fetch_latency is 0: no draw, no timer
   bool pool_children_;             // ShutdownBehaviour::child_lost is not kNone
+  DurationSampler startup_;        // worker.startup
+  bool instant_start_;             // worker.startup is 0: no draw, no timer
+  bool starting_ = false;          // on the process's side: its start-up runs
+  TimerId started_;                // the end of its start-up
   TimerId wake_;
   TimerId fetch_;  // a fetch on its way to the backend
   WorkerId worker_id_ = kNoWorker;

@@ -179,6 +179,7 @@ bool WorkerCore::on_signal(Signal signal) {
       if (state_ == WorkerState::kStopped) return true;
       // A drain begun by a directive does not count as a TERM.
       if (++terms_ == 1) {
+        first_term_ = signal;
         if (state_ != WorkerState::kDraining) begin_shutdown();
       } else if (b.second_term == ShutdownBehaviour::SecondTerm::kForceStop ||
                  (b.second_term == ShutdownBehaviour::SecondTerm::kDeadline && deadline_passed_)) {
@@ -289,7 +290,8 @@ void WorkerCore::finish_shutdown() {
   if (config_.shutdown.heartbeats_while_draining) send_heartbeat(Directive::kTerminate);
   if (config_.shutdown.deregisters) port_.deregister();
   set_state(WorkerState::kStopped);
-  port_.exit(0, Outcome::kAbandoned);
+  const bool self_kill = config_.shutdown.exits_by_signal && terms_ > 0;
+  port_.exit(self_kill ? 128 + (first_term_ == Signal::kInt ? 2 : 15) : 0, Outcome::kAbandoned);
 }
 
 void WorkerCore::force_stop() {

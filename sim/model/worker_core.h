@@ -68,7 +68,9 @@ class WorkerPort {
   virtual void state_changed(WorkerState state) = 0;
   virtual void log_remaining(int active) = 0;
   // The process ends; nothing is called after this. Bodies still running end with it as
-  // `leftover` (abandoned, or killed when their threads are killed at exit).
+  // `leftover` (abandoned, or killed when their threads are killed at exit). `code` is 0
+  // (stopped), 1 (forced to stop) or 128 + n: it kills itself with signal n
+  // (ShutdownBehaviour::exits_by_signal), the signal's default action ending it.
   virtual void exit(int code, Outcome leftover) = 0;
 
  protected:
@@ -143,8 +145,9 @@ class WorkerCore final : public TimerTarget {
   int reserve_limit_;          // reserve_limit(), fixed by the config
   int active_ = 0;
   bool fetching_ = false;
-  int terms_ = 0;                 // TERMs and INTs received
-  bool deadline_passed_ = false;  // the deadline action ran (kCancelAndWait waits on)
+  int terms_ = 0;                      // TERMs and INTs received
+  Signal first_term_ = Signal::kTerm;  // the first of them
+  bool deadline_passed_ = false;       // the deadline action ran (kCancelAndWait waits on)
   TimerId heartbeat_, poll_, grace_, remaining_, cancel_, finish_;
   std::vector<Time> idle_since_;  // per slot: when it last went idle (its fetches count from)
   std::vector<Time> renewed_;     // per slot: its job's start or last listing in a heartbeat

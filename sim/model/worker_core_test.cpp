@@ -822,11 +822,30 @@ TEST(WorkerCore, GraphileAbortsJobsFiveSecondsIntoAGracefulStop) {
   h.finish_at(sec(7.1), 0, JobResult::kCancelled);
   h.finish_at(sec(9), 1);
   h.finish_at(sec(10), 2);
-  // The abort fires at TERM + 5 s; the drain goes on until the last job returns.
+  // The abort fires at TERM + 5 s; the drain goes on until the last job returns, and the
+  // process then kills itself with the TERM it got: 128 + 15.
   EXPECT_EQ(without_periodic(h.run_until(sec(10))),
             (Calls{"2s state draining", "7s cancel 0", "7s cancel 1", "7s cancel 2",
                    "7.1s fail 0 #0 shutdown retryable", "9s ack 1 #1", "10s ack 2 #2",
-                   "10s deregister", "10s state stopped", "10s exit 0"}));
+                   "10s deregister", "10s state stopped", "10s exit 143"}));
+}
+
+TEST(WorkerCore, GraphileKillsItselfWithTheSignalThatStoppedIt) {
+  // An INT at 1 s, no job running: the drain ends at once and the process kills itself
+  // with SIGINT (128 + 2); a later TERM does not change which signal it re-raises.
+  Harness h(profile_config("graphile-worker", kNever));
+  h.core.start();
+  h.port.take();
+  h.signal_at(sec(1), Signal::kInt);
+  EXPECT_EQ(without_periodic(h.run_until(sec(3))),
+            (Calls{"1s state draining", "1s deregister", "1s state stopped", "1s exit 130"}));
+  // A drain the backend's directive started was not a signal's: the process exits 0.
+  Harness d(profile_config("graphile-worker", kNever));
+  d.core.start();
+  d.port.take();
+  d.core.on_directive(Directive::kTerminate);
+  EXPECT_EQ(without_periodic(d.port.take()),
+            (Calls{"0s state draining", "0s deregister", "0s state stopped", "0s exit 0"}));
 }
 
 TEST(WorkerCore, TemporalGoSdkWithNoStopTimeoutExitsAtTheTermLeavingItsActivities) {
@@ -868,8 +887,9 @@ TEST(WorkerCore, JobsFetchedAheadStartAsSlotsFreeAndGoBackAtTheExit) {
   // Celery's prefetch, 1 per slot, 3 slots: the start fetches 3 + 3; #0..#2 start and
   // #3..#5 wait reserved (a full reserve: it does not wait for more). Slot 1 frees at 2 s:
   // #3 starts in it and one fetch tops the reserve up with #6. The TERM at 3 s starts none
-  // of the reserved; the drain ends with the last body at 5 s and #4, #5, #6 go back
-  // before the goodbye.
+  // of the reserved; the drain ends with the last body at 5 s, the pool's teardown takes
+  // 1.95 s more (drain_linger), and at the exit, 6.95 s, #4, #5, #6 go back before the
+  // goodbye.
   WorkerConfig c = profile_config("celery", kNever);
   c.shutdown.reserve_per_slot = 1;
   Harness h(c);
@@ -885,8 +905,8 @@ TEST(WorkerCore, JobsFetchedAheadStartAsSlotsFreeAndGoBackAtTheExit) {
   h.finish_at(sec(5), 2);
   EXPECT_EQ(without_periodic(h.run_until(sec(10))),
             (Calls{"2s ack 1 #1", "2s start 1 #3", "2s fetch 1", "3s state draining", "4s ack 0 #0",
-                   "4.5s ack 1 #3", "5s ack 2 #2", "5s release #4", "5s release #5",
-                   "5s release #6", "5s deregister", "5s state stopped", "5s exit 0"}));
+                   "4.5s ack 1 #3", "5s ack 2 #2", "6.95s release #4", "6.95s release #5",
+                   "6.95s release #6", "6.95s deregister", "6.95s state stopped", "6.95s exit 0"}));
 }
 
 TEST(WorkerCore, AReserveWithNoLimitIsCappedWithoutOverflow) {

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "base/parse.h"
+#include "model/sampler.h"
 #include "profiles/profile.h"
 
 namespace drainsim {
@@ -98,6 +99,13 @@ void ChildProcessProxy::start() {
     options += fmt::format("{}{}={}", options.empty() ? "" : ",", name, format_option(value));
   }
   spec.env.push_back("DRAINSIM_PROFILE_OPTIONS=" + options);
+  // The profile's own times (its drain polls, its abort, ...) scale as the OJS_ ones do.
+  spec.env.push_back(fmt::format("DRAINSIM_TIME_SCALE={:.9g}", 1000.0 / context_.real_ms(kSecond)));
+  // drainsim-worker waits out the start-up drawn for it before it registers, as the
+  // profile's program would (another program takes its own).
+  startup_ = DurationSampler(w.startup).sample(context_.rt.rng(Stream::kStartup));
+  if (startup_ > 0)
+    spec.env.push_back("DRAINSIM_STARTUP=" + env_duration(context_.real_ms(startup_)));
   slots_.assign(static_cast<std::size_t>(w.concurrency), false);
   spec.subreaper = true;  // its orphans stay in its subtree, as in a container
   try {

@@ -79,6 +79,8 @@ class ChildProcessProxy final : public ProcessHandle, public WorkerListener, pub
   bool alive() const { return alive_; }
   bool registered() const { return worker_id_ != kNoWorker; }
   Time started_at() const { return started_at_; }
+  // The program's start-up drawn for it (worker.startup), before which it does not register.
+  Duration startup() const { return startup_; }
 
   // A request to /ojs/v1/workers/<op>; answers through `respond`, at once or later.
   // Throws RequestError.
@@ -119,6 +121,7 @@ class ChildProcessProxy final : public ProcessHandle, public WorkerListener, pub
   WorkerState state_ = WorkerState::kStarting;
   bool alive_ = false;
   Time started_at_ = 0;
+  Duration startup_ = 0;
   bool term_delivered_ = false;  // a TERM or INT reached the worker: "quiet" means draining
   std::map<JobId, Held> held_;
   std::vector<bool> slots_;  // for the attempt records' slot numbers

@@ -144,6 +144,23 @@ HttpWorkerConfig worker_config_from_env(const std::function<const char*(const ch
     }
     c.pid1 = std::string_view(pid1) == "1";
   }
+  if (get("DRAINSIM_STARTUP") != nullptr) c.startup = env_duration(get, "DRAINSIM_STARTUP", 0);
+  if (const char* scale = get("DRAINSIM_TIME_SCALE")) {
+    // The profile's own times are simulated: in real time they are that many times shorter
+    // (the OJS_ durations above come scaled already).
+    const std::optional<double> f = parse_number<double>(scale);
+    if (!f || !(*f > 0) || *f > 1e6) {
+      throw std::invalid_argument(fmt::format(
+          "DRAINSIM_TIME_SCALE=\"{}\": expected a positive number of simulated seconds per "
+          "real second, at most 1000000",
+          shown(scale)));
+    }
+    ShutdownBehaviour& b = c.worker.shutdown;
+    for (Duration* d : {&b.cancel_after, &b.drain_poll, &b.drain_linger, &b.idle_fetch_timeout,
+                        &b.deadline_lead, &b.deadline_action_cost}) {
+      if (*d != kNever) *d = static_cast<Duration>(std::llround(static_cast<double>(*d) / *f));
+    }
+  }
   if (const char* body = get("DRAINSIM_JOB_BODY")) {
     const std::optional<JobBody> b = from_name<JobBody>(body);
     if (!b) {
@@ -202,6 +219,15 @@ void HttpWorker::send(const std::string& op, json body, Reply reply, bool alone)
 }
 
 void HttpWorker::start() {
+  if (config_.startup > 0) {
+    rt_.schedule(rt_.now() + config_.startup, Priority::kTimer, this, kStarted);
+  } else {
+    register_worker();
+  }
+}
+
+void HttpWorker::register_worker() {
+  started_ = true;
   json body{{"queues", config_.worker.queues},
             {"concurrency", config_.worker.concurrency},
             {"pid", static_cast<int>(getpid())}};
@@ -219,16 +245,17 @@ void HttpWorker::on_posix_signal(int number) {
   switch (number) {
     case SIGTERM:
     case SIGINT:
-      if (!core_.on_signal(number == SIGTERM ? Signal::kTerm : Signal::kInt) && !config_.pid1) {
+      if (!(started_ && core_.on_signal(number == SIGTERM ? Signal::kTerm : Signal::kInt)) &&
+          !config_.pid1) {
         std::signal(number, SIG_DFL);  // no handler, not PID 1: the default action
         std::raise(number);
       }
       break;
     case SIGTSTP:
-      core_.on_signal(Signal::kTstp);
+      if (started_) core_.on_signal(Signal::kTstp);
       break;
     case SIGCONT:
-      core_.on_signal(Signal::kCont);
+      if (started_) core_.on_signal(Signal::kCont);
       break;
     default:
       break;
@@ -377,6 +404,10 @@ void HttpWorker::give_up(const std::string& why) {
 }
 
 void HttpWorker::on_timer(std::uint32_t tag, std::uint64_t arg) {
+  if (tag == kStarted) {
+    if (exit_code_ < 0) register_worker();
+    return;
+  }
   if (tag == JobRunner::kThreadRefused) {
     std::fprintf(stderr,
                  "%s: the OS refused a job body its thread (%s): such bodies run as "

@@ -31,11 +31,16 @@ struct HttpWorkerConfig {
   // DRAINSIM_PID1=1: it stands for its container's PID 1, so a TERM or INT it has no
   // handler for is ignored; otherwise that signal takes its default action (kills it).
   bool pid1 = false;
+  // DRAINSIM_STARTUP: the program's start-up, waited out before it registers; a signal
+  // before then finds no handler (its default action, as for pid1 above).
+  Duration startup = 0;
 };
 
 // Reads the configuration from OJS_URL, OJS_WORKER_ID, OJS_QUEUES, OJS_CONCURRENCY,
 // OJS_SHUTDOWN_GRACE_PERIOD, OJS_HEARTBEAT_INTERVAL, OJS_POLL_INTERVAL and
-// DRAINSIM_JOB_BODY (sleep, spin or timer), DRAINSIM_PID1 (1 or 0); `get` looks a variable up
+// DRAINSIM_JOB_BODY (sleep, spin or timer), DRAINSIM_PID1 (1 or 0), DRAINSIM_STARTUP (a
+// duration), DRAINSIM_TIME_SCALE (simulated seconds per real second: the profile's own
+// times, given in simulated time, are divided by it); `get` looks a variable up
 // (nullptr: unset). Throws std::invalid_argument naming the variable and what was expected.
 HttpWorkerConfig worker_config_from_env(const std::function<const char*(const char*)>& get);
 
@@ -66,7 +71,7 @@ class HttpWorker final : public WorkerPort, public TimerTarget {
   void log_remaining(int active) override;
   void exit(int code, Outcome leftover) override;
 
-  // TimerTarget: job bodies ending
+  // TimerTarget: job bodies ending, and the end of the start-up
   void on_timer(std::uint32_t tag, std::uint64_t arg) override;
 
  private:
@@ -84,6 +89,8 @@ class HttpWorker final : public WorkerPort, public TimerTarget {
   void nack(const Lease& lease, bool shutdown, bool retryable);
   void finish_if_quiet();
   void give_up(const std::string& why);
+  void register_worker();
+  static constexpr std::uint32_t kStarted = 1;  // the start-up's timer (JobRunner's are 100+)
 
   StrandRuntime& rt_;
   HttpWorkerConfig config_;
@@ -94,7 +101,8 @@ class HttpWorker final : public WorkerPort, public TimerTarget {
   std::vector<Duration> fail_after_;  // of the jobs of the fetch reply being started
   std::size_t fetched_index_ = 0;
   std::function<void(int)> on_exit_;
-  int exit_code_ = -1;  // set once the core has exited
+  int exit_code_ = -1;    // set once the core has exited
+  bool started_ = false;  // the start-up is over: the core has its signals
   bool reported_ = false;
   int in_flight_ = 0;     // requests sent and not answered, the long-poll aside
   bool waiting_ = false;  // a /wait long-poll is out

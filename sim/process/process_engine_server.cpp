@@ -76,7 +76,8 @@ std::optional<Warning> ProcessEngineServer::registration_warning() const {
   int running = 0;
   for (const auto& [name, process] : by_name_) {
     if (process->alive() && !process->registered() &&
-        to_seconds(rt_.now() - process->started_at()) / rt_.time_scale() >= kRegisterWithinS) {
+        to_seconds(rt_.now() - process->started_at() - process->startup()) / rt_.time_scale() >=
+            kRegisterWithinS) {
       ++running;
     }
   }

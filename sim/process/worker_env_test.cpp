@@ -48,7 +48,17 @@ TEST(WorkerEnv, EveryVariableIsRead) {
   env["DRAINSIM_PROFILE"] = "bullmq";
   env["DRAINSIM_PROFILE_OPTIONS"] = "max_stalled_count=3,stalled_interval=5s";
   env["DRAINSIM_JOB_BODY"] = "spin";
+  env["DRAINSIM_STARTUP"] = "1.25s";
   const HttpWorkerConfig c = from(env);
+  EXPECT_EQ(c.startup, 1250 * kMillisecond);
+  // The profile's own times are simulated: at 50 simulated seconds a real one, graphile's
+  // 5 s abort comes 100 ms after the TERM, and Celery's 1.95 s teardown takes 39 ms.
+  Env scaled =
+      with(with(kMinimal, "DRAINSIM_PROFILE", "graphile-worker"), "DRAINSIM_TIME_SCALE", "50");
+  EXPECT_EQ(from(scaled).worker.shutdown.cancel_after, 100 * kMillisecond);
+  scaled["DRAINSIM_PROFILE"] = "celery";
+  EXPECT_EQ(from(scaled).worker.shutdown.drain_linger, 39 * kMillisecond);
+  EXPECT_EQ(from(scaled).worker.shutdown.cancel_after, kNever);
   EXPECT_EQ(c.host, "localhost");
   EXPECT_EQ(c.port, 41234);
   EXPECT_EQ(c.name, "w-1");
@@ -75,6 +85,7 @@ TEST(WorkerEnv, DefaultsWhereUnset) {
   EXPECT_EQ(c.worker.grace_period, defaults.grace_period);
   EXPECT_EQ(c.worker.profile, "ojs");
   EXPECT_EQ(c.bodies, JobBody::kSleep);
+  EXPECT_EQ(c.startup, 0);
 }
 
 TEST(WorkerEnv, AProfileWithoutOptionsGetsItsDefaults) {
@@ -104,6 +115,11 @@ TEST(WorkerEnv, BadValuesAreRefusedByName) {
   EXPECT_EQ(error_of(with(kMinimal, "OJS_SHUTDOWN_GRACE_PERIOD", "0s")),
             "OJS_SHUTDOWN_GRACE_PERIOD=\"0s\": expected a positive duration such as 250ms or 1.5s, "
             "or forever");
+  EXPECT_EQ(error_of(with(kMinimal, "DRAINSIM_TIME_SCALE", "0")),
+            "DRAINSIM_TIME_SCALE=\"0\": expected a positive number of simulated seconds per real "
+            "second, at most 1000000");
+  EXPECT_EQ(error_of(with(kMinimal, "DRAINSIM_STARTUP", "soon")),
+            "DRAINSIM_STARTUP=\"soon\": expected a positive duration such as 250ms or 1.5s");
   EXPECT_EQ(error_of(with(kMinimal, "DRAINSIM_JOB_BODY", "nap")),
             "DRAINSIM_JOB_BODY=\"nap\": expected sleep, spin or timer");
   EXPECT_EQ(error_of(with(kMinimal, "DRAINSIM_PROFILE", "sidekik"))

@@ -6,6 +6,8 @@
 // arguments but --help and --version; any other is exit 2.
 #include <signal.h>
 
+#include <csignal>
+
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -44,6 +46,10 @@ Environment:
   DRAINSIM_PROFILE_OPTIONS    That profile's options: NAME=VALUE,...
   DRAINSIM_JOB_BODY           sleep (default), spin or timer
   DRAINSIM_PID1               1: stand for the container's PID 1 (unhandled TERM/INT ignored)
+  DRAINSIM_TIME_SCALE         Simulated seconds per real second: the profile's own times
+                              (drain polls, abort, ...) are divided by it
+  DRAINSIM_STARTUP            The program's start-up to wait out before registering (e.g. 1.2s);
+                              a signal before then takes its default action
 
 Exit codes: 0 stopped, 1 forced to stop (a second TERM or INT), 2 a bad environment or
 argument, 3 gave up on an unreachable backend.
@@ -96,5 +102,10 @@ int main(int argc, char** argv) {
   boost::system::error_code ignored;
   signals.cancel(ignored);
   asio.stop();
-  return code;
+  if (code > 128 && !config.pid1) {  // it kills itself with that signal (exits_by_signal)
+    signals.clear(ignored);
+    std::signal(code - 128, SIG_DFL);
+    std::raise(code - 128);
+  }
+  return code > 128 ? 0 : code;  // PID 1 survives its own signal
 }

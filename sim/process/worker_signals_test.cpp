@@ -164,6 +164,53 @@ TEST(DrainsimWorker, WithoutATermHandlerItDiesOnTermUnlessItIsPid1) {
   }
 }
 
+TEST(DrainsimWorker, ItTakesJobsOnlyOnceItsStartUpIsOverAndATermBeforeKillsIt) {
+  // A start-up of 8 s (worker.startup; the process engine hands it to drainsim-worker as
+  // DRAINSIM_STARTUP): the four 20 s jobs start at 8 s at the earliest and complete, the
+  // pod ready no sooner. Under an init, a TERM at 4 s finds no handler yet: it kills the
+  // program at once (143), with no job started, and the pod's restarted container (up
+  // 4 + 10 + 5 s later, 19 s, then its own 8 s) runs them from 27 s.
+  const std::string startup = R"(, "startup": {"kind": "constant", "value": "8s"})";
+  const RunOutput r = run_process(one_pod("20s", startup, "", "[]"));
+  const std::vector<Attempt> first = attempts(r, 1);
+  ASSERT_EQ(first.size(), 4u);
+  for (const Attempt& a : first) {
+    EXPECT_EQ(a.outcome, "completed") << a.job;
+    EXPECT_GE(a.start, 8.0) << a.job;
+    EXPECT_LT(a.start, 8.0 + kSlack) << a.job;
+  }
+  EXPECT_GE(r.results["pods"][0]["first_ready_s"].get<double>(), 8.0);
+  const RunOutput term = run_process(one_pod("20s", startup, R"(, "init": true)",
+                                             fmt::format("[{}]", signal_event("4s", "TERM"))));
+  const json& p = first_process(term);
+  EXPECT_EQ(p["exit"], "died_on_term");
+  EXPECT_EQ(p["exit_code"], 143);
+  EXPECT_NEAR(p["ended_s"].get<double>(), 4.0, kSlack);
+  const std::vector<Attempt> after = attempts(term, 1);
+  ASSERT_EQ(after.size(), 4u);
+  for (const Attempt& a : after) {
+    EXPECT_GE(a.start, 27.0) << a.job;
+    EXPECT_LT(a.start, 27.0 + 2 * kSlack) << a.job;
+  }
+}
+
+TEST(DrainsimWorker, AsGraphileWorkerItKillsItselfWithItsTermAfterTheDrain) {
+  // graphile-worker's profile (exits_by_signal): the TERM at 10 s drains (it aborts the
+  // jobs 5 s in; they return at once and are failed) and then the process kills itself
+  // with that TERM: it dies of it, 143. As PID 1 the kernel drops its own signal and it
+  // exits 0.
+  const std::string worker = R"(, "profile": "graphile-worker",
+      "startup": {"kind": "constant", "value": "0s"})";
+  const std::string events = fmt::format("[{}]", signal_event("10s", "TERM"));
+  const RunOutput init = run_process(one_pod("20s", worker, R"(, "init": true)", events));
+  EXPECT_EQ(first_process(init)["exit"], "died_on_term");
+  EXPECT_EQ(first_process(init)["exit_code"], 143);
+  EXPECT_NEAR(first_process(init)["ended_s"].get<double>(), 15.0, kSlack);
+  const RunOutput pid1 = run_process(one_pod("20s", worker, "", events));
+  EXPECT_EQ(first_process(pid1)["exit"], "clean");
+  EXPECT_NEAR(first_process(pid1)["ended_s"].get<double>(), 15.0, kSlack);
+}
+
 TEST(DrainsimWorker, TstpPausesFetchingAndContResumesIt) {
   // Two 5 s jobs at 0 s and two more at 12 s. TSTP at 10 s makes the worker quiet, so the
   // jobs of 12 s wait until CONT at 20 s; they run 20-25 s. No drain, no exit.

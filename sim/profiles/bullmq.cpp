@@ -68,6 +68,8 @@ Profile bullmq() {
   // The lock extender ticks every lockRenewTime / 2 (lockRenewTime = lockDuration / 2) and
   // extends the locks last extended at least that long ago (worker.ts startLockExtenderTimer).
   p.worker.heartbeat_interval = 7500 * kMillisecond;
+  // Node loading bullmq, the Worker connecting to Redis (docs/profiles.md, Program start-up).
+  p.worker.startup = startup_between(200 * kMillisecond, 500 * kMillisecond);
   ShutdownBehaviour& b = p.worker.shutdown;
   b.logs_remaining = false;  // no remaining-count log (profiles.h)
   // ... and only those: a job's lock is first extended one to two ticks after its fetch

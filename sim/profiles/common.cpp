@@ -14,6 +14,14 @@ Profile base(std::string_view name, std::string_view summary, Duration grace) {
   return p;
 }
 
+DurationDistribution startup_between(Duration lo, Duration hi) {
+  DurationDistribution d;
+  d.kind = DurationDistribution::Kind::kUniform;
+  d.min = lo;
+  d.max = hi;
+  return d;
+}
+
 BackendMechanisms ojs_reference_backend() {
   BackendMechanisms m;
   m.heartbeat_detection = false;

@@ -61,11 +61,18 @@ Profile graphile_worker() {
                    "graphile-worker: graceful stop waits, aborting jobs after 5 s; a 2nd signal "
                    "fails them (retry after e^attempts s); a killed worker's jobs stay locked 4 h",
                    kNever);
+  // Node loading graphile-worker, its pool connecting and checking its migrations
+  // (docs/profiles.md, Program start-up).
+  p.worker.startup = startup_between(100 * kMillisecond, 300 * kMillisecond);
   ShutdownBehaviour& b = p.worker.shutdown;
   b.logs_remaining = false;  // no remaining-count log (profiles.h)
   b.handles_tstp = false;
   b.second_term = ShutdownBehaviour::SecondTerm::kDeadline;
   b.cancel_after = 5 * kSecond;
+  // Once its workers are released, run()'s handler removes itself and kills the process with
+  // the signal it got (0.16.6 dist/main.js gracefulHandler's finally: "killing self via
+  // SIGTERM"): the process dies of it (measured: returncode -15).
+  b.exits_by_signal = true;
   p.backend.visibility_timeout = 4 * kHour;  // lock expiry
   // exp(min(attempts, 10)) seconds: e^1 first, x e each time, e^10 at most.
   p.backend.retry =

@@ -83,6 +83,9 @@ Profile pg_boss() {
   // src/attorney.js).
   p.mechanisms.dispatch = Dispatch::kPoll;
   p.worker.poll_interval = 2 * kSecond;
+  // Node loading pg-boss, start() connecting and checking its schema (docs/profiles.md,
+  // Program start-up).
+  p.worker.startup = startup_between(100 * kMillisecond, 400 * kMillisecond);
   p.mechanisms.lease.renewed_by_heartbeat = false;
   p.mechanisms.lease.check_interval = kMinute;  // apply: expiry_check_interval
   p.mechanisms.lease.fate = LeaseExpiry::Fate::kRetry;

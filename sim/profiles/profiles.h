@@ -14,6 +14,9 @@ namespace drainsim::profiles {
 // inherits it from sidekiq.)
 Profile base(std::string_view name, std::string_view summary, Duration grace);
 
+// A start-up (WorkerConfig::startup) uniform over [lo, hi]: a program's measured spread.
+DurationDistribution startup_between(Duration lo, Duration hi);
+
 // The OJS reference backends (ojs-backend-lite/redis): a visibility deadline from the
 // job's start whose expiry requeues without counting an attempt; no dead-worker detection.
 BackendMechanisms ojs_reference_backend();

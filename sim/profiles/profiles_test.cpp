@@ -16,7 +16,8 @@ namespace {
 using nlohmann::json;
 
 // `jobs` durations (sequence), all arriving at 0; `worker`, `platform` and `backend` are
-// spliced into those objects; retry jitter is off so backoffs are exact.
+// spliced into those objects; retry jitter is off so backoffs are exact, and the worker
+// programs start at once (kNoStartup: their start-up has its own cases below).
 std::string scenario(const std::string& profile, const std::string& jobs, int concurrency,
                      const std::string& events, const std::string& worker = "",
                      const std::string& platform = "", int count = -1) {
@@ -27,7 +28,7 @@ std::string scenario(const std::string& profile, const std::string& jobs, int co
                  "job_duration": {"kind": "sequence", "values": )" +
          jobs + R"(}},
     "backend": {"retry": {"jitter": false}},
-    "worker": {"profile": ")" +
+    "worker": {"startup": {"kind": "constant", "value": "0s"}, "profile": ")" +
          profile + R"(", "concurrency": )" + std::to_string(concurrency) + worker + R"(},
     "platform": {"replicas": 1, "pod_start_delay": "5s", "restart_delay": "10s")" +
          platform + R"(},
@@ -90,7 +91,7 @@ TEST(Profiles, SidekiqLosesAJobPushedWhileItsKilledProcessIsTornDown) {
   const Replay r = run(R"({"name": "case", "duration": "11s", "settle": "1m",
     "workload": {"arrival": {"kind": "list", "at": ["10001ms", "10020ms"]},
                  "job_duration": {"kind": "constant", "value": "1s"}},
-    "worker": {"profile": "sidekiq", "concurrency": 1},
+    "worker": {"profile": "sidekiq", "concurrency": 1, "startup": {"kind": "constant", "value": "0s"}},
     "platform": {"replicas": 1, "pod_start_delay": "1s", "restart_delay": "1s"},
     "events": [{"at": "10s", "kind": "oom_kill", "pod": "pod-0"}]})");
   EXPECT_EQ(r.summary["jobs_lost"], 1);
@@ -239,14 +240,15 @@ TEST(Profiles, CeleryTasksFetchedAheadWaitForTheVisibilityTimeoutWhenTheWorkerIs
 
 TEST(Profiles, CeleryHandsItsReservedTasksBackWhenAWarmShutdownEnds) {
   // One pool process runs job 0 (20 s) and reserves jobs 1 and 2. The TERM at 10 s starts
-  // a warm shutdown: the reserved tasks are not started; job 0 ends at 20 s, the worker
-  // closes its connection and the unacked messages go back. The replacement pod-1, waiting
-  // since 15 s, runs job 1 (20-30 s) and job 2 (30-40 s).
+  // a warm shutdown: the reserved tasks are not started; job 0 ends at 20 s, the pool's
+  // teardown takes 1.95 s more, and as the worker exits, at 21.95 s, it closes its
+  // connection and the unacked messages go back. The replacement pod-1, waiting since
+  // 15 s, runs job 1 (21.95-31.95 s) and job 2 (31.95-41.95 s).
   const Replay r = run(scenario("celery", R"(["20s", "10s", "10s"])", 1, kDeleteAt10s));
   EXPECT_EQ(r.attempts, (std::vector<Attempt>{{0, 1, 0, 0, 20, "completed"},
-                                              {1, 1, 1, 20, 30, "completed"},
-                                              {2, 1, 1, 30, 40, "completed"}}));
-  EXPECT_EQ(r.summary["drain_latency_s"]["max"], 10.0);
+                                              {1, 1, 1, 21.95, 31.95, "completed"},
+                                              {2, 1, 1, 31.95, 41.95, "completed"}}));
+  EXPECT_EQ(r.summary["drain_latency_s"]["max"], 11.95);
   EXPECT_EQ(r.summary["job_loss"], 0);
 }
 
@@ -442,7 +444,7 @@ std::string pg_boss_singleton(const std::string& at, const std::string& events,
                  "classes": [{"name": "sync", "singleton": true)" +
          retry + R"(}]},
     "backend": {"retry": {"jitter": false}},
-    "worker": {"profile": "pg-boss", "concurrency": 1,
+    "worker": {"profile": "pg-boss", "concurrency": 1, "startup": {"kind": "constant", "value": "0s"},
                "options": {"fails_active_at_stop": false}},
     "platform": {"replicas": 1, "pod_start_delay": "5s", "restart_delay": "10s"},
     "events": )" +

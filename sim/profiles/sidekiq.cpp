@@ -36,6 +36,9 @@ Profile sidekiq() {
                    25 * kSecond);
   p.worker.concurrency = 5;
   p.worker.heartbeat_interval = 10 * kSecond;
+  // Ruby loading sidekiq and the app, connecting to Redis (docs/profiles.md, Program
+  // start-up: measured here, one program starting at a time).
+  p.worker.startup = startup_between(200 * kMillisecond, 500 * kMillisecond);
   ShutdownBehaviour& b = p.worker.shutdown;
   b.logs_remaining = false;  // no remaining-count log (profiles.h)
   b.second_term = ShutdownBehaviour::SecondTerm::kIgnore;
@@ -47,6 +50,12 @@ Profile sidekiq() {
   b.idle_fetch_timeout = 2 * kSecond;
   b.deadline_lead = 500 * kMillisecond;
   p.backend.retry.max_attempts = 26;  // the first run and 25 retries
+  // A failed job waits retry_count^4 + 15 + rand(10) x (retry_count + 1) s in the retry set
+  // (job_retry.rb delay_for, 6.4.1), and then for a process's scheduled-set poller
+  // (scheduled.rb): each polls first 10-15 s after its start, then every U(A/2, 3A/2), A =
+  // 5 s x the processes there at its first poll (average_scheduled_poll_interval 5).
+  p.backend.retry.schedule = RetryPolicy::Schedule::kSidekiq;
+  p.mechanisms.poll_per_process = 5 * kSecond;
   // A fetched job lives only in the process: no lease, no dead-worker detection.
   p.mechanisms.heartbeat_detection = false;
   p.mechanisms.lease.enabled = false;

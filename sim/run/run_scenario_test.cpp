@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <utility>
 #include <vector>
@@ -241,7 +242,8 @@ TEST(HandWorked, H_PgBossFailsAJobAtItsExpireInWhileItsRunGoesOn) {
       "workload": {"arrival": {"kind": "list", "at": ["0s"]},
                    "job_duration": {"kind": "constant", "value": "12s"}},
       "backend": {"visibility_timeout": "8s"},
-      "worker": {"profile": "pg-boss", "concurrency": 1},
+      "worker": {"profile": "pg-boss", "concurrency": 1,
+                 "startup": {"kind": "constant", "value": "0s"}},
       "platform": {"replicas": 1, "pod_start_delay": ")" +
            start_delay + R"("}, "events": )" + events + "}";
   };
@@ -282,6 +284,103 @@ TEST(HandWorked, H_PgBossFailsAJobAtItsExpireInWhileItsRunGoesOn) {
   EXPECT_EQ(summary(t)["shutdown_retries"], 1);
   EXPECT_EQ(summary(t)["job_loss"], 1);
   EXPECT_EQ(summary(t)["wasted_work_s"], 8.0);
+}
+
+// A worker program's start-up (worker.startup): the process runs from its container's
+// start but registers and takes jobs only once it is over, so its pod is ready then.
+// One slot, jobs of 4 s at 0 and 1 s, a start-up of 1.5 s: the initial pod is ready at
+// 1.5 s and runs job 0 from 1.5 to 5.5 s and job 1 from 5.5 to 9.5 s. A rolling restart at
+// 10 s creates pod-1, started 5 s later (pod_start_delay) and ready 1.5 s after that,
+// 16.5 s, when pod-0 is deleted: its TERM comes then, and the deploy ends when it is gone.
+TEST(Startup, APodIsReadyOnlyOnceItsProgramHasStarted) {
+  const std::string text = R"({"name": "startup", "duration": "2s", "settle": "1m",
+    "workload": {"arrival": {"kind": "list", "at": ["0s", "1s"]},
+                 "job_duration": {"kind": "constant", "value": "4s"}},
+    "worker": {"profile": "ojs", "concurrency": 1,
+               "startup": {"kind": "constant", "value": "1.5s"}},
+    "platform": {"replicas": 1, "pod_start_delay": "5s"},
+    "events": [{"at": "10s", "kind": "rolling_restart"}]})";
+  const RunOutput r = run_json(text);
+  ASSERT_TRUE(r.summary.audit.ok);
+  EXPECT_EQ(rows(r, "attempts"), json::parse(R"([[0, 1, 0, 0, 0, 1.5, 5.5, "completed"],
+    [1, 1, 0, 0, 0, 5.5, 9.5, "completed"]])"));
+  EXPECT_EQ(r.results["pods"][0]["first_ready_s"], 1.5);
+  EXPECT_EQ(process(r, 1)["started_s"], 15.0);
+  EXPECT_EQ(r.results["pods"][1]["first_ready_s"], 16.5);
+  EXPECT_EQ(process(r, 0)["termination_s"], 16.5);
+  EXPECT_EQ(summary(r)["deploy_duration_s"]["max"], 6.5);
+  // The job latency counts the start-up: job 0 waited 1.5 s, job 1 4.5 s.
+  EXPECT_EQ(summary(r)["job_latency_s"]["p99"], 8.5);
+}
+
+// A signal during start-up finds no handler yet: its default action. One pod, a start-up
+// of 3 s, deleted at 1 s. Behind an init (platform.init) the TERM kills the program at 1 s
+// (died_on_term, 143); as PID 1 the kernel drops it, the program starts at 3 s, takes the
+// job and is SIGKILLed at the 30 s grace, 31 s, the job lost with it (naive: no recovery).
+TEST(Startup, ATermBeforeTheProgramHasStartedTakesItsDefaultAction) {
+  const auto scenario = [](const char* platform) {
+    return fmt::format(R"({{"name": "startup", "duration": "1s", "settle": "1m",
+      "workload": {{"arrival": {{"kind": "list", "at": ["0s"]}},
+                   "job_duration": {{"kind": "constant", "value": "1m"}}}},
+      "worker": {{"profile": "naive", "concurrency": 1,
+                 "startup": {{"kind": "constant", "value": "3s"}}}},
+      "platform": {{"replicas": 1 {}}},
+      "events": [{{"at": "1s", "kind": "delete_pod", "pod": "pod-0"}}]}})",
+                       platform);
+  };
+  const RunOutput init = run_json(scenario(R"(, "init": true)"));
+  ASSERT_TRUE(init.summary.audit.ok);
+  EXPECT_EQ(process(init, 0)["exit"], "died_on_term");
+  EXPECT_EQ(process(init, 0)["exit_code"], 143);
+  EXPECT_EQ(process(init, 0)["ended_s"], 1.0);
+  EXPECT_EQ(process(init, 0)["worker"], nullptr);  // it never registered
+  EXPECT_EQ(count_attempts(init, 0, "killed"), 0);
+  const RunOutput pid1 = run_json(scenario(""));
+  ASSERT_TRUE(pid1.summary.audit.ok);
+  EXPECT_EQ(process(pid1, 0)["exit"], "killed_at_deadline");
+  EXPECT_EQ(process(pid1, 0)["ended_s"], 31.0);
+  EXPECT_EQ(rows(pid1, "attempts"), json::parse(R"([[0, 1, 0, 0, 0, 3.0, 31.0, "killed"]])"));
+}
+
+// The profiles' defaults are drawn per process from their own stream: each process of a
+// Sidekiq fleet starts 0.2-0.5 s after its container, the draws differ from pod to pod
+// and from seed to seed, and nothing else of the run moves with them (the same jobs, of
+// the same durations, on seed 1 with start-up 0 as with the default).
+TEST(Startup, TheProfilesDefaultIsDrawnPerProcessFromItsOwnStream) {
+  const auto scenario = [](const std::string& startup, int seed = 1) {
+    return R"({"name": "startup", "seed": )" + std::to_string(seed) +
+           R"(, "duration": "10s", "settle": "1m",
+      "workload": {"arrival": {"kind": "poisson", "rate_per_s": 2},
+                   "job_duration": {"kind": "uniform", "min": "100ms", "max": "2s"}},
+      "worker": {"profile": "sidekiq", "concurrency": 2)" +
+           startup + R"(},
+      "platform": {"replicas": 4, "pod_start_delay": "0s"}})";
+  };
+  const RunOutput drawn = run_json(scenario(""));
+  ASSERT_TRUE(drawn.summary.audit.ok);
+  std::vector<double> ready;
+  for (const json& pod : drawn.results["pods"]) {
+    ready.push_back(pod["first_ready_s"].get<double>());
+    EXPECT_GE(ready.back(), 0.2);
+    EXPECT_LE(ready.back(), 0.5);
+  }
+  ASSERT_EQ(ready.size(), 4u);
+  EXPECT_NE(ready[0], ready[1]);
+  const RunOutput none = run_json(scenario(R"(, "startup": {"kind": "constant", "value": "0s"})"));
+  EXPECT_EQ(summary(none)["jobs_enqueued"], summary(drawn)["jobs_enqueued"]);
+  for (const json& pod : none.results["pods"]) EXPECT_EQ(pod["first_ready_s"], 0.0);
+  std::vector<double> work_drawn, work_none;
+  for (const json& a : rows(drawn, "attempts")) {
+    work_drawn.push_back(a[6].get<double>() - a[5].get<double>());
+  }
+  for (const json& a : rows(none, "attempts")) {
+    work_none.push_back(a[6].get<double>() - a[5].get<double>());
+  }
+  std::sort(work_drawn.begin(), work_drawn.end());
+  std::sort(work_none.begin(), work_none.end());
+  EXPECT_EQ(work_drawn, work_none);
+  const RunOutput other = run_json(scenario("", 2));
+  EXPECT_NE(other.results["pods"][0]["first_ready_s"], drawn.results["pods"][0]["first_ready_s"]);
 }
 
 TEST(RunEnd, NotWhileAttemptsStillRun) {
