@@ -149,11 +149,11 @@ HttpWorkerConfig worker_config_from_env(const std::function<const char*(const ch
     // The profile's own times are simulated: in real time they are that many times shorter
     // (the OJS_ durations above come scaled already).
     const std::optional<double> f = parse_number<double>(scale);
-    if (!f || !(*f > 0) || *f > 1e6) {
-      throw std::invalid_argument(fmt::format(
-          "DRAINSIM_TIME_SCALE=\"{}\": expected a positive number of simulated seconds per "
-          "real second, at most 1000000",
-          shown(scale)));
+    if (!f || !(*f >= 1e-6) || *f > 1e6) {
+      throw std::invalid_argument(
+          fmt::format("DRAINSIM_TIME_SCALE=\"{}\": expected a number of simulated seconds per real "
+                      "second from 0.000001 to 1000000",
+                      shown(scale)));
     }
     ShutdownBehaviour& b = c.worker.shutdown;
     for (Duration* d : {&b.cancel_after, &b.drain_poll, &b.drain_linger, &b.idle_fetch_timeout,
