@@ -4,6 +4,7 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <string_view>
 
 #include "base/names.h"
@@ -15,5 +16,10 @@ constexpr std::array<std::string_view, 6> names(Signal) {
   return {"SIGTERM", "SIGINT", "SIGTSTP", "SIGCONT", "SIGKILL", "SIGQUIT"};
 }
 inline const char* to_string(Signal s) { return name_of(s).data(); }
+// Its number on Linux (an exit by it is 128 + this).
+constexpr int number(Signal s) {
+  constexpr std::array<int, 6> numbers = {15, 2, 20, 18, 9, 3};
+  return numbers[static_cast<std::size_t>(s)];
+}
 
 }  // namespace drainsim

@@ -1,7 +1,6 @@
 #include "model/backend.h"
 
 #include <algorithm>
-#include <cmath>
 
 #include <fmt/format.h>
 
@@ -351,68 +350,6 @@ void Backend::started(WorkerId worker, const Lease& lease) {
 
 void Backend::release(WorkerId worker, const Lease& lease) {
   if (holds(worker, lease)) give_back(lease.handle);
-}
-
-void Backend::retry_or_discard(std::uint32_t handle, ErrorKind error, bool retryable) {
-  Job& job = jobs_[handle];
-  const RetryPolicy& retry = config_.retry_of(job.spec.job_class);
-  if (!retryable || job.attempt >= retry.max_attempts) {
-    discard(handle, error);
-    return;
-  }
-  const Time now = rt_.now();
-  const Duration delay = retry_delay(retry, job.attempt);
-  if (delay <= 0 && mechanisms_.poll_per_process == 0) {
-    // No backoff (pg-boss's retryDelay 0): fetchable at once, by the fetch that may follow
-    // this very report at the same instant.
-    make_available(handle, false);
-    return;
-  }
-  job.state = JobState::kScheduled;
-  job.holder = kNoWorker;
-  recorder_.job_scheduled(job.ledger, now);
-  if (mechanisms_.poll_per_process > 0) {
-    scheduled_.push(Due{now + delay, job.id, handle});  // for a poller to move
-    return;
-  }
-  job.timer = rt_.schedule(now + delay, Priority::kBackend, this, kRetryDue, handle);
-}
-
-Duration Backend::retry_delay(const RetryPolicy& retry, int attempt) {
-  if (retry.schedule == RetryPolicy::Schedule::kSidekiq) {
-    const double count = attempt - 1;  // Sidekiq's retry_count: 0 at the first failure
-    const double jitter =
-        retry.jitter ? static_cast<double>(rt_.rng(Stream::kBackend).below(10)) : 0;
-    const double seconds = std::pow(count, 4) + 15 + jitter * (count + 1);
-    return from_seconds(std::min(seconds, 1e9));  // far past any run, and no overflow
-  }
-  double delay = static_cast<double>(retry.initial_interval) *
-                 std::pow(retry.backoff_coefficient, attempt - 1);
-  if (retry.jitter) delay *= rt_.rng(Stream::kBackend).uniform(0.5, 1.5);
-  return static_cast<Duration>(std::min(delay, static_cast<double>(retry.max_interval)));
-}
-
-void Backend::poll_scheduled(WorkerId worker) {
-  Worker& w = workers_[worker];
-  w.poll = TimerId{};
-  if (w.status != WorkerStatus::kAlive || w.reported != Directive::kRunning) return;  // stopped
-  const Time now = rt_.now();
-  while (!scheduled_.empty() && scheduled_.top().at <= now) {
-    const Due due = scheduled_.top();
-    scheduled_.pop();
-    const Job& job = jobs_[due.handle];
-    if (job.live && job.id == due.id && job.state == JobState::kScheduled) {
-      make_available(due.handle, false);
-    }
-  }
-  int alive = 0;
-  for (const Worker& other : workers_) alive += other.status == WorkerStatus::kAlive;
-  if (w.poll_average == 0) w.poll_average = mechanisms_.poll_per_process * alive;
-  const double a = static_cast<double>(w.poll_average);
-  const double next = alive < 10 ? rt_.rng(Stream::kBackend).uniform(0.5 * a, 1.5 * a)
-                                 : rt_.rng(Stream::kBackend).uniform(0, a);
-  w.poll = rt_.schedule(now + std::max<Duration>(1, static_cast<Duration>(next)),
-                        Priority::kBackend, this, kPoll, worker);
 }
 
 void Backend::discard(std::uint32_t handle, ErrorKind why) {

@@ -46,14 +46,12 @@ void SimulatedProcess::start() {
   state_.store(WorkerState::kStarting, std::memory_order_release);
   on_process([this] {
     if (!alive_) return;
-    starting_ = true;
     started_ = rt_.schedule(rt_.now() + startup_.sample(rt_.rng(Stream::kStartup)),
                             Priority::kTimer, this, kStarted);
   });
 }
 
 void SimulatedProcess::run_worker() {
-  starting_ = false;
   on_models([this] {
     worker_id_ = backend_.register_worker(queues_, this);
     on_process([this] {
@@ -68,7 +66,7 @@ void SimulatedProcess::run_worker() {
 void SimulatedProcess::mirror() {
   // Release stores: a plain store on x86, where the default (sequentially consistent) one
   // is a locked exchange that stalls every event (bench/README.md, issue 19).
-  state_.store(starting_ ? WorkerState::kStarting : core_.state(), std::memory_order_release);
+  state_.store(starting() ? WorkerState::kStarting : core_.state(), std::memory_order_release);
   active_.store(core_.active(), std::memory_order_release);
 }
 
@@ -86,15 +84,14 @@ void SimulatedProcess::deliver_here(Signal signal, SignalTarget target) {
     kill();
     return;
   }
-  if (!starting_ && core_.on_signal(signal)) return;
+  if (!starting() && core_.on_signal(signal)) return;
   if (pid1_ == Pid1::kWorker) return;  // PID 1: no default action for an unhandled signal
   // No handler: TERM, INT and QUIT terminate; TSTP would stop the process and CONT
   // resume it, which only matters to profiles without handlers for them.
   if (signal == Signal::kTerm || signal == Signal::kInt || signal == Signal::kQuit) {
     core_.on_killed();
     end_all(Outcome::kKilled);
-    const int number = signal == Signal::kTerm ? 15 : signal == Signal::kInt ? 2 : 3;
-    die(ProcessEnd::kSignalled, 128 + number);
+    die(ProcessEnd::kSignalled, 128 + number(signal));
   }
 }
 
@@ -124,7 +121,6 @@ void SimulatedProcess::kill() {
 
 void SimulatedProcess::die(ProcessEnd how, int code) {
   alive_ = false;
-  starting_ = false;
   rt_.cancel(started_);
   rt_.cancel(wake_);
   rt_.cancel(fetch_);

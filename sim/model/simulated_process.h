@@ -115,6 +115,7 @@ class SimulatedProcess final : public ProcessHandle,
   void die(ProcessEnd how, int code);
   // The program has started: it registers and its worker runs.
   void run_worker();
+  bool starting() const { return started_.pending(); }
   void deliver_here(Signal signal, SignalTarget target);
   // On the models' side: tells the recorder what the worker reported about `lease`.
   void record_report(Time now, const Lease& lease, ReportKind kind, ErrorKind error, bool accepted);
@@ -164,8 +165,7 @@ class SimulatedProcess final : public ProcessHandle,
   bool pool_children_;             // ShutdownBehaviour::child_lost is not kNone
   DurationSampler startup_;        // worker.startup
   bool instant_start_;             // worker.startup is 0: no draw, no timer
-  bool starting_ = false;          // on the process's side: its start-up runs
-  TimerId started_;                // the end of its start-up
+  TimerId started_;  // the end of its start-up, pending while it runs (the process's side)
   TimerId wake_;
   TimerId fetch_;  // a fetch on its way to the backend
   WorkerId worker_id_ = kNoWorker;

@@ -291,7 +291,7 @@ void WorkerCore::finish_shutdown() {
   if (config_.shutdown.deregisters) port_.deregister();
   set_state(WorkerState::kStopped);
   const bool self_kill = config_.shutdown.exits_by_signal && terms_ > 0;
-  port_.exit(self_kill ? 128 + (first_term_ == Signal::kInt ? 2 : 15) : 0, Outcome::kAbandoned);
+  port_.exit(self_kill ? 128 + number(first_term_) : 0, Outcome::kAbandoned);
 }
 
 void WorkerCore::force_stop() {

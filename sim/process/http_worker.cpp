@@ -240,6 +240,10 @@ void HttpWorker::register_worker() {
   });
 }
 
+static_assert(number(Signal::kTerm) == SIGTERM && number(Signal::kInt) == SIGINT &&
+              number(Signal::kTstp) == SIGTSTP && number(Signal::kCont) == SIGCONT &&
+              number(Signal::kKill) == SIGKILL && number(Signal::kQuit) == SIGQUIT);
+
 void HttpWorker::on_posix_signal(int number) {
   if (exit_code_ >= 0) return;
   switch (number) {
