@@ -108,12 +108,13 @@ def _on_worker_shutting_down(sig=None, how=None, **_):
     event("shutdown", how=how, sig=sig)
 
 
-# Sent in the main process when a pool child died under a task and Celery failed it for
-# good (not when task_reject_on_worker_lost put it back on its queue). A task's own error
-# is left out: its attempt's "end" says "failed", and its retries are the broker's.
+# Sent when Celery fails a task for good: in the main process when a pool child died under
+# it (not when task_reject_on_worker_lost put it back on its queue), and in the pool child
+# when the task's own error outlived its retries (autoretry_for sends task_retry, not this,
+# while retries are left). Either way the job is discarded, not lost.
 @signals.task_failure.connect
 def _on_task_failure(sender=None, task_id=None, exception=None, args=None, **_):
-    if isinstance(exception, WorkerLostError) and args:
+    if isinstance(exception, (WorkerLostError, DrainsimJobError)) and args:
         event("discarded", job=args[0], task_id=task_id)
 
 

@@ -44,11 +44,12 @@ enum class Stream : std::uint64_t {
   kBackend = 4,
   kPlatform = 5,
   kWorkers = 6,
-  kDispatch = 7,  // which waiting worker a job goes to (Dispatch::kRandomWaiter)
-  kNetwork = 8,   // fetch round trips (worker.fetch_latency)
-  kStartup = 9,   // worker programs' start-up (worker.startup)
+  kDispatch = 7,    // which waiting worker a job goes to (Dispatch::kRandomWaiter)
+  kNetwork = 8,     // fetch round trips (worker.fetch_latency)
+  kStartup = 9,     // worker programs' start-up (worker.startup)
+  kLateFetch = 10,  // whether a thread kill beats a late fetch's hand-back
 };
 // How many streams a runtime keeps: one more than the largest Stream.
-inline constexpr std::size_t kStreamCount = 10;
+inline constexpr std::size_t kStreamCount = 11;
 
 }  // namespace drainsim

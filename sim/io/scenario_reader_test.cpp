@@ -206,6 +206,7 @@ TEST(ScenarioLoaderTest, ProfileOptionsAreCheckedAndFilledIn) {
   EXPECT_EQ(parse_scenario(celery.dump(), "x.json").worker.options,
             (ProfileOptions{{"acks_late", false},
                             {"disable_prefetch", false},
+                            {"drops_late_fetch", false},
                             {"prefetch_multiplier", 4},
                             {"rabbitmq", false},
                             {"reject_on_worker_lost", false}}));
@@ -481,6 +482,7 @@ TEST(ScenarioLoaderTest, OverridesSetNumbersDurationsAndItems) {
   EXPECT_EQ(s.workload.job_duration.mean, 2 * kSecond);
   EXPECT_EQ(s.worker.options, (ProfileOptions{{"acks_late", true},
                                               {"disable_prefetch", false},
+                                              {"drops_late_fetch", false},
                                               {"prefetch_multiplier", 4},
                                               {"rabbitmq", false},
                                               {"reject_on_worker_lost", false}}));

@@ -60,6 +60,7 @@ std::optional<JobId> Backend::enqueue(int queue, const JobSpec& spec) {
   job.state = JobState::kAvailable;
   job.live = true;
   job.in_process = false;
+  job.stranded = false;
   job.ledger = recorder_.job_enqueued(id, rt_.now(), handle);
   // Copied only now: the workload has just written the spec field by field, and a
   // wider load over those stores would wait for them to drain.
@@ -87,7 +88,9 @@ WorkerId Backend::register_worker(std::span<const int> queues, WorkerListener* l
                             WorkerStatus::kAlive,
                             false,
                             -1,
-                            {}});
+                            {},
+                            {},
+                            false});
   arm_deadline(id);
   if (mechanisms_.poll_per_process > 0) {
     Worker& w = workers_[id];
@@ -127,6 +130,7 @@ void Backend::deregister(WorkerId worker) {
   Worker& w = workers_[worker];
   if (w.status != WorkerStatus::kAlive) return;
   w.status = WorkerStatus::kGone;
+  w.late.clear();
   rt_.cancel(w.deadline);
   rt_.cancel(w.check);
   rt_.cancel(w.poll);
@@ -147,6 +151,7 @@ void Backend::process_ended(WorkerId worker) {
   Worker& w = workers_[worker];
   rt_.cancel(w.check);  // its checker died with it
   rt_.cancel(w.poll);   // and its poller
+  w.late.clear();       // and its fetches
   w.teardown_until = rt_.now() + (w.waiting ? mechanisms_.teardown_window : 0);
   w.handed.clear();  // held by a dead worker now, like the jobs it had started
   const bool at_most_once = mechanisms_.fetch == FetchMode::kAtMostOnce;
@@ -159,8 +164,12 @@ void Backend::process_ended(WorkerId worker) {
       take_back(handle);
       recorder_.job_lost(
           jobs_[handle].ledger, now,
-          fmt::format("held in memory by worker {} when its process ended ({})", worker,
-                      at_most_once ? "at-most-once fetch" : "acknowledged when it started"));
+          jobs_[handle].stranded
+              ? fmt::format("taken by a fetch of worker {} still blocked after it stopped "
+                            "fetching, never run, when its process ended",
+                            worker)
+              : fmt::format("held in memory by worker {} when its process ended ({})", worker,
+                            at_most_once ? "at-most-once fetch" : "acknowledged when it started"));
       finish(handle);
     } else if (returns) {
       recover(handle, ErrorKind::kWorkerDeath, false, true);
@@ -181,6 +190,7 @@ void Backend::claim(std::uint32_t handle, WorkerId worker) {
   Worker& w = workers_[worker];
   job.marked = false;
   job.in_process = false;
+  job.stranded = false;
   job.state = JobState::kActive;
   job.holder = worker;
   ++job.attempt;
@@ -352,6 +362,16 @@ void Backend::release(WorkerId worker, const Lease& lease) {
   if (holds(worker, lease)) give_back(lease.handle);
 }
 
+void Backend::strand(WorkerId worker, const Lease& lease) {
+  // kPrivateList: the fetch moved it to the process's list in the store, where a later
+  // cleanup finds it like any parked job.
+  if (!holds(worker, lease) || mechanisms_.fetch == FetchMode::kPrivateList) return;
+  Job& job = jobs_[lease.handle];
+  job.in_process = job.stranded = true;
+  rt_.cancel(job.timer);
+  unlist_lease(lease.handle);
+}
+
 void Backend::discard(std::uint32_t handle, ErrorKind why) {
   Job& job = jobs_[handle];
   job.state = JobState::kDiscarded;
@@ -364,7 +384,8 @@ Directive Backend::heartbeat(WorkerId worker, Directive state, std::span<const L
   if (w.status != WorkerStatus::kAlive) return Directive::kTerminate;
   w.last_heartbeat = rt_.now();
   w.reported = state;
-  if (state != Directive::kRunning) give_back_handed(worker);  // it will not fetch them
+  // It will not fetch them, unless a late fetch took them (cancel_wait).
+  if (state != Directive::kRunning && !w.late_handed) give_back_handed(worker);
   if (!mechanisms_.lease.renewed_by_heartbeat) return w.directive;
   for (const Lease& lease : active) {
     if (holds(worker, lease)) {

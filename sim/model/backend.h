@@ -95,8 +95,13 @@ class Backend final : public TimerTarget, public BackendView {
   bool has_jobs_for(WorkerId worker) const;
   // The worker no longer waits (it went quiet, or its process died and its long-poll
   // connection with it). A job handed to a live worker that it has not fetched goes back to
-  // the front of its queue, its attempt given back.
-  void cancel_wait(WorkerId worker);
+  // the front of its queue, its attempt given back. `late`: when the fetches the worker
+  // still has blocked in the store return, soonest first (ShutdownBehaviour::late_fetch);
+  // while one has not, the worker keeps its places in the wait lists though it takes no
+  // jobs, and a job offered to it is handed to the soonest of them (one job each) and the
+  // worker told, as to a waiting worker; its next fetch collects the job, whose attempt
+  // counts as at any claim. Cleared at deregister, at process_ended and by the next call.
+  void cancel_wait(WorkerId worker, std::span<const Time> late = {});
 
   // True when accepted; false when the completion fence refuses it.
   bool ack(WorkerId worker, const Lease& lease);
@@ -116,6 +121,11 @@ class Backend final : public TimerTarget, public BackendView {
   // The worker hands back a job it fetched ahead and never started: to the front of its
   // queue, its attempt given back. Nothing when it no longer holds the lease.
   void release(WorkerId worker, const Lease& lease);
+  // The worker keeps a job a late fetch took and never runs it (ShutdownBehaviour::
+  // late_fetch): out of the store's recovery, lost (recorded with the worker named) when its
+  // process ends; under kPrivateList it stays parked for a later cleanup. Nothing when the
+  // worker no longer holds the lease.
+  void strand(WorkerId worker, const Lease& lease);
 
   // Records a heartbeat in `state` ("running", "quiet", "terminate"), renews the leases
   // of `active` that the worker holds (when lease.renewed_by_heartbeat), and answers with
@@ -169,6 +179,7 @@ class Backend final : public TimerTarget, public BackendView {
     JobState state;
     bool live;
     bool in_process;  // FetchMode::kUntilStarted: started, out of the store's recovery
+    bool stranded;    // strand(): kept unrun by its holder, out of the store's recovery
   };
   // A claim's lease deadline, due in the place its own timer would have taken. Listed while
   // lease_ticket_[handle] is its ticket.
@@ -195,6 +206,8 @@ class Backend final : public TimerTarget, public BackendView {
     bool waiting;
     Time teardown_until;        // -1 while its process lives; then its long-poll lingers until
     std::vector<Lease> handed;  // while it waited, not yet fetched
+    std::vector<Time> late;     // cancel_wait's late fetches not yet returned or used
+    bool late_handed;           // a late fetch was handed a job since cancel_wait
   };
   struct Waiter {
     WorkerId worker;
@@ -296,6 +309,12 @@ class Backend final : public TimerTarget, public BackendView {
   }
   void arm_sweep_timers();
   Time next_tick(Duration interval) const { return (rt_.now() / interval + 1) * interval; }
+  // The worker stopped fetching but a fetch of its is still blocked (cancel_wait's `late`).
+  bool late_fetching(const Worker& w) const {
+    return w.status == WorkerStatus::kAlive && !w.late.empty() && w.late.back() > rt_.now();
+  }
+  // Lists the worker's places in its queues' wait lists (those it does not hold yet).
+  void list_places(WorkerId worker);
   bool takes_jobs(const Worker& w) const {
     return w.status == WorkerStatus::kAlive && w.directive == Directive::kRunning &&
            w.reported == Directive::kRunning;

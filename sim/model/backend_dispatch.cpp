@@ -11,6 +11,11 @@ void Backend::wait_for_jobs(WorkerId worker) {
   Worker& w = workers_[worker];
   if (!takes_jobs(w) || mechanisms_.dispatch == Dispatch::kPoll) return;
   w.waiting = true;
+  list_places(worker);
+}
+
+void Backend::list_places(WorkerId worker) {
+  Worker& w = workers_[worker];
   const std::span<const int> queues = queues_of(w);
   for (std::uint32_t i = 0; i < queues.size(); ++i) {
     if (w.listed >> i & 1) continue;
@@ -33,11 +38,15 @@ bool Backend::has_jobs_for(WorkerId worker) const {
   return false;
 }
 
-void Backend::cancel_wait(WorkerId worker) {
+void Backend::cancel_wait(WorkerId worker, std::span<const Time> late) {
   Worker& w = workers_[worker];
   if (w.teardown_until > rt_.now()) return;  // the dead process's long-poll lingers
+  const bool was_waiting = w.waiting;
   w.waiting = false;
   give_back_handed(worker);
+  w.late.assign(late.begin(), late.end());
+  w.late_handed = false;
+  if (was_waiting && late_fetching(w)) w.waiting = true;  // its places stay listed
 }
 
 void Backend::give_back_handed(WorkerId worker) {
@@ -77,6 +86,16 @@ void Backend::offer(std::uint32_t handle) {
     w.waiting = false;
     // Its process is gone and the kernel has closed its long-poll.
     if (w.teardown_until >= 0 && rt_.now() >= w.teardown_until) continue;
+    if (w.teardown_until < 0 && !takes_jobs(w)) {
+      // It stopped fetching; its longest-blocked fetch still in the store takes the job.
+      const auto fetch = std::upper_bound(w.late.begin(), w.late.end(), rt_.now());
+      w.late.erase(w.late.begin(), fetch + 1);
+      w.late_handed = true;
+      if (late_fetching(w)) {  // another of its fetches is still blocked
+        w.waiting = true;
+        list_places(waiter->worker);
+      }
+    }
     hand(handle, waiter->worker);
     break;
   }
@@ -88,7 +107,7 @@ std::optional<Backend::Waiter> Backend::next_waiter(Queue& q) {
   };
   auto stale = [this](const Waiter& x) {
     const Worker& w = workers_[x.worker];
-    return !w.waiting || !takes_jobs(w);
+    return !w.waiting || (!takes_jobs(w) && !late_fetching(w));
   };
   if (mechanisms_.dispatch == Dispatch::kRandomWaiter) {
     std::erase_if(q.waiting, [&](const Waiter& x) {

@@ -34,11 +34,32 @@ void Backend::retry_or_discard(std::uint32_t handle, ErrorKind error, bool retry
 }
 
 Duration Backend::retry_delay(const RetryPolicy& retry, int attempt) {
-  if (retry.schedule == RetryPolicy::Schedule::kSidekiq) {
-    const double count = attempt - 1;  // Sidekiq's retry_count: 0 at the first failure
-    const double jitter =
-        retry.jitter ? static_cast<double>(rt_.rng(Stream::kBackend).below(10)) : 0;
-    const double seconds = std::pow(count, 4) + 15 + jitter * (count + 1);
+  using Schedule = RetryPolicy::Schedule;
+  Rng& rng = rt_.rng(Stream::kBackend);
+  double seconds = 0;
+  switch (retry.schedule) {
+    case Schedule::kExponential:
+      break;
+    case Schedule::kSidekiq:
+    case Schedule::kFaktory: {
+      const double count = attempt - 1;  // their retry count: 0 at the first failure
+      const std::uint64_t range = retry.schedule == Schedule::kSidekiq ? 10 : 30;
+      const double jitter = retry.jitter ? static_cast<double>(rng.below(range)) : 0;
+      seconds = std::pow(count, 4) + 15 + jitter * (count + 1);
+      break;
+    }
+    case Schedule::kRiver:
+      seconds = std::pow(attempt, 4) * (retry.jitter ? rng.uniform(0.9, 1.1) : 1.0);
+      break;
+    case Schedule::kOban: {
+      const double n = retry.max_attempts > 20 ? std::round(attempt * 20.0 / retry.max_attempts)
+                                               : static_cast<double>(attempt);
+      const double base = std::trunc(15 + std::pow(2, std::min(n, 100.0)));
+      seconds = base + (retry.jitter ? std::trunc(rng.uniform() * 0.1 * base) : 0);
+      break;
+    }
+  }
+  if (retry.schedule != Schedule::kExponential) {
     return from_seconds(std::min(seconds, 1e9));  // far past any run, and no overflow
   }
   double delay = static_cast<double>(retry.initial_interval) *

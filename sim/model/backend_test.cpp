@@ -279,6 +279,83 @@ TEST_F(BackendTest, ASidekiqRetrysRandomTermIsAWholeMultipleOfItsCountPlusOne) {
   EXPECT_GT(seen.size(), 3u);
 }
 
+TEST_F(BackendTest, FaktoryRiverAndObanRetryOnTheirOwnSchedules) {
+  // Without jitter, one job failing at once each time it is fetched; the waits before
+  // retries 1, 2, 3 (n):
+  //   faktory (n-1)^4 + 15:        15, 16, 31 s
+  //   river n^4:                   1, 16, 81 s
+  //   oban 15 + 2^n:               17, 19, 23 s
+  //   oban, max_attempts 40: n -> round(n x 20 / 40) = 1, 1, 2: 17, 17, 19 s
+  using Schedule = RetryPolicy::Schedule;
+  struct Case {
+    Schedule schedule;
+    int max_attempts;
+    std::vector<int> waits;
+  };
+  for (const Case& c :
+       {Case{Schedule::kFaktory, 26, {15, 16, 31}}, Case{Schedule::kRiver, 25, {1, 16, 81}},
+        Case{Schedule::kOban, 20, {17, 19, 23}}, Case{Schedule::kOban, 40, {17, 17, 19}}}) {
+    config.retry = RetryPolicy{c.max_attempts, 0, 1.0, 0, false, c.schedule};
+    make(detection_and_lease(false, false));
+    enqueue();
+    const WorkerId w = add_worker();
+    for (const int wait : c.waits) {
+      const auto l = fetch(w, 1);
+      ASSERT_EQ(l.size(), 1u);
+      const Time failed = rt.now();
+      EXPECT_TRUE(backend->fail(w, l[0], ErrorKind::kHandler, true, 0));
+      rt.run_until(failed + wait * kSecond - 1);
+      EXPECT_EQ(state(l[0]), JobState::kScheduled) << name_of(c.schedule) << " " << wait;
+      rt.run_until(failed + wait * kSecond);
+      EXPECT_EQ(state(l[0]), JobState::kAvailable) << name_of(c.schedule) << " " << wait;
+    }
+  }
+}
+
+TEST_F(BackendTest, FaktoryRiverAndObanJitterTheirFirstRetryWithinTheirOwnBounds) {
+  // 40 jobs failed at 0 s, jitter on; the first retry is due, for each:
+  //   faktory 15 + rand(30) x 1: whole seconds 15-44; river 1 s x U(0.9, 1.1): 0.9-1.1 s;
+  //   oban 17 + trunc(U x 1.7): whole seconds 17 or 18. All 40 come back by then.
+  using Schedule = RetryPolicy::Schedule;
+  struct Case {
+    Schedule schedule;
+    Time lo, hi;
+    bool whole_seconds;
+  };
+  for (const Case& c : {Case{Schedule::kFaktory, 15 * kSecond, 44 * kSecond, true},
+                        Case{Schedule::kRiver, 900 * kMillisecond, 1100 * kMillisecond, false},
+                        Case{Schedule::kOban, 17 * kSecond, 18 * kSecond, true}}) {
+    config.retry = RetryPolicy{25, 0, 1.0, 0, true, c.schedule};
+    make(detection_and_lease(false, false));  // each case from where the last one ended
+    const Time t0 = rt.now();
+    for (int i = 0; i < 40; ++i) enqueue();
+    const WorkerId w = add_worker();
+    const auto l = fetch(w, 40);
+    ASSERT_EQ(l.size(), 40u);
+    for (const Lease& lease : l) EXPECT_TRUE(backend->fail(w, lease, ErrorKind::kHandler, true, 0));
+    std::set<Time> due;
+    std::size_t returned = 0;
+    for (Time t = 0; t <= c.hi; t += c.whole_seconds ? kSecond : kMillisecond) {
+      rt.run_until(t0 + t);
+      std::vector<Lease> back;
+      backend->fetch(w, 40, back);
+      returned += back.size();
+      if (!back.empty()) due.insert(t);
+      if (c.whole_seconds) {  // nothing comes due between whole seconds
+        rt.run_until(t0 + t + kSecond - 1);
+        back.clear();
+        backend->fetch(w, 40, back);
+        EXPECT_TRUE(back.empty()) << name_of(c.schedule) << " " << t;
+      }
+    }
+    ASSERT_FALSE(due.empty()) << name_of(c.schedule);
+    EXPECT_EQ(returned, 40u) << name_of(c.schedule);
+    EXPECT_GE(*due.begin(), c.lo) << name_of(c.schedule);
+    EXPECT_LE(*due.rbegin(), c.hi) << name_of(c.schedule);
+    EXPECT_GT(due.size(), 1u) << name_of(c.schedule);  // not all at one instant
+  }
+}
+
 TEST_F(SidekiqRetryTest, AProcessThatStoppedRunningPollsNoMoreAndANewOneStartsItsOwnPoller) {
   // The only process goes quiet at 5 s (Sidekiq's quiet terminates its poller): the retry
   // due at 16 s waits. A process registered at 30 s polls first at 30 + 10 s: the retry is
@@ -843,6 +920,76 @@ TEST_F(BackendTest, QuietOrCancelledWaitersAreSkipped) {
   EXPECT_EQ(a.count, 0);
   EXPECT_EQ(b.count, 0);
   EXPECT_EQ(c.count, 1);
+}
+
+TEST_F(BackendTest, ALateFetchTakesOneJobEachUntilItReturns) {
+  // A waits, then at 10 s stops fetching with three fetches still blocked, returning at
+  // 10.5 s, 11 s and 11 s. B waits from 10 s, behind A. The job at 10.2 s goes to A's
+  // fetch returning at 10.5 s (A is told, and takes its place again at the back); the one
+  // at 10.3 s to B, which collects it and waits again, behind A; the one at 10.4 s to A's
+  // next fetch. A's last fetch returns at 11 s unused: the job at 11 s goes to B.
+  make(detection_and_lease(false, false));
+  Wakeups a, b;
+  const WorkerId wa = add_worker(&a);
+  const WorkerId wb = add_worker(&b);
+  backend->wait_for_jobs(wa);
+  rt.run_until(10 * kSecond);
+  backend->heartbeat(wa, Directive::kQuiet, {});
+  const Time late[] = {10500 * kMillisecond, 11 * kSecond, 11 * kSecond};
+  backend->cancel_wait(wa, late);
+  backend->wait_for_jobs(wb);
+  rt.run_until(10200 * kMillisecond);
+  enqueue();
+  EXPECT_EQ(a.count, 1);
+  rt.run_until(10300 * kMillisecond);
+  enqueue();
+  EXPECT_EQ(a.count, 1);
+  EXPECT_EQ(b.count, 1);
+  EXPECT_EQ(fetch(wb, 5).size(), 1u);
+  backend->wait_for_jobs(wb);
+  rt.run_until(10400 * kMillisecond);
+  enqueue();
+  EXPECT_EQ(a.count, 2);
+  EXPECT_EQ(b.count, 1);
+  // A collects both, though it takes no jobs; each claim counts its attempt.
+  const auto taken = fetch(wa, 5);
+  ASSERT_EQ(taken.size(), 2u);
+  EXPECT_EQ(taken[0].id, 0u);
+  EXPECT_EQ(taken[1].id, 2u);
+  EXPECT_EQ(taken[0].attempt, 1);
+  rt.run_until(11 * kSecond);
+  enqueue();
+  EXPECT_EQ(a.count, 2);
+  EXPECT_EQ(b.count, 2);
+}
+
+TEST_F(BackendTest, AJobALateFetchTookAndTheWorkerKeptIsLostWithItsProcessWhateverTheMode) {
+  // Reliable fetch with a lease: a job the stopped worker's late fetch took (at 1 s) and
+  // kept is out of the lease's recovery (its 30 s lease passes at 31 s unseen) and lost when
+  // the process ends, at 40 s.
+  config.visibility_timeout = 30 * kSecond;
+  make(detection_and_lease(false, true));
+  Wakeups a;
+  const WorkerId wa = add_worker(&a);
+  backend->wait_for_jobs(wa);
+  backend->heartbeat(wa, Directive::kQuiet, {});
+  const Time late[] = {2 * kSecond};
+  backend->cancel_wait(wa, late);
+  rt.run_until(kSecond);
+  enqueue();
+  ASSERT_EQ(a.count, 1);
+  const auto taken = fetch(wa, 1);
+  ASSERT_EQ(taken.size(), 1u);
+  backend->strand(wa, taken[0]);
+  rt.run_until(35 * kSecond);
+  EXPECT_EQ(state(taken[0]), JobState::kActive);
+  rt.run_until(40 * kSecond);
+  backend->deregister(wa);
+  backend->process_ended(wa);
+  EXPECT_EQ(state(taken[0]), std::nullopt);
+  EXPECT_EQ(backend->unfinished(), 0u);
+  expect_audit_ok();
+  EXPECT_EQ(recorder.totals().lost, 1);
 }
 
 TEST_F(BackendTest, DeadOrDeregisteredWorkersAreNotWoken) {

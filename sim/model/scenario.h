@@ -75,18 +75,23 @@ struct RetryPolicy {
     kExponential,  // initial_interval x backoff_coefficient^(n-1), at most max_interval
     kSidekiq,      // (n-1)^4 + 15 + rand(10) x n seconds (Sidekiq's job_retry.rb delay_for,
                    // retry_count = n - 1); the interval fields are not used
+    kFaktory,      // (n-1)^4 + 15 + rand(30) x n seconds (the Faktory server's
+                   // manager/retry.go, 1.9: count = n - 1)
+    kRiver,        // n^4 seconds, +-10 % (River's DefaultClientRetryPolicy: (errors + 1)^4)
+    kOban,         // 15 + 2^n whole seconds, plus 0-10 % (Oban.Worker's backoff, 2.15+), n
+                   // scaled to round(n x 20 / max_attempts) past 20 attempts
   };
   int max_attempts = 3;  // total runs, the first included
   Duration initial_interval = kSecond;
   double backoff_coefficient = 2.0;
   Duration max_interval = 5 * kMinute;
-  bool jitter = true;  // kExponential: multiply each delay by U[0.5, 1.5); kSidekiq: the
-                       // rand(10) x n term (false: 0)
+  bool jitter = true;  // kExponential: multiply each delay by U[0.5, 1.5); kSidekiq,
+                       // kFaktory: the rand x n term; kRiver, kOban: their +-10 % (false: none)
   Schedule schedule = Schedule::kExponential;
 };
 
-constexpr std::array<std::string_view, 2> names(RetryPolicy::Schedule) {
-  return {"exponential", "sidekiq"};
+constexpr std::array<std::string_view, 5> names(RetryPolicy::Schedule) {
+  return {"exponential", "sidekiq", "faktory", "river", "oban"};
 }
 
 // A class of jobs (docs/scenario.md, "Job classes"): its share of the arrivals and what its

@@ -81,6 +81,28 @@ struct ShutdownBehaviour {
   // fetch from when it went idle, and stops only when the one in progress returns: a drain
   // ends no sooner. 0: an idle slot stops at once.
   Duration idle_fetch_timeout = 0;
+  // One blocking fetch per process, not per slot, of this timeout, in progress while the
+  // worker waits for jobs, fetch after fetch from when it began to wait (kombu's BRPOP on
+  // Redis, 1 s). It does not hold the drain. 0: none.
+  Duration consumer_fetch_timeout = 0;
+  // What a fetch still blocked in the store when the worker stopped fetching (quiet or
+  // draining: idle_fetch_timeout, consumer_fetch_timeout) does with a job it takes before it
+  // returns. Each such fetch takes at most one.
+  enum class LateFetch : std::uint8_t {
+    kNone,      // it takes none: the store hands nothing to a worker that stopped fetching
+    kHandBack,  // it hands the job back to the front of its queue, its attempt given back
+                // (Sidekiq's processor.rb fetch: `requeue` when @done); once the deadline
+                // action has run, the action's thread kill finds it still unread with
+                // probability late_fetch_killed (hard_shutdown kills the processors right
+                // after its bulk_requeue): then as kKeep
+    kKeep,      // the job stays in the process, never run, out of the store's recovery, and
+                // is lost when the process ends (kombu 5.2.4 on Redis)
+  };
+  LateFetch late_fetch = LateFetch::kNone;
+  // kHandBack: the chance that a job a late fetch takes after the deadline action is lost to
+  // the action's thread kill rather than handed back (Sidekiq 6.4.1: measured, see
+  // docs/profiles.md, Late fetches).
+  double late_fetch_killed = 0;
   // The deadline action starts this long before the grace ends, and the process exits at
   // the grace's end (Sidekiq's hard_shutdown once less than its 0.5 s pause is left).
   Duration deadline_lead = 0;
@@ -118,6 +140,10 @@ constexpr std::array<std::string_view, 3> names(ShutdownBehaviour::SecondTerm) {
 
 constexpr std::array<std::string_view, 4> names(ShutdownBehaviour::AtDeadline) {
   return {"fail", "requeue_front", "leave", "cancel_and_wait"};
+}
+
+constexpr std::array<std::string_view, 3> names(ShutdownBehaviour::LateFetch) {
+  return {"none", "hand_back", "keep"};
 }
 
 constexpr std::array<std::string_view, 3> names(ShutdownBehaviour::ChildLost) {

@@ -277,6 +277,10 @@ void SimulatedProcess::release(const Lease& lease) {
   on_models([this, lease] { backend_.release(worker_id_, lease); });
 }
 
+void SimulatedProcess::keep(const Lease& lease) {
+  on_models([this, lease] { backend_.strand(worker_id_, lease); });
+}
+
 void SimulatedProcess::deregister() {
   on_models([this] { backend_.deregister(worker_id_); });
 }
@@ -341,8 +345,8 @@ void SimulatedProcess::end_detached(std::size_t index) {
 
 void SimulatedProcess::state_changed(WorkerState state) {
   mirror();
-  on_models([this, state] {
-    if (state != WorkerState::kRunning) backend_.cancel_wait(worker_id_);
+  on_models([this, state, late = core_.late_fetches()] {
+    if (state != WorkerState::kRunning) backend_.cancel_wait(worker_id_, late);
     observer_.on_worker_state(pod_, state);
   });
 }

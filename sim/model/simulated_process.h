@@ -65,6 +65,7 @@ class SimulatedProcess final : public ProcessHandle,
   void heartbeat(Directive state, std::span<const Lease> active) override;
   void requeue(int slot, const Lease& lease) override;
   void release(const Lease& lease) override;
+  void keep(const Lease& lease) override;
   void deregister() override;
   void start_job(int slot, const Lease& lease) override;
   void cancel_job(int slot) override;

@@ -69,6 +69,7 @@ void WorkerCore::fill_slots() {
   const int wanted = concurrency() - active_ + reserve_limit() - reserved();
   if (wanted <= 0 || fetching_) return;
   fetching_ = true;
+  waiting_ = false;
   port_.fetch(wanted);
 }
 
@@ -112,7 +113,9 @@ void WorkerCore::on_fetched(std::span<const Lease> leases) {
   fetching_ = false;
   if (state_ == WorkerState::kStopped) return;  // a late reply: the process has exited
   for (const Lease& lease : leases) {
-    if (active_ < concurrency()) {
+    if (state_ != WorkerState::kRunning) {  // a late fetch's: the backend hands no other
+      late_fetched(lease);
+    } else if (active_ < concurrency()) {
       start_in_free_slot(lease);
     } else {
       reserve_.push_back(lease);
@@ -120,6 +123,8 @@ void WorkerCore::on_fetched(std::span<const Lease> leases) {
   }
   if (state_ == WorkerState::kRunning &&
       (active_ < concurrency() || reserved() < reserve_limit())) {
+    waiting_ = true;
+    waiting_since_ = rt_.now();
     port_.wait_for_jobs();
     if (!poll_.pending()) {
       poll_ = rt_.schedule(rt_.now() + config_.poll_interval, Priority::kTimer, this, kPoll);
@@ -127,7 +132,34 @@ void WorkerCore::on_fetched(std::span<const Lease> leases) {
   }
 }
 
-void WorkerCore::on_jobs_available() { fill_slots(); }
+void WorkerCore::on_jobs_available() {
+  if (state_ == WorkerState::kRunning) {
+    fill_slots();
+  } else if (state_ != WorkerState::kStopped && !late_fetches_.empty() && !fetching_) {
+    fetching_ = true;  // a fetch blocked since it stopped fetching took a job: collect it
+    port_.fetch(concurrency());
+  }
+}
+
+void WorkerCore::late_fetched(const Lease& lease) {
+  const ShutdownBehaviour& b = config_.shutdown;
+  if (b.late_fetch == ShutdownBehaviour::LateFetch::kHandBack &&
+      (!deadline_passed_ ||
+       !(b.late_fetch_killed > 0 && rt_.rng(Stream::kLateFetch).bernoulli(b.late_fetch_killed)))) {
+    port_.release(lease);
+  } else {
+    port_.keep(lease);
+  }
+}
+
+std::vector<Time> WorkerCore::late_fetches() const {
+  std::vector<Time> out;
+  if (state_ == WorkerState::kRunning || state_ == WorkerState::kStopped) return out;
+  for (const Time t : late_fetches_) {
+    if (t > rt_.now()) out.push_back(t);
+  }
+  return out;
+}
 
 void WorkerCore::on_job_finished(int slot, JobResult result) {
   if (!busy_[slot] || state_ == WorkerState::kStopped) return;
@@ -220,15 +252,34 @@ void WorkerCore::on_directive(Directive directive) {
   }
 }
 
+namespace {
+// When a fetch of timeout t, fetch after fetch since `since`, has the one in progress return
+// (now, when one just returned).
+Time fetch_returns(Time since, Time now, Duration t) {
+  return since + (now - since + t - 1) / t * t;
+}
+}  // namespace
+
 void WorkerCore::stop_idle_fetches() {
-  idle_release_ = rt_.now();
-  const Duration t = config_.shutdown.idle_fetch_timeout;
-  if (t <= 0) return;
-  for (std::size_t i = 0; i < slots_.size(); ++i) {
-    if (busy_[i]) continue;
-    const Duration idle = rt_.now() - idle_since_[i];
-    idle_release_ = std::max(idle_release_, idle_since_[i] + (idle + t - 1) / t * t);
+  const ShutdownBehaviour& b = config_.shutdown;
+  const bool late = b.late_fetch != ShutdownBehaviour::LateFetch::kNone;
+  const Time now = rt_.now();
+  idle_release_ = now;
+  late_fetches_.clear();
+  if (const Duration t = b.idle_fetch_timeout; t > 0) {
+    for (std::size_t i = 0; i < slots_.size(); ++i) {
+      if (busy_[i]) continue;
+      const Time returns = fetch_returns(idle_since_[i], now, t);
+      idle_release_ = std::max(idle_release_, returns);
+      if (late && returns > now) late_fetches_.push_back(returns);
+    }
   }
+  if (const Duration t = b.consumer_fetch_timeout; t > 0 && late && waiting_) {
+    if (const Time returns = fetch_returns(waiting_since_, now, t); returns > now) {
+      late_fetches_.push_back(returns);
+    }
+  }
+  std::sort(late_fetches_.begin(), late_fetches_.end());
 }
 
 void WorkerCore::enter_quiet() {
@@ -242,9 +293,9 @@ void WorkerCore::begin_shutdown() {
   const ShutdownBehaviour& b = config_.shutdown;
   rt_.cancel(poll_);
   const bool was_running = state_ == WorkerState::kRunning;
+  if (was_running) stop_idle_fetches();  // from quiet: they stopped when it went quiet
   set_state(WorkerState::kDraining);
   drain_start_ = rt_.now();
-  if (was_running) stop_idle_fetches();  // from quiet: they stopped when it went quiet
   if (config_.grace_period != kNever) {
     grace_ = rt_.schedule(rt_.now() + b.action_delay(config_.grace_period), Priority::kTimer, this,
                           kGrace);

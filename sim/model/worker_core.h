@@ -54,6 +54,9 @@ class WorkerPort {
   // Hands a job fetched ahead and never started back to the front of its queue, its
   // attempt given back (ShutdownBehaviour::reserve_per_slot).
   virtual void release(const Lease& lease) = 0;
+  // A job that a fetch still blocked after the worker stopped fetching took, and that the
+  // worker keeps and never runs (ShutdownBehaviour::late_fetch): it dies with the process.
+  virtual void keep(const Lease& lease) = 0;
   virtual void heartbeat(Directive state, std::span<const Lease> active) = 0;  // on_directive
   virtual void deregister() = 0;
   virtual void start_job(int slot, const Lease& lease) = 0;  // reply: on_job_finished
@@ -99,6 +102,10 @@ class WorkerCore final : public TimerTarget {
   int reserved() const { return reserve_.empty() ? 0 : static_cast<int>(reserve_.size()); }
   // The lease in a slot, nullptr when the slot is free.
   const Lease* lease(int slot) const;
+  // When the fetches still blocked in the store since the worker stopped fetching return,
+  // soonest first, those not yet returned: each may take one job before then
+  // (ShutdownBehaviour::late_fetch). Empty while it runs, once stopped, or with kNone.
+  std::vector<Time> late_fetches() const;
 
   void on_timer(std::uint32_t tag, std::uint64_t arg) override;
 
@@ -118,6 +125,8 @@ class WorkerCore final : public TimerTarget {
   // The process exits by itself: its reserved jobs go back (Celery restores its unacked
   // messages as its connection closes).
   void release_reserve();
+  // A job a late fetch took while it no longer runs: handed back or kept (late_fetch).
+  void late_fetched(const Lease& lease);
   // Jobs it may hold reserved: reserve_per_slot x concurrency, at most kNoReserveLimit.
   int reserve_limit() const { return reserve_limit_; }
   void enter_quiet();
@@ -153,7 +162,10 @@ class WorkerCore final : public TimerTarget {
   std::vector<Time> renewed_;     // per slot: its job's start or last listing in a heartbeat
   std::vector<TimerId> expiry_;   // per slot: its job's lease expiry (fails_at_lease_expiry)
   Time drain_start_ = 0;
-  Time idle_release_ = 0;  // when the fetches in progress as it stopped fetching return
+  Time idle_release_ = 0;           // when the fetches in progress as it stopped fetching return
+  std::vector<Time> late_fetches_;  // late_fetches(), as found when it stopped fetching
+  bool waiting_ = false;            // it asked to wait for jobs and has not fetched since
+  Time waiting_since_ = 0;
 };
 
 }  // namespace drainsim

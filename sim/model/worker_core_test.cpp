@@ -99,6 +99,7 @@ class FakePort final : public WorkerPort {
     log(fmt::format("requeue {} #{}", slot, lease.id));
   }
   void release(const Lease& lease) override { log(fmt::format("release #{}", lease.id)); }
+  void keep(const Lease& lease) override { log(fmt::format("keep #{}", lease.id)); }
   void exit(int code, Outcome leftover) override {
     log(fmt::format("exit {}{}", code, leftover == Outcome::kKilled ? " killing jobs" : ""));
     exited = true;
@@ -754,6 +755,53 @@ TEST(WorkerCore, AnIdleSidekiqStopsWhenItsBrpopReturns) {
   EXPECT_EQ(h.run_until(sec(5)),
             (Calls{"3.3s state draining", "3.3s heartbeat quiet []", "4.3s heartbeat terminate []",
                    "4.3s deregister", "4.3s state stopped", "4.3s exit 0"}));
+}
+
+TEST(WorkerCore, SidekiqHandsBackWhatItsLateBrpopsTakeUnlessTheHardShutdownsKillWins) {
+  // Three processors, -t 1 s: job #0 runs from 0 s; the two idle processors sit in BRPOPs of
+  // 2 s from 0 s. TERM at 11 s: both are blocked until 12 s. At 11.2 s one pops #1 (the
+  // backend tells the core): the processor, stopping, hands it back. hard_shutdown at
+  // 11.5 s pushes #0 back; at 11.6 s the other pops #2: handed back, or kept unread by the
+  // killed thread (late_fetch_killed 0 or 1). The process exits at 12 s.
+  for (const double killed : {0.0, 1.0}) {
+    WorkerConfig c = profile_config("sidekiq", kSecond);
+    c.shutdown.late_fetch_killed = killed;
+    Harness h(c);
+    h.supply(0, 0);
+    h.core.start();
+    h.run_until(sec(10));
+    EXPECT_TRUE(h.core.late_fetches().empty());  // running: none
+    h.signal_at(sec(11), Signal::kTerm);
+    h.run_until(sec(11));
+    EXPECT_EQ(h.core.late_fetches(), (std::vector<Time>{sec(12), sec(12)}));
+    h.script.at(sec(11.2), Priority::kTimer, [&h] {
+      h.supply(1, 1);
+      h.core.on_jobs_available();
+    });
+    h.script.at(sec(11.6), Priority::kTimer, [&h] {
+      h.supply(2, 2);
+      h.core.on_jobs_available();
+    });
+    EXPECT_EQ(without_periodic(h.run_until(sec(13))),
+              (Calls{"11.2s fetch 3", "11.2s release #1", "11.5s requeue 0 #0", "11.6s fetch 3",
+                     killed == 0 ? "11.6s release #2" : "11.6s keep #2", "12s deregister",
+                     "12s state stopped", "12s exit 0"}))
+        << killed;
+    EXPECT_TRUE(h.core.late_fetches().empty());
+  }
+}
+
+TEST(WorkerCore, OnlyAProfileWithLateFetchesCollectsWhatTheyTakeAfterItStops) {
+  // The OJS worker: idle, polling every second from 0 s; TSTP quiets it at 2.5 s. Nothing
+  // blocks past its stop, so a word from the backend at 3.5 s fetches nothing.
+  Harness h;
+  h.core.start();
+  h.signal_at(sec(2.5), Signal::kTstp);
+  h.script.at(sec(3.5), Priority::kTimer, [&h] { h.core.on_jobs_available(); });
+  EXPECT_EQ(h.run_until(sec(4)),
+            (Calls{"0s fetch 3", "0s wait", "1s fetch 3", "1s wait", "2s fetch 3", "2s wait",
+                   "2.5s state quiet", "2.5s heartbeat quiet []"}));
+  EXPECT_TRUE(h.core.late_fetches().empty());
 }
 
 TEST(WorkerCore, GoSdkStopsHeartbeatsLosesAcksAndLeavesItsJobsAtTheDeadline) {

@@ -157,7 +157,7 @@ HttpWorkerConfig worker_config_from_env(const std::function<const char*(const ch
     }
     ShutdownBehaviour& b = c.worker.shutdown;
     for (Duration* d : {&b.cancel_after, &b.drain_poll, &b.drain_linger, &b.idle_fetch_timeout,
-                        &b.deadline_lead, &b.deadline_action_cost}) {
+                        &b.consumer_fetch_timeout, &b.deadline_lead, &b.deadline_action_cost}) {
       if (*d != kNever) *d = static_cast<Duration>(std::llround(static_cast<double>(*d) / *f));
     }
   }
@@ -343,6 +343,10 @@ void HttpWorker::requeue(int slot, const Lease& lease) {
 // Nor a release: the process engine refuses profiles that reserve jobs (run_process), so
 // this NACKs like requeue should it ever be reached.
 void HttpWorker::release(const Lease& lease) { nack(lease, true, true); }
+
+// Nor a late fetch: the process engine refuses profiles with one (run_process), and its
+// backend hands nothing to a worker that stopped fetching, so this is never reached.
+void HttpWorker::keep(const Lease& /*lease*/) {}
 
 void HttpWorker::deregister() { send("deregister", json::object()); }
 

@@ -63,6 +63,7 @@ class HttpWorker final : public WorkerPort, public TimerTarget {
   void heartbeat(Directive state, std::span<const Lease> active) override;
   void requeue(int slot, const Lease& lease) override;
   void release(const Lease& lease) override;
+  void keep(const Lease& lease) override;
   void deregister() override;
   void start_job(int slot, const Lease& lease) override;
   void cancel_job(int slot) override;

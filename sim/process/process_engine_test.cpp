@@ -328,6 +328,20 @@ TEST(ProcessEngine, AProfileThatFetchesAheadIsAClearError) {
   EXPECT_NE(error.find("profile celery fetches jobs ahead"), std::string::npos) << error;
 }
 
+TEST(ProcessEngine, AProfileWithALateFetchIsAClearError) {
+  // kombu 5.2.4 on Redis drops the message its BRPOP pops after a warm shutdown began; the
+  // OJS binding has no fetch that outlives the worker's stop.
+  const Scenario s = parse_scenario(
+      test::one_pod("1s"), "case",
+      {"worker.profile=celery", "worker.options.disable_prefetch=true",
+       "worker.options.drops_late_fetch=true"});
+  const std::string error = process_run_error(s);
+  EXPECT_NE(error.find("profile celery has a fetch still blocked in the store after it stops "
+                       "fetching, which can take a job then (late_fetch keep)"),
+            std::string::npos)
+      << error;
+}
+
 TEST(ProcessEngine, AProfileTheHttpBindingCannotExpressIsAClearError) {
   // Sidekiq hands jobs back to the front of the queue at its deadline; the OJS binding has
   // no such call, so drainsim-worker cannot play it (another program may).

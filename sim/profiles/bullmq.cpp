@@ -83,6 +83,10 @@ Profile bullmq() {
   b.at_deadline = ShutdownBehaviour::AtDeadline::kLeave;
   p.backend.visibility_timeout = 30 * kSecond;  // lockDuration
   p.backend.retry.max_attempts = 1;             // attempts: 1
+  // With attempts > 1 and no backoff option a failed job goes back to wait at once
+  // (job.ts moveToFailed: Backoffs.calculate gives undefined, "retry immediately").
+  p.backend.retry.initial_interval = 0;
+  p.backend.retry.jitter = false;
   p.mechanisms.heartbeat_detection = false;
   p.mechanisms.lease.fate = LeaseExpiry::Fate::kStall;
   p.mechanisms.lease.check_interval = 30 * kSecond;

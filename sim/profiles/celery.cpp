@@ -24,6 +24,15 @@ void apply(const ProfileOptions& options, ShutdownBehaviour& b, BackendMechanism
   // the killed worker's connection closes (RabbitMQ has no visibility timeout).
   m.lease.enabled = !rabbitmq;
   m.returns_on_disconnect = rabbitmq;
+  if (!rabbitmq && option_bool(options, "drops_late_fetch")) {
+    // kombu's Redis channel waits in BRPOP with a 1 s timeout whenever it may take a message
+    // (redis.py _brpop_start). A warm shutdown stops the event loop with one outstanding; a
+    // message Redis pops for it then is never read, and before kombu 5.3.2 the channel's
+    // close drops it: lost, with no attempt (celery#4354). 5.3.2 (PR #1733) reads the reply
+    // at close and the message goes back to its queue.
+    b.consumer_fetch_timeout = kSecond;
+    b.late_fetch = ShutdownBehaviour::LateFetch::kKeep;
+  }
   if (!acks_late) {
     // Early ack: a started task is the process's alone; a reserved one is still unacked.
     m.fetch = b.reserve_per_slot > 0 ? FetchMode::kUntilStarted : FetchMode::kAtMostOnce;
@@ -136,6 +145,10 @@ Profile celery() {
       {"disable_prefetch", false,
        "worker_disable_prefetch (Celery 5.6, Redis): fetch only for a free pool process, "
        "reserving nothing"},
+      {"drops_late_fetch", false,
+       "kombu before 5.3.2 on Redis (Debian 12 ships 5.2.4): a warm shutdown drops the message "
+       "its outstanding 1 s BRPOP pops, never reading it (false: kombu 5.3.2+ reads it at close "
+       "and puts it back)"},
       {"reject_on_worker_lost", false,
        "task_reject_on_worker_lost: with acks_late, a task whose pool child died goes back to "
        "the queue instead of failing"},

@@ -62,6 +62,8 @@ Profile faktory() {
   p.worker.shutdown.second_term = ShutdownBehaviour::SecondTerm::kIgnore;
   p.worker.shutdown.logs_remaining = false;  // no remaining-count log (profiles.h)
   p.backend.retry.max_attempts = 26;         // the first run and 25 retries
+  // count^4 + 15 + rand(30) x (count + 1) s, count 0 at the first failure (manager/retry.go).
+  p.backend.retry.schedule = RetryPolicy::Schedule::kFaktory;
   p.mechanisms.heartbeat_detection = false;
   p.mechanisms.lease.renewed_by_heartbeat = false;  // the reservation runs from the fetch
   p.mechanisms.lease.check_interval = 15 * kSecond;

@@ -47,6 +47,8 @@ Profile oban() {
   b.second_term = ShutdownBehaviour::SecondTerm::kIgnore;
   b.at_deadline = ShutdownBehaviour::AtDeadline::kLeave;
   p.backend.retry.max_attempts = 20;
+  // 15 + 2^attempt s, plus 0-10 % (Oban.Worker backoff/1, 2.15+; 2.14 jittered +-10 %).
+  p.backend.retry.schedule = RetryPolicy::Schedule::kOban;
   p.mechanisms.heartbeat_detection = false;
   // Each node's producer, woken by the insert notification, fetches with SKIP LOCKED.
   p.mechanisms.dispatch = Dispatch::kRandomWaiter;

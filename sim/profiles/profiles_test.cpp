@@ -114,6 +114,60 @@ TEST(Profiles, SidekiqRequeuesToTheFrontAtTheTimeoutWithoutCountingAnAttempt) {
   EXPECT_EQ(r.summary["drain_latency_s"]["max"], 25.0);
 }
 
+TEST(Profiles, SidekiqLosesAJobItRequeuesToAProcessorStillInBrpopAtTheHardShutdown) {
+  // Two processors, -t 1 s. Job 0 (60 s) runs from 0 s; the other processor is idle from
+  // 0 s, in BRPOPs of 2 s: 0-2, 2-4, ... s. pod-1 (created at the TERM) is ready 5 s after.
+  auto with = [](const std::string& term, const std::string& arrivals, int seed) {
+    return run(R"({"name": "case", "seed": )" + std::to_string(seed) +
+               R"(, "duration": "20s", "settle": "1m",
+      "workload": {"arrival": {"kind": "list", "at": )" +
+               arrivals + R"(}, "job_duration": {"kind": "sequence", "values": ["60s", "5s"]}},
+      "worker": {"profile": "sidekiq", "concurrency": 2, "grace_period": "1s",
+                 "startup": {"kind": "constant", "value": "0s"}},
+      "platform": {"replicas": 1, "pod_start_delay": "5s"},
+      "events": [{"at": ")" +
+               term + R"(", "kind": "delete_pod", "pod": "pod-0"}]})");
+  };
+  // TERM at 11 s: the idle processor's BRPOP runs until 12 s. hard_shutdown at 11.5 s
+  // pushes job 0 back (landing at 11.501 s); that BRPOP pops it, and the processor is killed
+  // at once: before it reads the job (lost when pod-0 exits at 12 s) with probability
+  // late_fetch_killed, 0.35; else it pushes it back first and pod-1 runs it at 16 s. Over
+  // 200 seeds: 70 lost expected, sd 6.7; both fates seen.
+  int lost = 0;
+  for (int seed = 1; seed <= 200; ++seed) {
+    const Replay r = with("11s", R"(["0s"])", seed);
+    ASSERT_GE(r.attempts.size(), 1u);
+    EXPECT_EQ(r.attempts[0], (Attempt{0, 1, 0, 0, 11.501, "interrupted"}));
+    if (r.summary["jobs_lost"] == 1) {
+      ++lost;
+      EXPECT_EQ(r.attempts.size(), 1u);
+    } else {
+      EXPECT_EQ(r.attempts, (std::vector<Attempt>{{0, 1, 0, 0, 11.501, "interrupted"},
+                                                  {0, 1, 1, 16, 76, "completed"}}));
+    }
+  }
+  EXPECT_GE(lost, 50);
+  EXPECT_LE(lost, 90);
+  // TERM at 10 s: that BRPOP returned at 10 s, and the processor stopped. Job 0, pushed
+  // back at 10.501 s, waits for pod-1 (ready at 15 s), whatever the seed.
+  for (int seed = 1; seed <= 20; ++seed) {
+    const Replay kept = with("10s", R"(["0s"])", seed);
+    EXPECT_EQ(kept.summary["jobs_lost"], 0);
+    EXPECT_EQ(kept.attempts, (std::vector<Attempt>{{0, 1, 0, 0, 10.501, "interrupted"},
+                                                   {0, 1, 1, 15, 75, "completed"}}));
+  }
+  // TERM at 11 s, job 1 pushed at 11.2 s: the blocked BRPOP pops it and the processor,
+  // stopping, pushes it back (the next one popped) and ends: no kill yet to race. Nothing is
+  // blocked at 11.5 s: job 0 goes back ahead of job 1, and pod-1 runs both from 16 s.
+  for (int seed = 1; seed <= 20; ++seed) {
+    const Replay handed_back = with("11s", R"(["0s", "11200ms"])", seed);
+    EXPECT_EQ(handed_back.summary["jobs_lost"], 0);
+    EXPECT_EQ(handed_back.attempts, (std::vector<Attempt>{{0, 1, 0, 0, 11.501, "interrupted"},
+                                                          {1, 1, 1, 16, 21, "completed"},
+                                                          {0, 1, 1, 16, 76, "completed"}}));
+  }
+}
+
 TEST(Profiles, SidekiqProGetsOrphansBackOnlyWhenAProcessStarts) {
   // super_fetch: the OOM kill at 20 s parks both jobs in pod-0's private list (its last
   // heartbeat at 10 s; heartbeats every 10 s). Cleanup runs when a process starts, at most
@@ -250,6 +304,34 @@ TEST(Profiles, CeleryHandsItsReservedTasksBackWhenAWarmShutdownEnds) {
                                               {2, 1, 1, 31.95, 41.95, "completed"}}));
   EXPECT_EQ(r.summary["drain_latency_s"]["max"], 11.95);
   EXPECT_EQ(r.summary["job_loss"], 0);
+}
+
+TEST(Profiles, CeleryOnRedisLosesATaskPoppedByTheBrpopOutstandingAtItsWarmShutdown) {
+  // An idle worker waits in kombu's BRPOPs of 1 s from 0 s: 0-1, 1-2, ... s. The TERM at
+  // 10.5 s stops its event loop with the BRPOP of 10-11 s outstanding. Job 0, pushed at
+  // 10.7 s, is popped for it and never read: lost as the worker exits, its pool torn down,
+  // at 12.45 s. Job 1, pushed at 11.2 s, waits in Redis for pod-1 (ready at 15.5 s).
+  // kombu 5.2.4 (drops_late_fetch); on kombu 5.3.2+ or RabbitMQ pod-1 runs both.
+  auto with = [](const std::string& options) {
+    return run(R"({"name": "case", "duration": "20s", "settle": "1m",
+      "workload": {"arrival": {"kind": "list", "at": ["10700ms", "11200ms"]},
+                   "job_duration": {"kind": "constant", "value": "1s"}},
+      "worker": {"profile": "celery", "concurrency": 1, "options": )" +
+               options + R"(, "startup": {"kind": "constant", "value": "0s"}},
+      "platform": {"replicas": 1, "pod_start_delay": "5s"},
+      "events": [{"at": "10500ms", "kind": "delete_pod", "pod": "pod-0"}]})");
+  };
+  const Replay redis = with(R"({"drops_late_fetch": true})");
+  EXPECT_EQ(redis.summary["jobs_lost"], 1);
+  EXPECT_EQ(redis.summary["drain_latency_s"]["max"], 1.95);
+  EXPECT_EQ(redis.attempts, (std::vector<Attempt>{{1, 1, 1, 15.5, 16.5, "completed"}}));
+  for (const char* options : {"{}", R"({"drops_late_fetch": true, "rabbitmq": true})"}) {
+    const Replay kept = with(options);
+    EXPECT_EQ(kept.summary["jobs_lost"], 0) << options;
+    EXPECT_EQ(kept.attempts, (std::vector<Attempt>{{0, 1, 1, 15.5, 16.5, "completed"},
+                                                   {1, 1, 1, 16.5, 17.5, "completed"}}))
+        << options;
+  }
 }
 
 TEST(Profiles, CeleryFailsTheTaskOfAnOomKilledPoolChildUnlessItRejectsItBack) {
@@ -401,23 +483,24 @@ TEST(Profiles, ObanLeavesKilledJobsExecutingUnlessLifelineRescuesThem) {
 
 TEST(Profiles, FaktoryGoWorkerFailsOnlyTheJobsThatReturnOnCancellation) {
   // go_worker: at the 25 s timeout (TERM at 10 s: 35 s) the job's context is cancelled. A
-  // job that returns (100 ms later) is FAILed and retried after 1 s: attempt 2 on pod-1 at
-  // 36.1 s. One that ignores it runs on until the SIGKILL at 40 s, and comes back only when
-  // its 30 min reservation expires (1800 s), retried after 1 s.
+  // job that returns (100 ms later) is FAILed and retried after 0^4 + 15 s (Faktory's first
+  // retry, its rand(30) term off here): attempt 2 on pod-1 at 50.1 s. One that ignores it
+  // runs on until the SIGKILL at 40 s, and comes back only when its 30 min reservation
+  // expires (1800 s, a reaper tick), a failure retried 15 s later.
   const std::string go = R"(, "options": {"go_worker": true})";
   const Replay returns = run(scenario("faktory", R"(["60s"])", 1, kDeleteAt10s, go));
   EXPECT_EQ(returns.attempts, (std::vector<Attempt>{{0, 1, 0, 0, 35.1, "interrupted"},
-                                                    {0, 2, 1, 36.1, 96.1, "completed"}}));
+                                                    {0, 2, 1, 50.1, 110.1, "completed"}}));
   std::string text = scenario("faktory", R"(["60s"])", 1, kDeleteAt10s, go);
   text.replace(text.find(R"("workload": {)"), 13,
                R"("workload": {"cancel": {"cooperative_fraction": 0}, )");
   const Replay ignores = run(text);
   EXPECT_EQ(ignores.attempts,
-            (std::vector<Attempt>{{0, 1, 0, 0, 40, "killed"}, {0, 2, 1, 1801, 1861, "completed"}}));
+            (std::vector<Attempt>{{0, 1, 0, 0, 40, "killed"}, {0, 2, 1, 1815, 1875, "completed"}}));
   // The Ruby worker (the default) FAILs it at 35 s whether or not it would return.
   const Replay ruby = run(text.replace(text.find(go), go.size(), ""));
   EXPECT_EQ(ruby.attempts, (std::vector<Attempt>{{0, 1, 0, 0, 35, "interrupted"},
-                                                 {0, 2, 1, 36, 96, "completed"}}));
+                                                 {0, 2, 1, 50, 110, "completed"}}));
 }
 
 TEST(Profiles, PgBoss9LeavesTheJobActiveAtStopUntilItExpires) {
@@ -514,10 +597,10 @@ TEST(Profiles, BullmqBefore4128StopsExtendingLocksWhileClosingSoTheJobRunsTwice)
 
 TEST(Profiles, FaktoryRetriesAKilledJobWhenItsReservationExpires) {
   // The 30 min reservation from the fetch at 0 expires at 1800 s, which the reaper (every
-  // 15 s) finds at once: a failure, retried after 1 s (attempt 1, no jitter), attempt 2.
+  // 15 s) finds at once: a failure, retried after 0^4 + 15 s (no jitter), attempt 2.
   const Replay r = run(scenario("faktory", R"(["60s"])", 1, kOomAt20s));
   EXPECT_EQ(r.attempts,
-            (std::vector<Attempt>{{0, 1, 0, 0, 20, "killed"}, {0, 2, 0, 1801, 1861, "completed"}}));
+            (std::vector<Attempt>{{0, 1, 0, 0, 20, "killed"}, {0, 2, 0, 1815, 1875, "completed"}}));
 }
 
 TEST(Profiles, JsSdkNacksWithHandlerErrorAtItsDeadline) {

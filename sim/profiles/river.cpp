@@ -79,6 +79,8 @@ Profile river() {
   b.second_term = ShutdownBehaviour::SecondTerm::kDeadline;
   b.at_deadline = ShutdownBehaviour::AtDeadline::kCancelAndWait;
   p.backend.retry.max_attempts = 25;
+  // (errors + 1)^4 s, +-10 % (internal/retrypolicy/default.go, 0.43; the same since 0.0.1).
+  p.backend.retry.schedule = RetryPolicy::Schedule::kRiver;
   p.mechanisms.heartbeat_detection = false;
   // Producers woken by the insert notification fetch with FOR UPDATE SKIP LOCKED: one wins.
   p.mechanisms.dispatch = Dispatch::kRandomWaiter;

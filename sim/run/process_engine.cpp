@@ -89,6 +89,13 @@ void check_expressible(const Scenario& s, const ProcessOptions& o) {
           i));
     }
   }
+  if (o.worker_cmd.empty() && s.worker.shutdown.late_fetch != ShutdownBehaviour::LateFetch::kNone) {
+    throw RunError(fmt::format(
+        "profile {} has a fetch still blocked in the store after it stops fetching, which can "
+        "take a job then (late_fetch {}), and the OJS HTTP binding cannot express it: run it "
+        "on the virtual or realtime engine, or bring your own worker with --worker-cmd",
+        s.worker.profile, name_of(s.worker.shutdown.late_fetch)));
+  }
 }
 
 }  // namespace

@@ -276,7 +276,7 @@ TEST(RealCelery, ATermWaitsForTheTaskAndTheKillLosesItWhenAckedEarly) {
   const Scenario s = parse_scenario(R"({"name": "cel-term", "duration": "3s", "settle": "60s",
     "workload": {"arrival": {"kind": "list", "at": ["0s", "0.5s", "1s"]},
                  "job_duration": {"kind": "sequence", "values": ["0.5s", "20s", "2s"]}},
-    "worker": {"profile": "celery", "concurrency": 3},
+    "worker": {"profile": "celery", "concurrency": 3, "options": {"drops_late_fetch": true}},
     "platform": {"replicas": 1, "termination_grace_period": "8s", "pod_start_delay": "0s"},
     "events": [{"at": "6s", "kind": "delete_pod", "pod": "pod-0"}]})",
                                     "cel-term.json");
@@ -306,7 +306,7 @@ TEST(RealCelery, TasksAKilledWorkerFetchedAheadStayHeldAndAreNamed) {
   const Scenario s = parse_scenario(R"({"name": "cel-prefetch", "duration": "5s", "settle": "3s",
     "workload": {"arrival": {"kind": "list", "at": ["0s", "0.5s", "1s"]},
                  "job_duration": {"kind": "sequence", "values": ["20s", "0.5s", "1s"]}},
-    "worker": {"profile": "celery", "concurrency": 1},
+    "worker": {"profile": "celery", "concurrency": 1, "options": {"drops_late_fetch": true}},
     "platform": {"replicas": 1, "pod_start_delay": "0s", "restart_delay": "1s"},
     "events": [{"at": "4s", "kind": "oom_kill", "pod": "pod-0"}]})",
                                     "cel-prefetch.json");
@@ -338,7 +338,8 @@ TEST(RealCelery, AcksLateRedeliversAnOomKilledTaskWhenTheRestartedWorkerStarts) 
   const Scenario s = parse_scenario(R"({"name": "cel-oom", "duration": "3s", "settle": "40s",
     "workload": {"arrival": {"kind": "list", "at": ["0s"]},
                  "job_duration": {"kind": "constant", "value": "8s"}},
-    "worker": {"profile": "celery", "concurrency": 2, "options": {"acks_late": true}},
+    "worker": {"profile": "celery", "concurrency": 2,
+               "options": {"acks_late": true, "drops_late_fetch": true}},
     "backend": {"visibility_timeout": "10s"},
     "platform": {"replicas": 1, "pod_start_delay": "0s", "restart_delay": "8s"},
     "events": [{"at": "5s", "kind": "oom_kill", "pod": "pod-0"}]})",
@@ -370,7 +371,8 @@ TEST(RealCelery, ANewWorkersStartRestoresARunningTaskOlderThanTheVisibilityTimeo
   const Scenario s = parse_scenario(R"({"name": "cel-restore", "duration": "1s", "settle": "60s",
     "workload": {"arrival": {"kind": "list", "at": ["0s"]},
                  "job_duration": {"kind": "constant", "value": "20s"}},
-    "worker": {"profile": "celery", "concurrency": 2, "options": {"acks_late": true}},
+    "worker": {"profile": "celery", "concurrency": 2,
+               "options": {"acks_late": true, "drops_late_fetch": true}},
     "backend": {"visibility_timeout": "5s"},
     "platform": {"replicas": 1, "pod_start_delay": "1s", "restart_delay": "0s",
                  "termination_grace_period": "60s"},
@@ -442,7 +444,7 @@ TEST(RealCelery, AnOomKillOfAPoolChildFailsItsTaskForGood) {
   // fails job 0 for good (WorkerLostError), which the adapter says (no result backend
   // keeps it): discarded, a job loss, as the model has it. The worker lives on: job 1
   // completes 8 s after its start, nothing is retried.
-  const Scenario s = child_kill("{}");
+  const Scenario s = child_kill(R"({"drops_late_fetch": true})");
   const RunOutput out = run_real(s, real_system("celery-redis"));
   const JobTotals& j = out.summary.jobs;
   EXPECT_TRUE(out.summary.audit.ok);
@@ -468,6 +470,37 @@ TEST(RealCelery, AnOomKillOfAPoolChildFailsItsTaskForGood) {
   EXPECT_EQ(model.summary.jobs.completed, 1);
   EXPECT_EQ(model.summary.jobs.discarded, 1);
   EXPECT_EQ(model.summary.jobs.shutdown_retries, 0);
+}
+
+TEST(RealCelery, ATaskWhoseRetriesRunOutIsDiscardedNotLost) {
+  // Every attempt fails (failure_rate 1) within its 1 s, and the task has 2 attempts: the
+  // first fails, autoretry sends it back after 1 s (retry_backoff), the second fails and
+  // Celery fails it for good; no result backend keeps that, and the adapter says it
+  // (task_failure): discarded by its own error, not lost and not a job loss, as the model.
+  const Scenario s = parse_scenario(R"({"name": "cel-errors", "duration": "1s", "settle": "30s",
+    "workload": {"arrival": {"kind": "list", "at": ["0s"]}, "failure_rate": 1,
+                 "job_duration": {"kind": "constant", "value": "1s"}},
+    "backend": {"retry": {"max_attempts": 2}},
+    "worker": {"profile": "celery", "concurrency": 1, "options": {"drops_late_fetch": true}},
+    "platform": {"replicas": 1, "pod_start_delay": "0s"}, "events": []})",
+                                    "cel-errors.json");
+  const RunOutput out = run_real(s, real_system("celery-redis"));
+  const JobTotals& j = out.summary.jobs;
+  EXPECT_TRUE(out.summary.audit.ok);
+  EXPECT_EQ(j.discarded, 1);
+  EXPECT_EQ(j.lost, 0);
+  EXPECT_EQ(out.summary.job_loss(), 0);
+  const std::vector<json> rows = attempts(out);
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0][1], 1);
+  EXPECT_EQ(rows[0][7], "failed");
+  EXPECT_EQ(rows[1][1], 2);
+  EXPECT_EQ(rows[1][7], "failed");
+  // The retry waits 1 s after the first attempt's failure.
+  EXPECT_NEAR(rows[1][5].get<double>() - rows[0][6].get<double>(), 1, 0.3);
+  const RunOutput model = run_scenario(s, RunOptions{});
+  EXPECT_EQ(model.summary.jobs.discarded, 1);
+  EXPECT_EQ(model.summary.job_loss(), 0);
 }
 
 TEST(RealCelery, OnRabbitmqAPoolChildsTaskGoesBackToItsQueueWithRejectOnWorkerLost) {
