@@ -63,14 +63,18 @@ void real_bodies(JobBody kind) {
   asio.start();
   {
     auto runner = make_job_runner(kind, *rt, &ends, 3);
+    const auto started = std::chrono::steady_clock::now();
     runner->start(0, 1, 10 * kSecond);   // ends by itself at 10 s (10 ms)
     runner->start(1, 2, 500 * kSecond);  // cancelled at once: stops at 5 s
-    runner->start(2, 3, 20 * kSecond);   // aborted: no end
+    // Aborted: no end. Its 300 ms leave the abort time to land even while the spinning
+    // bodies hold both cores (CI's TSan run once saw a 20 ms body end before its abort).
+    runner->start(2, 3, 300 * kSecond);
     runner->cancel(1, 5 * kSecond);
     runner->abort(2);
     ASSERT_EQ(ends.done.get_future().wait_for(std::chrono::seconds(10)), std::future_status::ready);
-    std::this_thread::sleep_for(std::chrono::milliseconds(40));  // room for a wrong third
-  }                                                              // the runner joins its threads
+    // Room for a wrong third: past the aborted body's own end.
+    std::this_thread::sleep_until(started + std::chrono::milliseconds(350));
+  }  // the runner joins its threads
   asio.stop();
   ASSERT_EQ(ends.seen.size(), 2u);
   for (const auto& e : ends.seen) {
