@@ -362,16 +362,6 @@ void Backend::release(WorkerId worker, const Lease& lease) {
   if (holds(worker, lease)) give_back(lease.handle);
 }
 
-void Backend::strand(WorkerId worker, const Lease& lease) {
-  // kPrivateList: the fetch moved it to the process's list in the store, where a later
-  // cleanup finds it like any parked job.
-  if (!holds(worker, lease) || mechanisms_.fetch == FetchMode::kPrivateList) return;
-  Job& job = jobs_[lease.handle];
-  job.in_process = job.stranded = true;
-  rt_.cancel(job.timer);
-  unlist_lease(lease.handle);
-}
-
 void Backend::discard(std::uint32_t handle, ErrorKind why) {
   Job& job = jobs_[handle];
   job.state = JobState::kDiscarded;

@@ -1,6 +1,6 @@
 // Backend, continued (backend.cpp has the rest): how available jobs reach the workers
 // that wait for them: long-polls, the dispatch rule, jobs handed to a waiter until it
-// fetches them, and the locks of serial classes.
+// fetches them, a stopped worker's late fetches, and the locks of serial classes.
 #include "model/backend.h"
 
 #include <fmt/format.h>
@@ -47,6 +47,16 @@ void Backend::cancel_wait(WorkerId worker, std::span<const Time> late) {
   w.late.assign(late.begin(), late.end());
   w.late_handed = false;
   if (was_waiting && late_fetching(w)) w.waiting = true;  // its places stay listed
+}
+
+void Backend::strand(WorkerId worker, const Lease& lease) {
+  // kPrivateList: the fetch moved it to the process's list in the store, where a later
+  // cleanup finds it like any parked job.
+  if (!holds(worker, lease) || mechanisms_.fetch == FetchMode::kPrivateList) return;
+  Job& job = jobs_[lease.handle];
+  job.in_process = job.stranded = true;
+  rt_.cancel(job.timer);
+  unlist_lease(lease.handle);
 }
 
 void Backend::give_back_handed(WorkerId worker) {
