@@ -193,10 +193,15 @@ bool gs005(const Profile&, std::span<const CheckedRun> runs, Evidence& ev) {
     const ReportRow* report = find_report(r, a);
     if (report == nullptr) {
       ok = false;
-      ev.push_back(fmt::format(
-          "job {}: nothing reported at the deadline ({}); {} holding it", a.job, secs(deadline),
-          r.exit == "clean" ? fmt::format("the process exited 0 at {}", secs(a.end))
-                            : "the process ended (" + r.exit + ")"));
+      const std::string exit = r.exit == "clean"
+                                   ? fmt::format("the process exited 0 at {}", secs(r.ended))
+                                   : "the process ended (" + r.exit + ")";
+      ev.push_back(a.end < deadline - kEps
+                       ? fmt::format("job {}: stopped at {}, before the deadline ({}), and "
+                                     "reported to nobody; {} holding it",
+                                     a.job, secs(a.end), secs(deadline), exit)
+                       : fmt::format("job {}: nothing reported at the deadline ({}); {} holding it",
+                                     a.job, secs(deadline), exit));
       ev.push_back(attempt_line(a));
       continue;
     }

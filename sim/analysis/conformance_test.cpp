@@ -3,6 +3,7 @@
 // timeline events that break them as evidence; the command's formats and exit codes.
 #include "analysis/conformance.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
@@ -70,21 +71,26 @@ TEST(Conformance, OjsSdksFailHeartbeatsShutdownErrorAndDefaultGrace) {
     EXPECT_FALSE(verdict(r, "GS-003").passed);
     EXPECT_TRUE(cites(r, "GS-003", "default grace period 25s, not 30s"));
     EXPECT_FALSE(verdict(r, "GS-004").passed);
-    EXPECT_TRUE(
-        cites(r, "GS-004", "no heartbeat from pod-0 between 5s (drain start) and 18s (exit)"))
+    // The Go SDK's jobs stop 0.1 s after their cancellation at the TERM, and it exits.
+    EXPECT_TRUE(cites(r, "GS-004",
+                      fmt::format("no heartbeat from pod-0 between 5s (drain start) and {} (exit)",
+                                  std::string(name) == "ojs-go-sdk" ? "5.1s" : "18s")))
         << evidence(r, "GS-004");
     EXPECT_FALSE(verdict(r, "GS-005").passed);
     EXPECT_FALSE(r.required_passed());
   }
-  // The deadline is 5 + 25 = 30 s: the JS SDK NACKs as handler_error, the Go SDK says
-  // nothing and exits holding the jobs.
+  // The deadline is 5 + 25 = 30 s: the JS SDK aborts the jobs then, and NACKs them as
+  // handler_error when they stop 0.1 s later (the cancel latency). The Go SDK's TERM cancels
+  // them at once: they stop at 5.1 s, their FAILs are lost on the cancelled context, and
+  // the process exits with the backend still holding them.
   const ConformanceReport js = check("ojs-js-sdk");
-  EXPECT_TRUE(cites(js, "GS-005", "job 0 attempt 1: FAIL handler_error at 30s, not ShutdownError"))
+  EXPECT_TRUE(
+      cites(js, "GS-005", "job 0 attempt 1: FAIL handler_error at 30.1s, not ShutdownError"))
       << evidence(js, "GS-005");
   const ConformanceReport go = check("ojs-go-sdk");
   EXPECT_TRUE(cites(go, "GS-005",
-                    "job 0: nothing reported at the deadline (30s); the process exited 0 at 30s "
-                    "holding it"))
+                    "job 0: stopped at 5.1s, before the deadline (30s), and reported to nobody; "
+                    "the process exited 0 at 5.1s holding it"))
       << evidence(go, "GS-005");
 }
 

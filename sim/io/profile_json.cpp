@@ -76,6 +76,7 @@ json behaviour_json(const ShutdownBehaviour& b) {
       {"renews_only_aged_leases", b.renews_only_aged_leases},
       {"fails_at_lease_expiry", b.fails_at_lease_expiry},
       {"acks_fail_while_draining", b.acks_fail_while_draining},
+      {"nacks_fail_while_draining", b.nacks_fail_while_draining},
       {"deregisters", b.deregisters},
       {"logs_remaining", b.logs_remaining},
       {"drain_poll", format_duration(b.drain_poll)},

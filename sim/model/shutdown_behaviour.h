@@ -17,10 +17,12 @@ namespace drainsim {
 struct ShutdownBehaviour {
   // What a TERM or INT does while the worker is already draining.
   enum class SecondTerm : std::uint8_t {
-    kForceStop,  // exit 1 at once, active jobs abandoned (OJS)
-    kIgnore,     // already stopping (Sidekiq, the OJS SDKs' signal wiring)
-    kDeadline,   // do the deadline action now (graphile-worker's forceful stop, River's
-                 // StopAndCancel, Celery's cold shutdown); a third one forces a stop
+    kForceStop,      // exit 1 at once, active jobs abandoned (OJS)
+    kIgnore,         // already stopping (Sidekiq, the OJS SDKs' signal wiring)
+    kDeadline,       // do the deadline action now (graphile-worker's forceful stop, River's
+                     // StopAndCancel, Celery's cold shutdown); a third one forces a stop
+    kDefaultAction,  // the first one removed the handler: the signal's default action
+                     // kills the process, unless it is PID 1 (the OJS JS SDK's stop())
   };
   // What happens to the jobs still running when the grace period ends.
   enum class AtDeadline : std::uint8_t {
@@ -37,7 +39,8 @@ struct ShutdownBehaviour {
   bool handles_tstp = true;  // TSTP quiets and CONT resumes; false: both are ignored
   SecondTerm second_term = SecondTerm::kForceStop;
   AtDeadline at_deadline = AtDeadline::kFail;
-  ErrorKind deadline_error = ErrorKind::kShutdown;  // kFail's error (the JS SDK: handler)
+  ErrorKind deadline_error = ErrorKind::kShutdown;  // kFail's error, and a cancelled body's
+                                                    // (the JS SDK: handler)
   Duration cancel_after = kNever;            // from the drain's start: cancel the bodies and keep
                                              // waiting (graphile-worker aborts after 5 s)
   bool heartbeats_while_draining = true;     // false: they stop when the drain starts
@@ -45,6 +48,7 @@ struct ShutdownBehaviour {
                                              // (BullMQ before 4.12.8: no lock extension)
   bool acks_fail_while_draining = false;     // an ACK sent while draining never reaches the
                                              // backend (the Go SDK's cancelled context)
+  bool nacks_fail_while_draining = false;    // nor a FAIL (the Go SDK's nackJob, same context)
   bool logs_remaining = true;  // the worker logs its remaining job count every 5 s while
                                // draining (OJS GS-R003)
   bool deregisters = true;     // says goodbye at a clean exit (OJS; a backend takes back what a
@@ -134,8 +138,8 @@ struct ShutdownBehaviour {
   }
 };
 
-constexpr std::array<std::string_view, 3> names(ShutdownBehaviour::SecondTerm) {
-  return {"force_stop", "ignore", "deadline_now"};
+constexpr std::array<std::string_view, 4> names(ShutdownBehaviour::SecondTerm) {
+  return {"force_stop", "ignore", "deadline_now", "default_action"};
 }
 
 constexpr std::array<std::string_view, 4> names(ShutdownBehaviour::AtDeadline) {

@@ -173,10 +173,14 @@ void WorkerCore::on_job_finished(int slot, JobResult result) {
       }
       break;
     case JobResult::kFailed:
-      port_.fail(slot, lease, ErrorKind::kHandler, true);
-      break;
     case JobResult::kCancelled:
-      port_.fail(slot, lease, ErrorKind::kShutdown, true);
+      // The Go SDK's FAIL during a drain goes out on the same cancelled context.
+      if (!(state_ == WorkerState::kDraining && config_.shutdown.nacks_fail_while_draining)) {
+        port_.fail(
+            slot, lease,
+            result == JobResult::kFailed ? ErrorKind::kHandler : config_.shutdown.deadline_error,
+            true);
+      }
       break;
     case JobResult::kChildLost:
       if (config_.shutdown.child_lost == ShutdownBehaviour::ChildLost::kRequeue) {
@@ -213,6 +217,8 @@ bool WorkerCore::on_signal(Signal signal) {
       if (++terms_ == 1) {
         first_term_ = signal;
         if (state_ != WorkerState::kDraining) begin_shutdown();
+      } else if (b.second_term == ShutdownBehaviour::SecondTerm::kDefaultAction) {
+        return false;
       } else if (b.second_term == ShutdownBehaviour::SecondTerm::kForceStop ||
                  (b.second_term == ShutdownBehaviour::SecondTerm::kDeadline && deadline_passed_)) {
         force_stop();

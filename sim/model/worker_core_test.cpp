@@ -804,29 +804,63 @@ TEST(WorkerCore, OnlyAProfileWithLateFetchesCollectsWhatTheyTakeAfterItStops) {
   EXPECT_TRUE(h.core.late_fetches().empty());
 }
 
-TEST(WorkerCore, GoSdkStopsHeartbeatsLosesAcksAndLeavesItsJobsAtTheDeadline) {
+TEST(WorkerCore, GoSdkCancelsItsJobsAtTheTermLosesTheirReportsAndLeavesTheRestAtTheDeadline) {
   Harness h(profile_config("ojs-go-sdk"));
   h.supply(0, 2);
   h.core.start();
   h.port.take();
   EXPECT_FALSE(h.core.on_signal(Signal::kTstp));  // NotifyContext catches TERM and INT only
   h.signal_at(sec(2), Signal::kTerm);
-  h.finish_at(sec(3), 0);  // its ACK goes out on the cancelled context: never arrives
-  // No heartbeat from the drain's start on; at 12 s the worker returns without a word and
-  // the process exits, killing the two bodies still running.
+  // The TERM cancels the context both bodies run under (cancel_after 0). Body 0 returns at
+  // 2.1 s and its FAIL goes out on that context: never arrives. Bodies 1 and 2 ignore it;
+  // no heartbeat from the drain's start on; at 12 s (grace 10 s) the worker returns without
+  // a word and the process exits, killing them.
+  h.finish_at(sec(2.1), 0, JobResult::kCancelled);
   EXPECT_EQ(h.run_until(sec(12)),
-            (Calls{"2s state draining", "12s state stopped", "12s exit 0 killing jobs"}));
+            (Calls{"2s state draining", "2s cancel 0", "2s cancel 1", "2s cancel 2",
+                   "12s state stopped", "12s exit 0 killing jobs"}));
 }
 
-TEST(WorkerCore, JsSdkNacksAsHandlerErrorWithoutGoodbye) {
+TEST(WorkerCore, GoSdkLosesTheAckOfAJobThatFinishesInTheDrain) {
+  Harness h(profile_config("ojs-go-sdk"));
+  h.supply(0, 1);
+  h.core.start();
+  h.port.take();
+  h.signal_at(sec(2), Signal::kTerm);
+  // Body 1 stops at 2.1 s (its FAIL lost); body 0 ignores its cancellation and succeeds at
+  // 3 s: its ACK is lost too, and with no job left the drain ends there.
+  h.finish_at(sec(2.1), 1, JobResult::kCancelled);
+  h.finish_at(sec(3), 0);
+  EXPECT_EQ(h.run_until(sec(12)),
+            (Calls{"1s fetch 1", "1s wait", "2s state draining", "2s cancel 0", "2s cancel 1",
+                   "3s state stopped", "3s exit 0"}));
+}
+
+TEST(WorkerCore, JsSdkAbortsAtItsDeadlineNacksWhatStopsAndWaitsForTheRest) {
   Harness h(profile_config("ojs-js-sdk"));
   h.supply(0, 1);
   h.core.start();
   h.port.take();
   h.signal_at(sec(2), Signal::kTerm);
-  EXPECT_EQ(h.run_until(sec(12)),
-            (Calls{"1s fetch 1", "1s wait", "2s state draining", "12s fail 0 #0 handler retryable",
-                   "12s fail 1 #1 handler retryable", "12s state stopped", "12s exit 0"}));
+  // At 12 s (grace 10 s) stop() aborts both jobs. Body 0 rejects at 12.1 s: NACKed as a
+  // retryable handler_error. Body 1 ignores the abort and succeeds at 20 s: ACKed, and
+  // Node, with nothing left pending, exits then. No heartbeat, no goodbye.
+  h.finish_at(sec(12.1), 0, JobResult::kCancelled);
+  h.finish_at(sec(20), 1);
+  EXPECT_EQ(h.run_until(sec(30)),
+            (Calls{"1s fetch 1", "1s wait", "2s state draining", "12s cancel 0", "12s cancel 1",
+                   "12.1s fail 0 #0 handler retryable", "20s ack 1 #1", "20s state stopped",
+                   "20s exit 0"}));
+}
+
+TEST(WorkerCore, JsSdkLeavesASecondTermToItsDefaultAction) {
+  Harness h(profile_config("ojs-js-sdk"));
+  h.supply(0, 1);
+  h.core.start();
+  EXPECT_TRUE(h.core.on_signal(Signal::kTerm));  // draining: two jobs run
+  // stop() removed the SDK's listeners: the second TERM is the process's to act on.
+  EXPECT_FALSE(h.core.on_signal(Signal::kTerm));
+  EXPECT_FALSE(h.core.on_signal(Signal::kInt));
 }
 
 TEST(WorkerCore, NaiveWorkerHasNoHandlers) {

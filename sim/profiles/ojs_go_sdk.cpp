@@ -35,9 +35,9 @@ System settings(const Input& in) {
 
 Profile ojs_go_sdk() {
   Profile p = base("ojs-go-sdk",
-                   "OJS Go SDK: grace 25 s, heartbeats stop at drain, ACKs during drain are lost "
-                   "(redelivered: duplicates), nothing sent at the deadline (left to visibility "
-                   "timeout)",
+                   "OJS Go SDK: grace 25 s, the TERM cancels the jobs' context, heartbeats stop "
+                   "at drain, ACKs and FAILs during drain are lost (redelivered at the "
+                   "visibility timeout: duplicates), nothing sent at the deadline",
                    25 * kSecond);
   ShutdownBehaviour& b = p.worker.shutdown;
   b.logs_remaining = false;  // no remaining-count log (profiles.h)
@@ -45,7 +45,11 @@ Profile ojs_go_sdk() {
   b.second_term = ShutdownBehaviour::SecondTerm::kIgnore;  // still caught, context already done
   b.at_deadline = ShutdownBehaviour::AtDeadline::kLeave;
   b.heartbeats_while_draining = false;
-  b.acks_fail_while_draining = true;  // the ACK call uses the cancelled context
+  // Jobs run under the context Start was given (worker.go processJob: JobContext.ctx), the
+  // one the TERM cancels, and ackJob/nackJob post on it.
+  b.cancel_after = 0;
+  b.acks_fail_while_draining = true;
+  b.nacks_fail_while_draining = true;
   b.deregisters = false;
   p.mechanisms = ojs_reference_backend();
   p.settings = settings;

@@ -30,13 +30,20 @@ System settings(const Input& in) {
 
 Profile ojs_js_sdk() {
   Profile p = base("ojs-js-sdk",
-                   "OJS JS SDK 0.4: TERM/INT stop(), grace 25 s, heartbeats stop at drain, jobs "
-                   "aborted and NACKed as handler_error at the deadline",
+                   "OJS JS SDK 0.4: TERM/INT stop(), grace 25 s, heartbeats stop at drain, "
+                   "jobs aborted at the deadline: those that stop are NACKed as handler_error, "
+                   "the others run on to their ACK; a second TERM kills",
                    25 * kSecond);
   ShutdownBehaviour& b = p.worker.shutdown;
   b.logs_remaining = false;  // no remaining-count log (profiles.h)
   b.handles_tstp = false;
-  b.second_term = ShutdownBehaviour::SecondTerm::kIgnore;  // stop() again: already stopping
+  // stop() removes the SDK's TERM and INT listeners (worker.ts stop()): Node's default
+  // action then kills the process.
+  b.second_term = ShutdownBehaviour::SecondTerm::kDefaultAction;
+  // At shutdownTimeout stop() aborts each job's AbortSignal and returns; a handler that
+  // rejects is NACKed (retryable handler_error), one that ignores the signal runs on and is
+  // ACKed, and Node exits when nothing is left pending.
+  b.at_deadline = ShutdownBehaviour::AtDeadline::kCancelAndWait;
   b.deadline_error = ErrorKind::kHandler;
   b.heartbeats_while_draining = false;
   b.deregisters = false;

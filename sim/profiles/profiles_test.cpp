@@ -433,12 +433,30 @@ TEST(Profiles, PgBossFailsAJobForGoodOnItsThirdInterruption) {
   EXPECT_EQ(r.summary["job_loss"], 1);
 }
 
-TEST(Profiles, GoSdkRedeliversJobsWhoseAckWasSentDuringTheDrain) {
-  // TERM at 10 s; both 20 s jobs finish at 20 s, but their ACKs go out on the cancelled
-  // context and never arrive; the worker exits. The reference backend's visibility
-  // deadline (30 min from the start) requeues them without counting an attempt: pod-1
-  // runs both again from 1800 s. Two executions done twice.
+TEST(Profiles, GoSdkCancelsItsJobsAtTheTermAndLeavesThemToTheVisibilityTimeout) {
+  // The TERM at 10 s cancels the context both 20 s jobs run under: they stop 100 ms later
+  // (workload.cancel.latency) and their FAILs go out on that context and never arrive; the
+  // worker, with no job left, returns and the process exits at 10.1 s. The reference
+  // backend's visibility deadline (30 min from the start) requeues them without counting an
+  // attempt: pod-1 runs both from 1800 s. Nothing lost or run twice, 20.2 s of work wasted.
   const Replay r = run(scenario("ojs-go-sdk", R"(["20s", "20s"])", 2, kDeleteAt10s));
+  EXPECT_EQ(r.attempts, (std::vector<Attempt>{{0, 1, 0, 0, 10.1, "interrupted"},
+                                              {1, 1, 0, 0, 10.1, "interrupted"},
+                                              {0, 1, 1, 1800, 1820, "completed"},
+                                              {1, 1, 1, 1800, 1820, "completed"}}));
+  EXPECT_EQ(r.summary["drain_latency_s"]["max"], 0.1);
+  EXPECT_EQ(r.summary["duplicate_executions"], 0);
+  EXPECT_EQ(r.summary["wasted_work_s"], 20.2);
+}
+
+TEST(Profiles, GoSdkRedeliversJobsThatIgnoreTheirCancellationAndFinishInTheDrain) {
+  // The same with jobs that ignore their cancellation (cooperative_fraction 0): both finish
+  // at 20 s, but their ACKs go out on the cancelled context and never arrive; the worker
+  // exits. At 1800 s pod-1 runs both again: two executions done twice.
+  std::string text = scenario("ojs-go-sdk", R"(["20s", "20s"])", 2, kDeleteAt10s);
+  text.replace(text.find(R"("workload": {)"), 13,
+               R"("workload": {"cancel": {"cooperative_fraction": 0}, )");
+  const Replay r = run(text);
   EXPECT_EQ(r.summary["duplicate_executions"], 2);
   EXPECT_EQ(r.attempts, (std::vector<Attempt>{{0, 1, 0, 0, 20, "completed"},
                                               {1, 1, 0, 0, 20, "completed"},
@@ -603,12 +621,27 @@ TEST(Profiles, FaktoryRetriesAKilledJobWhenItsReservationExpires) {
             (std::vector<Attempt>{{0, 1, 0, 0, 20, "killed"}, {0, 2, 0, 1815, 1875, "completed"}}));
 }
 
-TEST(Profiles, JsSdkNacksWithHandlerErrorAtItsDeadline) {
-  // Grace 25 s from the TERM at 10 s: at 35 s the job is aborted and NACKed as a retryable
-  // handler_error; the backoff of attempt 1 is 1 s: pod-1 runs attempt 2 at 36 s.
+TEST(Profiles, JsSdkNacksWithHandlerErrorAJobThatStopsAtItsDeadline) {
+  // Grace 25 s from the TERM at 10 s: at 35 s stop() aborts the job, which rejects 100 ms
+  // later (workload.cancel.latency) and is NACKed as a retryable handler_error; the backoff
+  // of attempt 1 is 1 s: pod-1 runs attempt 2 at 36.1 s.
   const Replay r = run(scenario("ojs-js-sdk", R"(["60s"])", 1, kDeleteAt10s));
-  EXPECT_EQ(r.attempts, (std::vector<Attempt>{{0, 1, 0, 0, 35, "interrupted"},
-                                              {0, 2, 1, 36, 96, "completed"}}));
+  EXPECT_EQ(r.attempts, (std::vector<Attempt>{{0, 1, 0, 0, 35.1, "interrupted"},
+                                              {0, 2, 1, 36.1, 96.1, "completed"}}));
+}
+
+TEST(Profiles, JsSdkWaitsForAJobThatIgnoresTheAbortUntilTheKill) {
+  // The same job ignoring the abort (cooperative_fraction 0): nothing is NACKed and Node
+  // stays up for it, until the kubelet's SIGKILL at 40 s (TERM + 30 s). The reference
+  // backend requeues it at its visibility deadline, 30 min from the start, without counting
+  // an attempt: pod-1 runs attempt 1 again from 1800 s.
+  std::string text = scenario("ojs-js-sdk", R"(["60s"])", 1, kDeleteAt10s);
+  text.replace(text.find(R"("workload": {)"), 13,
+               R"("workload": {"cancel": {"cooperative_fraction": 0}, )");
+  const Replay r = run(text);
+  EXPECT_EQ(r.attempts,
+            (std::vector<Attempt>{{0, 1, 0, 0, 40, "killed"}, {0, 1, 1, 1800, 1860, "completed"}}));
+  EXPECT_EQ(r.summary["exits"]["killed_at_deadline"], 1);
 }
 
 TEST(Profiles, TemporalGoSdkExitsAtTheTermAndTheActivityWaitsForItsStartToCloseTimeout) {
