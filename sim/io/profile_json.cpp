@@ -78,6 +78,7 @@ json behaviour_json(const ShutdownBehaviour& b) {
       {"acks_fail_while_draining", b.acks_fail_while_draining},
       {"nacks_fail_while_draining", b.nacks_fail_while_draining},
       {"deregisters", b.deregisters},
+      {"leave_deregisters", b.leave_deregisters},
       {"logs_remaining", b.logs_remaining},
       {"drain_poll", format_duration(b.drain_poll)},
       {"drain_looks_at_start", b.drain_looks_at_start},
@@ -126,6 +127,10 @@ json mechanisms_json(const BackendMechanisms& m) {
       {"heartbeat_detection", m.heartbeat_detection},
       {"lease_expiry", lease},
       {"rescuer", rescuer},
+      {"crashes", m.crashes.enabled ? json{{"max", m.crashes.max},
+                                           {"immediate", m.crashes.immediate},
+                                           {"step", format_duration(m.crashes.step)}}
+                                    : json(nullptr)},
       {"dispatch", name_of(m.dispatch)},
       {"fetch", name_of(m.fetch)},
       {"returns_on_disconnect", m.returns_on_disconnect},

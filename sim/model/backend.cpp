@@ -55,6 +55,7 @@ std::optional<JobId> Backend::enqueue(int queue, const JobSpec& spec) {
   job.attempt = 0;
   job.claims = 0;
   job.stalls = 0;
+  job.crashes = 0;
   job.marked = false;
   job.queue = static_cast<std::int16_t>(queue);
   job.state = JobState::kAvailable;
@@ -445,6 +446,22 @@ void Backend::recover(std::uint32_t handle, ErrorKind why, bool counts_attempt, 
   Job& job = jobs_[handle];
   take_back(handle);
   recorder_.job_recovered(job.ledger, rt_.now());
+  const CrashCount& crashes = mechanisms_.crashes;
+  if (crashes.enabled && why == ErrorKind::kWorkerDeath) {
+    --job.attempt;
+    if (job.crashes >= crashes.max) {
+      discard(handle, why);
+    } else if (++job.crashes <= crashes.immediate) {
+      make_available(handle, false);
+    } else {
+      job.state = JobState::kScheduled;
+      job.holder = kNoWorker;
+      recorder_.job_scheduled(job.ledger, rt_.now());
+      job.timer = rt_.schedule(rt_.now() + job.crashes * crashes.step, Priority::kBackend, this,
+                               kRetryDue, handle);
+    }
+    return;
+  }
   if (!counts_attempt) {
     --job.attempt;
   } else if (job.attempt >= config_.retry_of(job.spec.job_class).max_attempts) {

@@ -174,6 +174,7 @@ class Backend final : public TimerTarget, public BackendView {
     int attempt;
     std::uint32_t claims;  // fetches so far (Lease::claim of the latest)
     int stalls;            // LeaseExpiry::Fate::kStall
+    int crashes;           // CrashCount
     bool marked;           // LeaseExpiry::checked_by_workers: seen active at the last check
     std::int16_t queue;
     JobState state;

@@ -83,6 +83,17 @@ struct Rescuer {
   bool backoff = false;
 };
 
+// A job taken back from a dead or departed holder (heartbeat detection, a deregister) counts
+// a crash, apart from its attempts, which it gives back (Ductwork 1.0's Execution#crashed!):
+// it is available again at once for its first `immediate` crashes, then `step` x its crash
+// count later, and its crash after the `max`-th fails it for good (error worker_death).
+struct CrashCount {
+  bool enabled = false;
+  int max = 10;                  // job_worker.max_crash
+  int immediate = 3;             // max_crash / 3
+  Duration step = 10 * kSecond;  // FAILED_EXECUTION_TIMEOUT
+};
+
 constexpr std::array<std::string_view, 3> names(LeaseExpiry::Fate) {
   return {"requeue", "retry", "stall"};
 }
@@ -157,6 +168,7 @@ struct BackendMechanisms {
   CompletionFence fail_fence = CompletionFence::kLease;
   LeaseExpiry lease;
   Rescuer rescuer;
+  CrashCount crashes;
   FetchMode fetch = FetchMode::kReliable;
   // kReliable: when a worker's process ends, every job it still holds goes back to the front
   // of its queue at once, its attempt given back (RabbitMQ requeues a consumer's unacked

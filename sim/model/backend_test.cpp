@@ -279,6 +279,39 @@ TEST_F(BackendTest, ASidekiqRetrysRandomTermIsAWholeMultipleOfItsCountPlusOne) {
   EXPECT_GT(seen.size(), 3u);
 }
 
+TEST_F(BackendTest, DuctworkCountsCrashesApartFromAttemptsAndBacksOffPastTheThird) {
+  // Ductwork 1.0 (max_crash 10, immediate 3, step 10 s). A job whose holder departs every
+  // time it runs: crashes 1-3 make it available at once, crash n >= 4 n x 10 s later; the
+  // attempt is given back each time, so the job stays at attempt 1 though max_attempts is
+  // 3; the 11th crash (crash_count 10, not < max_crash) fails it for good.
+  BackendMechanisms m;
+  m.heartbeat_detection = false;
+  m.lease.enabled = false;
+  m.crashes.enabled = true;
+  make(m);
+  enqueue(kMinute);
+  std::vector<double> available_at;
+  for (int crash = 1; crash <= 11; ++crash) {
+    const WorkerId w = add_worker();
+    const auto l = fetch(w, 1);
+    ASSERT_EQ(l.size(), 1u) << "crash " << crash;
+    EXPECT_EQ(l[0].attempt, 1);
+    start_attempt(l[0]);
+    end_attempt(l[0], w, Outcome::kKilled);
+    backend->deregister(w);
+    if (crash == 11) break;
+    // Available now, or scheduled: run the clock to when it is queued again.
+    while (state(l[0]) == JobState::kScheduled) rt.run_until(rt.now() + kSecond);
+    ASSERT_EQ(state(l[0]), JobState::kAvailable) << "crash " << crash;
+    available_at.push_back(to_seconds(rt.now()));
+  }
+  // At once three times; then +40 s, +50 s, ... +100 s: 40, 90, 150, 220, 300, 390, 490.
+  EXPECT_EQ(available_at, (std::vector<double>{0, 0, 0, 40, 90, 150, 220, 300, 390, 490}));
+  EXPECT_EQ(backend->live_jobs(), 0u);
+  EXPECT_EQ(recorder.totals().discarded, 1);
+  expect_audit_ok();
+}
+
 TEST_F(BackendTest, FaktoryRiverAndObanRetryOnTheirOwnSchedules) {
   // Without jitter, one job failing at once each time it is fetched; the waits before
   // retries 1, 2, 3 (n):

@@ -49,10 +49,13 @@ struct ShutdownBehaviour {
   bool acks_fail_while_draining = false;     // an ACK sent while draining never reaches the
                                              // backend (the Go SDK's cancelled context)
   bool nacks_fail_while_draining = false;    // nor a FAIL (the Go SDK's nackJob, same context)
-  bool logs_remaining = true;  // the worker logs its remaining job count every 5 s while
-                               // draining (OJS GS-R003)
-  bool deregisters = true;     // says goodbye at a clean exit (OJS; a backend takes back what a
-                               // departed worker still holds)
+  bool logs_remaining = true;      // the worker logs its remaining job count every 5 s while
+                                   // draining (OJS GS-R003)
+  bool deregisters = true;         // says goodbye at a clean exit (OJS; a backend takes back what a
+                                   // departed worker still holds)
+  bool leave_deregisters = false;  // kLeave: says goodbye too, once the jobs are killed, so the
+                                   // backend takes them back at once (Ductwork 1.0's
+                                   // reap_process_record!)
   // A heartbeat lists only the jobs it has not listed (nor seen start) for one heartbeat
   // interval or more, so a job's first renewal comes one to two intervals after its start
   // (BullMQ's lock extender renews a lock once it is lockRenewTime / 2 old: worker.ts

@@ -395,6 +395,7 @@ void WorkerCore::on_deadline() {
     case AtDeadline::kLeave:
       stop_timers();
       release_reserve();
+      if (b.leave_deregisters) port_.deregister();
       set_state(WorkerState::kStopped);
       port_.exit(0, Outcome::kKilled);
       break;

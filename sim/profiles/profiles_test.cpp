@@ -692,13 +692,54 @@ TEST(Profiles, GraphileAbortsAfterFiveSecondsAndRetriesAfterEToTheAttempt) {
   EXPECT_EQ(r.summary["drain_latency_s"]["max"], 5.1);
 }
 
-TEST(Profiles, DuctworkKillsItsThreadsAfterTwentySecondsAndNothingRecoversTheJob) {
-  // TERM at 10 s; the job worker's 20 s shutdown_timeout ends at 30 s: the thread is
-  // killed, the process exits, and no mechanism ever gives the job back.
-  const Replay r = run(scenario("ductwork", R"(["60s"])", 1, kDeleteAt10s));
+TEST(Profiles, Ductwork0KillsItsThreadsAfterTwentySecondsAndNothingRecoversTheJob) {
+  // 0.x (reaper false): TERM at 10 s; the job worker's 20 s shutdown_timeout ends at 30 s:
+  // the thread is killed, the process exits, and no mechanism ever gives the job back.
+  const Replay r =
+      run(scenario("ductwork", R"(["60s"])", 1, kDeleteAt10s, R"(, "options": {"reaper": false})"));
   EXPECT_EQ(r.attempts, (std::vector<Attempt>{{0, 1, 0, 0, 30, "killed"}}));
   EXPECT_EQ(r.summary["stuck_at_end"], 1);
   EXPECT_EQ(r.summary["exits"]["clean"], 1);
+}
+
+TEST(Profiles, DuctworkRunsAgainAtOnceTheJobOfAThreadItKilled) {
+  // 1.0: the same kill at 30 s, after which the runner reaps its own process record: the
+  // execution crashes (crash 1 of 3 immediate ones, no retry used) and is available at once;
+  // pod-1, ready since 15 s, runs it again as attempt 1 from 30 s to 90 s.
+  const Replay r = run(scenario("ductwork", R"(["60s"])", 1, kDeleteAt10s));
+  EXPECT_EQ(r.attempts,
+            (std::vector<Attempt>{{0, 1, 0, 0, 30, "killed"}, {0, 1, 1, 30, 90, "completed"}}));
+  EXPECT_EQ(r.summary["stuck_at_end"], 0);
+  EXPECT_EQ(r.summary["exits"]["clean"], 1);
+}
+
+TEST(Profiles, DuctworkReapsAKilledProcessThreeHundredSecondsAfterItsLastHeartbeat) {
+  // The OOM kill at 22 s: the runner's last heartbeat was at 20 s (every 5 s from its start
+  // at 0), so a supervisor reaps it at 320 s (reaper_timeout 300 s) and the job runs again
+  // at once on the restarted container (ready at 22 + 10 + 5 = 37 s), 320 s to 380 s.
+  const Replay r = run(scenario("ductwork", R"(["60s"])", 1,
+                                R"([{"at": "22s", "kind": "oom_kill", "pod": "pod-0"}])"));
+  EXPECT_EQ(r.attempts,
+            (std::vector<Attempt>{{0, 1, 0, 0, 22, "killed"}, {0, 1, 0, 320, 380, "completed"}}));
+  EXPECT_EQ(r.summary["orphan_recovery_delay_s"]["max"], 298.0);
+}
+
+TEST(Profiles, DuctworkRetriesAFailedJobAfterTenSecondsThreeTimes) {
+  // job_worker.max_retry 3, FAILED_EXECUTION_TIMEOUT 10 s, no jitter: a job that always
+  // fails (somewhere in its 1 s) runs four times, each start 10 s after the last failure,
+  // and is discarded after the fourth.
+  std::string text = scenario("ductwork", R"(["1s"])", 1, "[]");
+  text.replace(text.find(R"("workload": {)"), 13, R"("workload": {"failure_rate": 1, )");
+  const Replay r = run(text);
+  ASSERT_EQ(r.attempts.size(), 4u);
+  for (std::size_t i = 0; i < 4; ++i) {
+    EXPECT_EQ(r.attempts[i].attempt, static_cast<int>(i) + 1);
+    EXPECT_EQ(r.attempts[i].outcome, "failed");
+    if (i > 0) {
+      EXPECT_NEAR(r.attempts[i].start - r.attempts[i - 1].end, 10.0, 1e-6);
+    }
+  }
+  EXPECT_EQ(r.summary["jobs_discarded"], 1);
 }
 
 TEST(Profiles, EveryProfileRunsTheShippedScenariosWithABalancedAudit) {
