@@ -175,6 +175,10 @@ void SimulatedProcess::end_all(Outcome outcome) {
     body.running = false;
     record_end(body, body.slot, outcome, 0);
   }
+  end_slots(outcome);
+}
+
+void SimulatedProcess::end_slots(Outcome outcome) {
   for (std::size_t i = 0; i < bodies_.size(); ++i) {
     Body& body = bodies_[i];
     if (!body.running) continue;
@@ -282,6 +286,9 @@ void SimulatedProcess::keep(const Lease& lease) {
 }
 
 void SimulatedProcess::deregister() {
+  // leave_deregisters: its slots' threads were killed before the goodbye. (A body that runs on
+  // detached from its slot, pg-boss's past its expireIn, stays: it ends with the process.)
+  end_slots(Outcome::kKilled);
   on_models([this] { backend_.deregister(worker_id_); });
 }
 

@@ -111,6 +111,7 @@ class SimulatedProcess final : public ProcessHandle,
   void record_end(const Body& body, int slot, Outcome outcome, Duration saved);
   // Ends every body, in the slots and detached, as its process stops under it.
   void end_all(Outcome outcome);
+  void end_slots(Outcome outcome);  // the slots' bodies only, not the detached ones
   // A detached body ended by itself: its run is recorded, and reported to nobody.
   void end_detached(std::size_t index);
   void die(ProcessEnd how, int code);

@@ -58,6 +58,8 @@ class WorkerPort {
   // worker keeps and never runs (ShutdownBehaviour::late_fetch): it dies with the process.
   virtual void keep(const Lease& lease) = 0;
   virtual void heartbeat(Directive state, std::span<const Lease> active) = 0;  // on_directive
+  // Says goodbye: the backend takes back what the worker still holds. Bodies still running
+  // end first, killed (ShutdownBehaviour::leave_deregisters kills its threads, then says it).
   virtual void deregister() = 0;
   virtual void start_job(int slot, const Lease& lease) = 0;  // reply: on_job_finished
   // Asks the job's body to stop. A cooperative body stops after its cancel latency

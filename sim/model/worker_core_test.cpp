@@ -811,7 +811,7 @@ TEST(WorkerCore, GoSdkCancelsItsJobsAtTheTermLosesTheirReportsAndLeavesTheRestAt
   h.port.take();
   EXPECT_FALSE(h.core.on_signal(Signal::kTstp));  // NotifyContext catches TERM and INT only
   h.signal_at(sec(2), Signal::kTerm);
-  // The TERM cancels the context both bodies run under (cancel_after 0). Body 0 returns at
+  // The TERM cancels the context the three bodies run under (cancel_after 0). Body 0 returns at
   // 2.1 s and its FAIL goes out on that context: never arrives. Bodies 1 and 2 ignore it;
   // no heartbeat from the drain's start on; at 12 s (grace 10 s) the worker returns without
   // a word and the process exits, killing them.

@@ -146,6 +146,9 @@ void ChildProcessProxy::handle(const std::string& op, const json& body, const Re
   } else if (op == "heartbeat") {
     reply = heartbeat(body);
   } else if (op == "deregister") {
+    // Still holding jobs: it killed their threads before saying goodbye (as the virtual
+    // engine's SimulatedProcess::deregister has it).
+    while (!held_.empty()) end_attempt(held_.begin()->second, Outcome::kKilled);
     context_.backend.deregister(worker_id_);
     reply = json::object();
   } else if (op == "wait") {

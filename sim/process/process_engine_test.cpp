@@ -331,10 +331,10 @@ TEST(ProcessEngine, AProfileThatFetchesAheadIsAClearError) {
 TEST(ProcessEngine, AProfileWithALateFetchIsAClearError) {
   // kombu 5.2.4 on Redis drops the message its BRPOP pops after a warm shutdown began; the
   // OJS binding has no fetch that outlives the worker's stop.
-  const Scenario s = parse_scenario(
-      test::one_pod("1s"), "case",
-      {"worker.profile=celery", "worker.options.disable_prefetch=true",
-       "worker.options.drops_late_fetch=true"});
+  const Scenario s =
+      parse_scenario(test::one_pod("1s"), "case",
+                     {"worker.profile=celery", "worker.options.disable_prefetch=true",
+                      "worker.options.drops_late_fetch=true"});
   const std::string error = process_run_error(s);
   EXPECT_NE(error.find("profile celery has a fetch still blocked in the store after it stops "
                        "fetching, which can take a job then (late_fetch keep)"),
@@ -402,6 +402,39 @@ TEST(ProcessEngine, AForeverGraceWaitsForTheJobAtEveryTimeScale) {
     EXPECT_GE(p.ended, a.end);  // the drain lasted until the job's end, past any deadline
   }
   EXPECT_EQ(leftovers(getpid()), 0);
+}
+
+// Ductwork 1.0 kills its threads at its 20 s grace and then deregisters, and the backend
+// runs their jobs again at once. One pod, one 40 s job from t=0, the pod deleted at 5 s
+// (platform grace 30 s): at about 25 s the attempt ends killed, when the goodbye arrives
+// and before the job is handed out again, and the replacement pod runs it again to its
+// end, 40 s later. The killed attempt's end comes before the second one's start.
+TEST(ProcessEngine, ADuctworkWorkerEndsItsKilledJobBeforeItsGoodbyeHandsItOn) {
+  const Scenario s = parse_scenario(
+      R"({"name": "reaped", "duration": "1s", "settle": "2m",
+          "workload": {"arrival": {"kind": "burst", "count": 1, "at": "0s"},
+                       "job_duration": {"kind": "constant", "value": "40s"}},
+          "worker": {"profile": "ductwork", "concurrency": 1},
+          "platform": {"replicas": 1, "pod_start_delay": "0s"},
+          "events": [{"at": "5s", "kind": "delete_pod", "pod": "pod-0"}]})",
+      "reaped");
+  RunOptions options;
+  options.engine = Engine::kProcess;
+  options.paced.time_scale = kScale;
+  options.timeline = true;
+  options.timeline_records = true;
+  const RunOutput r = run_scenario(s, options);
+  ASSERT_TRUE(r.summary.audit.ok) << r.summary.audit.errors.front();
+  EXPECT_EQ(r.summary.jobs.completed, 1);
+  EXPECT_EQ(r.summary.job_loss(), 0);
+  ASSERT_EQ(r.records->attempts.size(), 2u);
+  const AttemptRecord& killed = r.records->attempts[0];
+  const AttemptRecord& again = r.records->attempts[1];
+  EXPECT_EQ(killed.outcome, Outcome::kKilled);
+  EXPECT_EQ(again.outcome, Outcome::kCompleted);
+  EXPECT_NEAR(to_seconds(killed.end), 25.0, 2.0);  // the TERM at 5 s + the 20 s grace
+  EXPECT_LE(killed.end, again.start);
+  EXPECT_NE(killed.pod, again.pod);
 }
 
 }  // namespace

@@ -711,6 +711,9 @@ TEST(Profiles, DuctworkRunsAgainAtOnceTheJobOfAThreadItKilled) {
             (std::vector<Attempt>{{0, 1, 0, 0, 30, "killed"}, {0, 1, 1, 30, 90, "completed"}}));
   EXPECT_EQ(r.summary["stuck_at_end"], 0);
   EXPECT_EQ(r.summary["exits"]["clean"], 1);
+  // The killed attempt ended before the goodbye took its job back: recovered after 0 s.
+  EXPECT_EQ(r.summary["orphan_recovery_delay_s"]["count"], 1);
+  EXPECT_EQ(r.summary["orphan_recovery_delay_s"]["max"], 0.0);
 }
 
 TEST(Profiles, DuctworkReapsAKilledProcessThreeHundredSecondsAfterItsLastHeartbeat) {
