@@ -79,7 +79,7 @@ struct RetryPolicy {
                    // manager/retry.go, 1.9: count = n - 1)
     kRiver,        // n^4 seconds, +-10 % (River's DefaultClientRetryPolicy: (errors + 1)^4)
     kOban,         // 15 + 2^n whole seconds, plus 0-10 % (Oban.Worker's backoff, 2.15+), n
-                   // scaled to round(n x 20 / max_attempts) past 20 attempts
+                   // scaled to round(n x 20 / max_attempts) when max_attempts > 20
   };
   int max_attempts = 3;  // total runs, the first included
   Duration initial_interval = kSecond;
