@@ -173,13 +173,20 @@ TEST(SettingsSnippet, NodeSystemsWireTheirOwnTimeouts) {
   EXPECT_FALSE(has(out, "setTimeout")) << out;
   EXPECT_TRUE(has(out, "await worker.close();")) << out;
   out = settings_snippet(scenario("pg-boss"), k25, 35 * kSecond, kNoPreStop);
-  EXPECT_TRUE(has(out, "await boss.stop({ graceful: true, timeout: 25_000 });")) << out;
+  EXPECT_TRUE(has(out,
+                  "await boss.stop({ graceful: true, timeout: 25_000 });\n"
+                  "  process.exit(0);\n"))
+      << out;
   EXPECT_TRUE(has(out, "# At the timeout pg-boss 10+ fails the jobs still active.\n")) << out;
+  // pg-boss 9's stop() returns at once: the exit waits for its 'stopped' event, or the
+  // running jobs would die with the process.
   out = settings_snippet(scenario("pg-boss", R"(, "options": {"fails_active_at_stop": false})"),
                          k25, 35 * kSecond, kNoPreStop);
   EXPECT_TRUE(
       has(out, "# At the timeout pg-boss 9 leaves the jobs still active until they expire.\n"))
       << out;
+  EXPECT_TRUE(has(out, "boss.on('stopped', () => process.exit(0));\n")) << out;
+  EXPECT_TRUE(has(out, "await boss.stop({ graceful: true, timeout: 25_000 });\n};\n")) << out;
   // graphile-worker: runner.kill() turns forceful 0.5 s after the call, so it is made at 24.5 s.
   out = settings_snippet(scenario("graphile-worker"), k25, 35 * kSecond, kNoPreStop);
   EXPECT_TRUE(has(out, "process.exit(1)), 24_500);")) << out;

@@ -68,6 +68,7 @@ json behaviour_json(const ShutdownBehaviour& b) {
       {"handles_term", b.handles_term},
       {"handles_tstp", b.handles_tstp},
       {"second_term", name_of(b.second_term)},
+      {"second_term_quiet_for", format_duration(b.second_term_quiet_for)},
       {"at_deadline", name_of(b.at_deadline)},
       {"deadline_error", to_string(b.deadline_error)},
       {"cancel_after", format_grace(b.cancel_after)},

@@ -209,7 +209,8 @@ TEST(ScenarioLoaderTest, ProfileOptionsAreCheckedAndFilledIn) {
                             {"drops_late_fetch", false},
                             {"prefetch_multiplier", 4},
                             {"rabbitmq", false},
-                            {"reject_on_worker_lost", false}}));
+                            {"reject_on_worker_lost", false},
+                            {"warm_ignores_term", false}}));
   EXPECT_EQ(error_of(with(celery, "/worker/options", {{"acks_lately", true}})),
             "x.json: worker.options.acks_lately: unknown field for profile \"celery\", did you "
             "mean \"acks_late\"?");
@@ -485,7 +486,8 @@ TEST(ScenarioLoaderTest, OverridesSetNumbersDurationsAndItems) {
                                               {"drops_late_fetch", false},
                                               {"prefetch_multiplier", 4},
                                               {"rabbitmq", false},
-                                              {"reject_on_worker_lost", false}}));
+                                              {"reject_on_worker_lost", false},
+                                              {"warm_ignores_term", false}}));
 }
 
 // --- Defaults and accepted forms --------------------------------------------------------------

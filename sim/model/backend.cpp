@@ -446,20 +446,8 @@ void Backend::recover(std::uint32_t handle, ErrorKind why, bool counts_attempt, 
   Job& job = jobs_[handle];
   take_back(handle);
   recorder_.job_recovered(job.ledger, rt_.now());
-  const CrashCount& crashes = mechanisms_.crashes;
-  if (crashes.enabled && why == ErrorKind::kWorkerDeath) {
-    --job.attempt;
-    if (job.crashes >= crashes.max) {
-      discard(handle, why);
-    } else if (++job.crashes <= crashes.immediate) {
-      make_available(handle, false);
-    } else {
-      job.state = JobState::kScheduled;
-      job.holder = kNoWorker;
-      recorder_.job_scheduled(job.ledger, rt_.now());
-      job.timer = rt_.schedule(rt_.now() + job.crashes * crashes.step, Priority::kBackend, this,
-                               kRetryDue, handle);
-    }
+  if (mechanisms_.crashes.enabled && why == ErrorKind::kWorkerDeath) {
+    crashed(handle);
     return;
   }
   if (!counts_attempt) {

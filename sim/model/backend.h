@@ -281,9 +281,14 @@ class Backend final : public TimerTarget, public BackendView {
   // A FAIL's fate (the job already taken back): a retry after backoff, or discarded when
   // not retryable or its attempts are used up.
   void retry_or_discard(std::uint32_t handle, ErrorKind error, bool retryable);
+  // A job taken back from a dead or departed holder under CrashCount: its attempt given
+  // back, available again at once or after its crash backoff, or discarded. REQUIRES: taken
+  // back (take_back) and recorded as recovered.
+  void crashed(std::uint32_t handle);
   // Takes the job from its holder for a recovery: back to available with no backoff, or
   // discarded with `why` when the attempt counts and attempts are used up. When it does
-  // not count, the attempt is given back.
+  // not count, the attempt is given back. Under CrashCount a worker death is a crash
+  // (crashed) instead.
   void recover(std::uint32_t handle, ErrorKind why, bool counts_attempt = true, bool front = false);
   void expire_lease(std::uint32_t handle);  // LeaseExpiry::fate
   void rescue(std::uint32_t handle);        // Rescuer

@@ -1,6 +1,6 @@
 // Backend, continued (backend.cpp has the rest): a failed job's retry or discard, the
-// retry schedules (RetryPolicy::Schedule), and Sidekiq's scheduled-set pollers
-// (BackendMechanisms::poll_per_process).
+// retry schedules (RetryPolicy::Schedule), a crashed job's own schedule (CrashCount), and
+// Sidekiq's scheduled-set pollers (BackendMechanisms::poll_per_process).
 #include "model/backend.h"
 
 #include <algorithm>
@@ -31,6 +31,23 @@ void Backend::retry_or_discard(std::uint32_t handle, ErrorKind error, bool retry
     return;
   }
   job.timer = rt_.schedule(now + delay, Priority::kBackend, this, kRetryDue, handle);
+}
+
+void Backend::crashed(std::uint32_t handle) {
+  const CrashCount& crashes = mechanisms_.crashes;
+  Job& job = jobs_[handle];
+  --job.attempt;  // a crash uses no attempt
+  if (job.crashes >= crashes.max) {
+    discard(handle, ErrorKind::kWorkerDeath);
+  } else if (++job.crashes <= crashes.immediate) {
+    make_available(handle, false);
+  } else {
+    job.state = JobState::kScheduled;
+    job.holder = kNoWorker;
+    recorder_.job_scheduled(job.ledger, rt_.now());
+    job.timer = rt_.schedule(rt_.now() + job.crashes * crashes.step, Priority::kBackend, this,
+                             kRetryDue, handle);
+  }
 }
 
 Duration Backend::retry_delay(const RetryPolicy& retry, int attempt) {

@@ -23,6 +23,8 @@ struct ShutdownBehaviour {
                      // StopAndCancel, Celery's cold shutdown); a third one forces a stop
     kDefaultAction,  // the first one removed the handler: the signal's default action
                      // kills the process, unless it is PID 1 (the OJS JS SDK's stop())
+    kIntEscalates,   // a TERM is ignored, an INT does as kDeadline (Celery 5.3+: TERM is a
+                     // warm shutdown every time, INT moves to the next stage)
   };
   // What happens to the jobs still running when the grace period ends.
   enum class AtDeadline : std::uint8_t {
@@ -38,6 +40,9 @@ struct ShutdownBehaviour {
                              // process at once (no handler)
   bool handles_tstp = true;  // TSTP quiets and CONT resumes; false: both are ignored
   SecondTerm second_term = SecondTerm::kForceStop;
+  // A second TERM/INT this soon after the first is ignored, whatever second_term says
+  // (graphile-worker 0.16-0.17: 5 s, run()'s "graceful shutdown already in progress").
+  Duration second_term_quiet_for = 0;
   AtDeadline at_deadline = AtDeadline::kFail;
   ErrorKind deadline_error = ErrorKind::kShutdown;  // kFail's error, and a cancelled body's
                                                     // (the JS SDK: handler)
@@ -141,8 +146,8 @@ struct ShutdownBehaviour {
   }
 };
 
-constexpr std::array<std::string_view, 4> names(ShutdownBehaviour::SecondTerm) {
-  return {"force_stop", "ignore", "deadline_now", "default_action"};
+constexpr std::array<std::string_view, 5> names(ShutdownBehaviour::SecondTerm) {
+  return {"force_stop", "ignore", "deadline_now", "default_action", "int_escalates"};
 }
 
 constexpr std::array<std::string_view, 4> names(ShutdownBehaviour::AtDeadline) {

@@ -216,15 +216,24 @@ bool WorkerCore::on_signal(Signal signal) {
       // A drain begun by a directive does not count as a TERM.
       if (++terms_ == 1) {
         first_term_ = signal;
+        first_term_at_ = rt_.now();
         if (state_ != WorkerState::kDraining) begin_shutdown();
-      } else if (b.second_term == ShutdownBehaviour::SecondTerm::kDefaultAction) {
-        return false;
-      } else if (b.second_term == ShutdownBehaviour::SecondTerm::kForceStop ||
-                 (b.second_term == ShutdownBehaviour::SecondTerm::kDeadline && deadline_passed_)) {
-        force_stop();
-      } else if (b.second_term == ShutdownBehaviour::SecondTerm::kDeadline &&
-                 state_ == WorkerState::kDraining) {
-        on_deadline();
+      } else {
+        using SecondTerm = ShutdownBehaviour::SecondTerm;
+        SecondTerm second = b.second_term;
+        if (second == SecondTerm::kIntEscalates) {
+          second = signal == Signal::kInt ? SecondTerm::kDeadline : SecondTerm::kIgnore;
+        }
+        if (rt_.now() - first_term_at_ < b.second_term_quiet_for || second == SecondTerm::kIgnore) {
+          --terms_;  // ignored, as if it never came
+        } else if (second == SecondTerm::kDefaultAction) {
+          return false;
+        } else if (second == SecondTerm::kForceStop ||
+                   (second == SecondTerm::kDeadline && deadline_passed_)) {
+          force_stop();
+        } else if (second == SecondTerm::kDeadline && state_ == WorkerState::kDraining) {
+          on_deadline();
+        }
       }
       return true;
     case Signal::kTstp:

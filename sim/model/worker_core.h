@@ -158,6 +158,7 @@ class WorkerCore final : public TimerTarget {
   bool fetching_ = false;
   int terms_ = 0;                      // TERMs and INTs received
   Signal first_term_ = Signal::kTerm;  // the first of them
+  Time first_term_at_ = 0;             // and when it came
   bool deadline_passed_ = false;       // the deadline action ran (kCancelAndWait waits on)
   TimerId heartbeat_, poll_, grace_, remaining_, cancel_, finish_;
   std::vector<Time> idle_since_;  // per slot: when it last went idle (its fetches count from)

@@ -912,6 +912,52 @@ TEST(WorkerCore, GraphileAbortsJobsFiveSecondsIntoAGracefulStop) {
                    "10s deregister", "10s state stopped", "10s exit 143"}));
 }
 
+TEST(WorkerCore, GraphileIgnoresASecondSignalForFiveSecondsThenFailsItsJobsAndKillsItself) {
+  Harness h(profile_config("graphile-worker", kNever));
+  h.supply(0, 2);
+  h.core.start();
+  h.port.take();
+  h.signal_at(sec(2), Signal::kTerm);
+  h.signal_at(sec(4), Signal::kTerm);  // 2 s after the first: ignored
+  h.signal_at(sec(8), Signal::kInt);   // 6 s after: the forceful shutdown
+  // The three jobs ignore the abort at 7 s. The INT at 8 s FAILs them (retryable), and the
+  // process kills itself with the TERM that started the drain: 128 + 15.
+  EXPECT_EQ(without_periodic(h.run_until(sec(10))),
+            (Calls{"2s state draining", "7s cancel 0", "7s cancel 1", "7s cancel 2",
+                   "8s fail 0 #0 shutdown retryable", "8s fail 1 #1 shutdown retryable",
+                   "8s fail 2 #2 shutdown retryable", "8s deregister", "8s state stopped",
+                   "8s exit 143"}));
+}
+
+TEST(WorkerCore, Celery55IgnoresASecondTermAndGoesColdAtAnInt) {
+  WorkerConfig c = profile_config("celery", kNever);
+  ProfileOptions options = default_options(*find_profile("celery"));
+  options["warm_ignores_term"] = true;
+  BackendMechanisms unused;
+  find_profile("celery")->apply(options, c.shutdown, unused);
+  Harness h(c);
+  h.supply(0, 2);
+  h.core.start();
+  h.port.take();
+  h.signal_at(sec(2), Signal::kTerm);  // warm
+  h.signal_at(sec(4), Signal::kTerm);  // warm again: nothing
+  h.signal_at(sec(6), Signal::kInt);   // cold: the tasks are terminated, the process exits
+  // Three tasks run and twelve wait reserved (prefetch 4 x 3); nothing happens at 4 s.
+  EXPECT_EQ(without_periodic(h.run_until(sec(10))),
+            (Calls{"1s fetch 12", "1s wait", "2s state draining", "6s state stopped",
+                   "6s exit 0 killing jobs"}));
+  // 5.2 (the default, as the adapters run it and as measured on 5.2.6): the second TERM
+  // is the cold shutdown. (No options applied here: no reserve, so no fetch at 1 s.)
+  Harness old(profile_config("celery", kNever));
+  old.supply(0, 2);
+  old.core.start();
+  old.port.take();
+  old.signal_at(sec(2), Signal::kTerm);
+  old.signal_at(sec(4), Signal::kTerm);
+  EXPECT_EQ(without_periodic(old.run_until(sec(10))),
+            (Calls{"2s state draining", "4s state stopped", "4s exit 0 killing jobs"}));
+}
+
 TEST(WorkerCore, GraphileKillsItselfWithTheSignalThatStoppedIt) {
   // An INT at 1 s, no job running: the drain ends at once and the process kills itself
   // with SIGINT (128 + 2); a later TERM does not change which signal it re-raises.

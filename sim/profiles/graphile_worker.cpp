@@ -67,8 +67,12 @@ Profile graphile_worker() {
   ShutdownBehaviour& b = p.worker.shutdown;
   b.logs_remaining = false;  // no remaining-count log (profiles.h)
   b.handles_tstp = false;
+  // A second signal within 5 s of the first is ignored; a later one is the forceful
+  // shutdown: failJobs on the running jobs (retried after e^attempts s), then the self-kill
+  // (0.16.6 dist/main.js; the job code is not stopped and dies with the process).
   b.second_term = ShutdownBehaviour::SecondTerm::kDeadline;
-  b.cancel_after = 5 * kSecond;
+  b.second_term_quiet_for = 5 * kSecond;
+  b.cancel_after = 5 * kSecond;  // gracefulShutdownAbortTimeout: the AbortSignals fire
   // Once its workers are released, run()'s handler removes itself and kills the process with
   // the signal it got (0.16.6 dist/main.js gracefulHandler's finally: "killing self via
   // SIGTERM"): the process dies of it (measured: returncode -15).

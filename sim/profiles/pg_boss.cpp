@@ -43,17 +43,24 @@ System settings(const Input& in) {
       "# At the timeout {}.\n"
       "{}"
       "let stopping = false;\n"
+      "{}"
       "const shutdown = async () => {{\n"
       "  if (stopping) return;\n"
       "  stopping = true;\n"
       "  await boss.stop({});\n"
-      "  process.exit(0);\n"
+      "{}"
       "}};\n"
       "process.on('SIGTERM', shutdown);\n"
       "process.on('SIGINT', shutdown);\n",
       v9 ? "pg-boss 9 leaves the jobs still active until they expire"
          : "pg-boss 10+ fails the jobs still active",
-      note, stop);
+      note,
+      // 9's stop() returns at once and drains in the background (src/index.js, 9.0.3):
+      // exiting when it returns would kill the running jobs.
+      v9 ? "// pg-boss 9's stop() returns at once and emits 'stopped' when its drain ends.\n"
+           "boss.on('stopped', () => process.exit(0));\n"
+         : "",
+      stop, v9 ? "" : "  process.exit(0);\n");
   w.command = {"node", "worker.js"};
   return w;
 }
@@ -99,8 +106,9 @@ Profile pg_boss() {
                 "for 9's retryLimit 0)"},
                {"expiry_check_interval", kMinute,
                 "how often the jobs active longer than their expireIn (backend.visibility_timeout) "
-                "are expired: pg-boss 9 does it in its maintenance, every "
-                "maintenanceIntervalSeconds (120 s unless set)"}};
+                "are expired: 11-12 every superviseIntervalSeconds (60 s); 10 in its "
+                "maintenance, every maintenanceIntervalSeconds (120 s unless set); 9 in its "
+                "maintenance too, a queued job that runs about every 2-3 min"}};
   p.apply = apply;
   p.settings = settings;
   p.adapters = {"pg-boss", "pg-boss-10"};
