@@ -36,6 +36,12 @@ std::string scenario(const std::string& profile, const std::string& jobs, int co
          events + "}";
 }
 
+// `text` (a scenario()) with its workload's fields preceded by `fields` (`"name": value, `).
+std::string with_workload(std::string text, const std::string& fields) {
+  return text.replace(text.find(R"("workload": {)"), 13, R"("workload": {)" + fields);
+}
+constexpr const char* kUncooperative = R"("cancel": {"cooperative_fraction": 0}, )";
+
 struct Attempt {
   std::uint64_t job;
   int attempt, pod;
@@ -454,8 +460,7 @@ TEST(Profiles, GoSdkRedeliversJobsThatIgnoreTheirCancellationAndFinishInTheDrain
   // at 20 s, but their ACKs go out on the cancelled context and never arrive; the worker
   // exits. At 1800 s pod-1 runs both again: two executions done twice.
   std::string text = scenario("ojs-go-sdk", R"(["20s", "20s"])", 2, kDeleteAt10s);
-  text.replace(text.find(R"("workload": {)"), 13,
-               R"("workload": {"cancel": {"cooperative_fraction": 0}, )");
+  text = with_workload(text, kUncooperative);
   const Replay r = run(text);
   EXPECT_EQ(r.summary["duplicate_executions"], 2);
   EXPECT_EQ(r.attempts, (std::vector<Attempt>{{0, 1, 0, 0, 20, "completed"},
@@ -510,8 +515,7 @@ TEST(Profiles, FaktoryGoWorkerFailsOnlyTheJobsThatReturnOnCancellation) {
   EXPECT_EQ(returns.attempts, (std::vector<Attempt>{{0, 1, 0, 0, 35.1, "interrupted"},
                                                     {0, 2, 1, 50.1, 110.1, "completed"}}));
   std::string text = scenario("faktory", R"(["60s"])", 1, kDeleteAt10s, go);
-  text.replace(text.find(R"("workload": {)"), 13,
-               R"("workload": {"cancel": {"cooperative_fraction": 0}, )");
+  text = with_workload(text, kUncooperative);
   const Replay ignores = run(text);
   EXPECT_EQ(ignores.attempts,
             (std::vector<Attempt>{{0, 1, 0, 0, 40, "killed"}, {0, 2, 1, 1815, 1875, "completed"}}));
@@ -636,8 +640,7 @@ TEST(Profiles, JsSdkWaitsForAJobThatIgnoresTheAbortUntilTheKill) {
   // backend requeues it at its visibility deadline, 30 min from the start, without counting
   // an attempt: pod-1 runs attempt 1 again from 1800 s.
   std::string text = scenario("ojs-js-sdk", R"(["60s"])", 1, kDeleteAt10s);
-  text.replace(text.find(R"("workload": {)"), 13,
-               R"("workload": {"cancel": {"cooperative_fraction": 0}, )");
+  text = with_workload(text, kUncooperative);
   const Replay r = run(text);
   EXPECT_EQ(r.attempts,
             (std::vector<Attempt>{{0, 1, 0, 0, 40, "killed"}, {0, 1, 1, 1800, 1860, "completed"}}));
@@ -674,8 +677,7 @@ TEST(Profiles, TemporalPythonSdkActivityThatIgnoresCancellationRunsUntilTheKill)
   // worker waits for it until the kubelet's SIGKILL at 40 s, and the server finds it only
   // when its 10 min start-to-close timeout (from the start at 0) runs out: retried at 601 s.
   std::string text = scenario("temporal", R"(["60s"])", 1, kDeleteAt10s, kWaitsForActivities);
-  text.replace(text.find(R"("workload": {)"), 13,
-               R"("workload": {"cancel": {"cooperative_fraction": 0}, )");
+  text = with_workload(text, kUncooperative);
   const Replay r = run(text);
   EXPECT_EQ(r.attempts,
             (std::vector<Attempt>{{0, 1, 0, 0, 40, "killed"}, {0, 2, 1, 601, 661, "completed"}}));
@@ -732,7 +734,7 @@ TEST(Profiles, DuctworkRetriesAFailedJobAfterTenSecondsThreeTimes) {
   // fails (somewhere in its 1 s) runs four times, each start 10 s after the last failure,
   // and is discarded after the fourth.
   std::string text = scenario("ductwork", R"(["1s"])", 1, "[]");
-  text.replace(text.find(R"("workload": {)"), 13, R"("workload": {"failure_rate": 1, )");
+  text = with_workload(text, R"("failure_rate": 1, )");
   const Replay r = run(text);
   ASSERT_EQ(r.attempts.size(), 4u);
   for (std::size_t i = 0; i < 4; ++i) {
