@@ -392,10 +392,12 @@ void WorkerCore::on_deadline() {
         }
       }
       // With a lead, the process exits when the grace ends (a second TERM has no deadline
-      // action left to bring forward: it exits now).
-      const Time exit_at = drain_start_ + config_.grace_period;
-      if (b.deadline_lead > 0 && config_.grace_period != kNever && exit_at > rt_.now()) {
-        finish_ = rt_.schedule(exit_at, Priority::kTimer, this, kFinish);
+      // action left to bring forward: it exits now). A grace of kNever has no end: the sum
+      // is not taken, it would overflow.
+      if (b.deadline_lead > 0 && config_.grace_period != kNever &&
+          drain_start_ + config_.grace_period > rt_.now()) {
+        finish_ =
+            rt_.schedule(drain_start_ + config_.grace_period, Priority::kTimer, this, kFinish);
       } else {
         finish_shutdown();
       }
