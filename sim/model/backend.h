@@ -281,6 +281,10 @@ class Backend final : public TimerTarget, public BackendView {
   // A FAIL's fate (the job already taken back): a retry after backoff, or discarded when
   // not retryable or its attempts are used up.
   void retry_or_discard(std::uint32_t handle, ErrorKind error, bool retryable);
+  // The job (taken back) is fetchable again after `delay`: at once when it is 0 and no
+  // poller moves retries, else scheduled, for its timer or the pollers
+  // (BackendMechanisms::poll_per_process).
+  void available_after(std::uint32_t handle, Duration delay);
   // A job taken back from a dead or departed holder under CrashCount: its attempt given
   // back, available again at once or after its crash backoff, or discarded. REQUIRES: taken
   // back (take_back) and recorded as recovered.

@@ -15,8 +15,12 @@ void Backend::retry_or_discard(std::uint32_t handle, ErrorKind error, bool retry
     discard(handle, error);
     return;
   }
+  available_after(handle, retry_delay(retry, job.attempt));
+}
+
+void Backend::available_after(std::uint32_t handle, Duration delay) {
+  Job& job = jobs_[handle];
   const Time now = rt_.now();
-  const Duration delay = retry_delay(retry, job.attempt);
   if (delay <= 0 && mechanisms_.poll_per_process == 0) {
     // No backoff (pg-boss's retryDelay 0): fetchable at once, by the fetch that may follow
     // this very report at the same instant.
@@ -39,15 +43,10 @@ void Backend::crashed(std::uint32_t handle) {
   --job.attempt;  // a crash uses no attempt
   if (job.crashes >= crashes.max) {
     discard(handle, ErrorKind::kWorkerDeath);
-  } else if (++job.crashes <= crashes.immediate) {
-    make_available(handle, false);
-  } else {
-    job.state = JobState::kScheduled;
-    job.holder = kNoWorker;
-    recorder_.job_scheduled(job.ledger, rt_.now());
-    job.timer = rt_.schedule(rt_.now() + job.crashes * crashes.step, Priority::kBackend, this,
-                             kRetryDue, handle);
+    return;
   }
+  ++job.crashes;
+  available_after(handle, job.crashes <= crashes.immediate ? 0 : job.crashes * crashes.step);
 }
 
 Duration Backend::retry_delay(const RetryPolicy& retry, int attempt) {
