@@ -91,7 +91,9 @@ WorkerId Backend::register_worker(std::span<const int> queues, WorkerListener* l
                             -1,
                             {},
                             {},
-                            false});
+                            false,
+                            0,
+                            0});
   arm_deadline(id);
   if (mechanisms_.poll_per_process > 0) {
     Worker& w = workers_[id];

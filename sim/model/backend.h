@@ -90,7 +90,12 @@ class Backend final : public TimerTarget, public BackendView {
   // worker is told once; under Dispatch::kPoll nobody waits. The wait ends when the worker
   // is handed a job, fetches, cancels it, stops running (quiet, terminating) or dies. Each
   // worker holds at most one place per queue. REQUIRES: the worker has at most 64 queues.
-  void wait_for_jobs(WorkerId worker);
+  // `reissue` > 0: the wait is a blocking fetch that times out and is sent again every
+  // `reissue` from now (kombu's 1 s BRPOP on Redis). Redis serves the client whose current
+  // BRPOP began first, so under kLongestWaiting such a worker ranks by when its current
+  // fetch began (a stopped worker's late fetch: when the one still blocked began), not by
+  // when it began to wait; a worker with none ranks by when it took its place.
+  void wait_for_jobs(WorkerId worker, Duration reissue = 0);
   // Whether a fetch by the worker now would get a job.
   bool has_jobs_for(WorkerId worker) const;
   // The worker no longer waits (it went quiet, or its process died and its long-poll
@@ -209,10 +214,13 @@ class Backend final : public TimerTarget, public BackendView {
     std::vector<Lease> handed;  // while it waited, not yet fetched
     std::vector<Time> late;     // cancel_wait's late fetches not yet returned or used
     bool late_handed;           // a late fetch was handed a job since cancel_wait
+    Time wait_since;            // its wait began (wait_for_jobs)
+    Duration reissue;           // wait_for_jobs's: its blocking fetch is sent again this often
   };
   struct Waiter {
     WorkerId worker;
     std::uint32_t index;  // of the queue in the worker's queues
+    Time listed_at;
   };
   struct Queue {
     std::string name;
@@ -325,6 +333,9 @@ class Backend final : public TimerTarget, public BackendView {
   }
   // Lists the worker's places in its queues' wait lists (those it does not hold yet).
   void list_places(WorkerId worker);
+  // Under kLongestWaiting, when the waiter's claim to the next job began: when its current
+  // blocking fetch was sent (Worker::reissue), else when it took its place.
+  Time waiting_rank(const Waiter& x) const;
   bool takes_jobs(const Worker& w) const {
     return w.status == WorkerStatus::kAlive && w.directive == Directive::kRunning &&
            w.reported == Directive::kRunning;
@@ -346,6 +357,7 @@ class Backend final : public TimerTarget, public BackendView {
   std::vector<std::uint32_t> class_held_;  // held jobs per job class (serial classes)
   std::vector<std::uint32_t> class_live_;  // unfinished jobs per job class (singleton classes)
   bool sweeps_;                            // the mechanisms have a periodic sweep
+  bool reissued_waits_ = false;            // a wait_for_jobs had a reissue > 0
   TimerId lease_sweep_;                    // LeaseExpiry::check_interval > 0
   TimerId rescue_sweep_;                   // Rescuer
   std::deque<LeaseDue> lease_due_;         // in claim order; unlisted ones dropped lazily

@@ -3,13 +3,19 @@
 // fetches them, a stopped worker's late fetches, and the locks of serial classes.
 #include "model/backend.h"
 
+#include <algorithm>
+#include <iterator>
+
 #include <fmt/format.h>
 
 namespace drainsim {
 
-void Backend::wait_for_jobs(WorkerId worker) {
+void Backend::wait_for_jobs(WorkerId worker, Duration reissue) {
   Worker& w = workers_[worker];
   if (!takes_jobs(w) || mechanisms_.dispatch == Dispatch::kPoll) return;
+  if (!w.waiting) w.wait_since = rt_.now();
+  w.reissue = reissue;
+  reissued_waits_ |= reissue > 0;
   w.waiting = true;
   list_places(worker);
 }
@@ -23,7 +29,21 @@ void Backend::list_places(WorkerId worker) {
     Waiter& waiter = queues_[queues[i]].waiting.emplace_back();  // in place: no stall
     waiter.worker = worker;
     waiter.index = i;
+    waiter.listed_at = rt_.now();
   }
+}
+
+Time Backend::waiting_rank(const Waiter& x) const {
+  const Worker& w = workers_[x.worker];
+  const Duration t = w.reissue;
+  if (t <= 0) return x.listed_at;
+  const Time now = rt_.now();
+  if (!takes_jobs(w) && w.teardown_until < 0) {
+    // Stopped fetching: the late fetch still blocked was sent a timeout before it returns.
+    const auto blocked = std::upper_bound(w.late.begin(), w.late.end(), now);
+    if (blocked != w.late.end()) return *blocked - t;
+  }
+  return w.wait_since + (now - w.wait_since) / t * t;
 }
 
 bool Backend::has_jobs_for(WorkerId worker) const {
@@ -119,17 +139,36 @@ std::optional<Backend::Waiter> Backend::next_waiter(Queue& q) {
     const Worker& w = workers_[x.worker];
     return !w.waiting || (!takes_jobs(w) && !late_fetching(w));
   };
-  if (mechanisms_.dispatch == Dispatch::kRandomWaiter) {
+  auto prune = [&] {
     std::erase_if(q.waiting, [&](const Waiter& x) {
       const bool gone = stale(x);
       if (gone) drop(x);
       return gone;
     });
-    if (q.waiting.empty()) return std::nullopt;
+    return !q.waiting.empty();
+  };
+  if (mechanisms_.dispatch == Dispatch::kRandomWaiter) {
+    if (!prune()) return std::nullopt;
     const auto it = q.waiting.begin() +
                     static_cast<std::ptrdiff_t>(rt_.rng(Stream::kDispatch).below(q.waiting.size()));
     const Waiter x = *it;
     q.waiting.erase(it);
+    drop(x);
+    return x;
+  }
+  if (reissued_waits_) {
+    // Some waits are re-sent blocking fetches: the earliest rank, first listed on a tie.
+    if (!prune()) return std::nullopt;
+    auto first = q.waiting.begin();
+    Time best = waiting_rank(*first);
+    for (auto it = std::next(first); it != q.waiting.end(); ++it) {
+      if (const Time rank = waiting_rank(*it); rank < best) {
+        best = rank;
+        first = it;
+      }
+    }
+    const Waiter x = *first;
+    q.waiting.erase(first);
     drop(x);
     return x;
   }

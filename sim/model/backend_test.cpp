@@ -996,6 +996,66 @@ TEST_F(BackendTest, ALateFetchTakesOneJobEachUntilItReturns) {
   EXPECT_EQ(b.count, 2);
 }
 
+TEST_F(BackendTest, ReSentBlockingFetchesAreServedByWhenTheCurrentOneWasSent) {
+  // Seed 5 of celery-rolling-restart on real Redis, where kombu sends its BRPOP again every
+  // 1 s. Workers 1 and 0 wait from 5.72 s and 5.85 s, worker 2 from 12.31 s, so their
+  // fetches are sent at x.72, x.85 and x.31 s. Worker 2 stops fetching at 17.5 s (its TERM)
+  // with the fetch it sent at 17.31 s blocked until 18.31 s. The job at 17.9 s goes to that
+  // late fetch, the oldest BRPOP (the real run lost the task there); by when they began to
+  // wait, worker 1 would have had it. The one at 18.0 s goes to worker 1 (17.72 s before
+  // 17.85 s), which collects it and waits again from 18.0 s; the one at 18.5 s to worker 0,
+  // whose fetch was sent at 17.85 s, before worker 1's at 18.0 s.
+  make(detection_and_lease(false, false));
+  Wakeups w0, w1, w2;
+  const WorkerId id0 = add_worker(&w0);
+  const WorkerId id1 = add_worker(&w1);
+  const WorkerId id2 = add_worker(&w2);
+  rt.run_until(5720 * kMillisecond);
+  backend->wait_for_jobs(id1, kSecond);
+  rt.run_until(5850 * kMillisecond);
+  backend->wait_for_jobs(id0, kSecond);
+  rt.run_until(12310 * kMillisecond);
+  backend->wait_for_jobs(id2, kSecond);
+  rt.run_until(17500 * kMillisecond);
+  backend->heartbeat(id2, Directive::kQuiet, {});
+  const Time late[] = {18310 * kMillisecond};
+  backend->cancel_wait(id2, late);
+  rt.run_until(17900 * kMillisecond);
+  enqueue();
+  EXPECT_EQ(w2.count, 1);
+  EXPECT_EQ(w1.count + w0.count, 0);
+  rt.run_until(18 * kSecond);
+  enqueue();
+  EXPECT_EQ(w1.count, 1);
+  EXPECT_EQ(w0.count, 0);
+  EXPECT_EQ(fetch(id1, 1).size(), 1u);
+  backend->wait_for_jobs(id1, kSecond);
+  rt.run_until(18500 * kMillisecond);
+  enqueue();
+  EXPECT_EQ(w0.count, 1);
+  EXPECT_EQ(w1.count, 1);
+  EXPECT_EQ(w2.count, 1);
+}
+
+TEST_F(BackendTest, WaitsWithoutReSentFetchesKeepTheirPlacesBesideOnesWithThem) {
+  // A waits from 1 s with no re-sent fetch; B from 2 s with a 1 s BRPOP, so at 5.5 s B's
+  // current fetch was sent at 5 s and A has waited since 1 s: A first, then B.
+  make(detection_and_lease(false, false));
+  Wakeups a, b;
+  const WorkerId wa = add_worker(&a);
+  const WorkerId wb = add_worker(&b);
+  rt.run_until(kSecond);
+  backend->wait_for_jobs(wa);
+  rt.run_until(2 * kSecond);
+  backend->wait_for_jobs(wb, kSecond);
+  rt.run_until(5500 * kMillisecond);
+  enqueue();
+  EXPECT_EQ(a.count, 1);
+  EXPECT_EQ(b.count, 0);
+  enqueue();
+  EXPECT_EQ(b.count, 1);
+}
+
 TEST_F(BackendTest, AJobALateFetchTookAndTheWorkerKeptIsLostWithItsProcessWhateverTheMode) {
   // Reliable fetch with a lease: a job the stopped worker's late fetch took (at 1 s) and
   // kept is out of the lease's recovery (its 30 s lease passes at 31 s unseen) and lost when

@@ -95,7 +95,8 @@ struct ShutdownBehaviour {
   Duration idle_fetch_timeout = 0;
   // One blocking fetch per process, not per slot, of this timeout, in progress while the
   // worker waits for jobs, fetch after fetch from when it began to wait (kombu's BRPOP on
-  // Redis, 1 s). It does not hold the drain. 0: none.
+  // Redis, 1 s). It does not hold the drain. Redis serves the oldest blocked BRPOP, so the
+  // store ranks the worker by when its current fetch began (Backend::wait_for_jobs). 0: none.
   Duration consumer_fetch_timeout = 0;
   // What a fetch still blocked in the store when the worker stopped fetching (quiet or
   // draining: idle_fetch_timeout, consumer_fetch_timeout) does with a job it takes before it

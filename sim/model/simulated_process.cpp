@@ -23,6 +23,7 @@ SimulatedProcess::SimulatedProcess(Runtime& runtime, Backend& backend, Recorder&
       instant_fetch_(worker.fetch_latency.kind == DurationDistribution::Kind::kConstant &&
                      worker.fetch_latency.value == 0),
       pool_children_(worker.shutdown.child_lost != ShutdownBehaviour::ChildLost::kNone),
+      fetch_reissue_(worker.shutdown.consumer_fetch_timeout),
       startup_(worker.startup),
       instant_start_(worker.startup.kind == DurationDistribution::Kind::kConstant &&
                      worker.startup.value == 0),
@@ -216,7 +217,7 @@ void SimulatedProcess::send_fetch(int count) {
 }
 
 void SimulatedProcess::wait_for_jobs() {
-  on_models([this] { backend_.wait_for_jobs(worker_id_); });
+  on_models([this] { backend_.wait_for_jobs(worker_id_, fetch_reissue_); });
 }
 
 void SimulatedProcess::on_jobs_available() {

@@ -165,6 +165,7 @@ class SimulatedProcess final : public ProcessHandle,
   DurationSampler fetch_latency_;  // worker.fetch_latency
   bool instant_fetch_;             // worker.fetch_latency is 0: no draw, no timer
   bool pool_children_;             // ShutdownBehaviour::child_lost is not kNone
+  Duration fetch_reissue_;         // ShutdownBehaviour::consumer_fetch_timeout: its waits' BRPOP
   DurationSampler startup_;        // worker.startup
   bool instant_start_;             // worker.startup is 0: no draw, no timer
   TimerId started_;  // the end of its start-up, pending while it runs (the process's side)

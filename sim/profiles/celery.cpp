@@ -29,13 +29,14 @@ void apply(const ProfileOptions& options, ShutdownBehaviour& b, BackendMechanism
   // the killed worker's connection closes (RabbitMQ has no visibility timeout).
   m.lease.enabled = !rabbitmq;
   m.returns_on_disconnect = rabbitmq;
+  // kombu's Redis channel waits in BRPOP with a 1 s timeout whenever it may take a message
+  // (redis.py _brpop_start), sent again as each one returns; Redis serves the oldest.
+  if (!rabbitmq) b.consumer_fetch_timeout = kSecond;
   if (!rabbitmq && option_bool(options, "drops_late_fetch")) {
-    // kombu's Redis channel waits in BRPOP with a 1 s timeout whenever it may take a message
-    // (redis.py _brpop_start). A warm shutdown stops the event loop with one outstanding; a
-    // message Redis pops for it then is never read, and before kombu 5.3.2 the channel's
-    // close drops it: lost, with no attempt (celery#4354). 5.3.2 (PR #1733) reads the reply
-    // at close and the message goes back to its queue.
-    b.consumer_fetch_timeout = kSecond;
+    // A warm shutdown stops the event loop with one BRPOP outstanding; a message Redis pops
+    // for it then is never read, and before kombu 5.3.2 the channel's close drops it: lost,
+    // with no attempt (celery#4354). 5.3.2 (PR #1733) reads the reply at close and the
+    // message goes back to its queue.
     b.late_fetch = ShutdownBehaviour::LateFetch::kKeep;
   }
   if (!acks_late) {

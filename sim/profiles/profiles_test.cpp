@@ -340,6 +340,24 @@ TEST(Profiles, CeleryOnRedisLosesATaskPoppedByTheBrpopOutstandingAtItsWarmShutdo
   }
 }
 
+TEST(Profiles, CeleryOnRedisHandsATaskToTheWorkerWhoseBrpopWasSentFirst) {
+  // Two pods of one pool process that reserves nothing, ready at 5 s; kombu sends a 1 s
+  // BRPOP whenever a worker may take a task, and again as each returns. Job 0 (2.2 s),
+  // pushed at 5.1 s, goes to pod-0; pod-0 waits again from 7.3 s, its BRPOPs sent at x.3 s.
+  // Job 1 (1 s), pushed at 7.2 s, goes to pod-1, which waits again from 8.2 s (x.2 s). Job
+  // 2, pushed at 10.9 s, goes to pod-1, whose BRPOP was sent at 10.2 s, before pod-0's at
+  // 10.3 s, though pod-0 has waited longer (since 7.3 s).
+  const Replay r = run(R"({"name": "case", "duration": "20s", "settle": "1m",
+      "workload": {"arrival": {"kind": "list", "at": ["5100ms", "7200ms", "10900ms"]},
+                   "job_duration": {"kind": "sequence", "values": ["2200ms", "1s", "1s"]}},
+      "worker": {"profile": "celery", "concurrency": 1, "options": {"disable_prefetch": true},
+                 "startup": {"kind": "constant", "value": "0s"}},
+      "platform": {"replicas": 2, "pod_start_delay": "5s"}})");
+  EXPECT_EQ(r.attempts, (std::vector<Attempt>{{0, 1, 0, 5.1, 7.3, "completed"},
+                                              {1, 1, 1, 7.2, 8.2, "completed"},
+                                              {2, 1, 1, 10.9, 11.9, "completed"}}));
+}
+
 TEST(Profiles, CeleryFailsTheTaskOfAnOomKilledPoolChildUnlessItRejectsItBack) {
   // One pod of two pool children runs a 60 s and a 30 s task from 0 s. At 10 s the OOM
   // killer takes one child, the one whose task has run longest (both from 0 s: the first,
