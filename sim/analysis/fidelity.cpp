@@ -12,7 +12,7 @@ namespace drainsim {
 
 namespace {
 
-constexpr const char* kMetrics[] = {
+constexpr const char* kMetricNames[] = {
     "jobs_enqueued",
     "jobs_completed",
     "job_loss",
@@ -278,7 +278,7 @@ std::vector<FidelityRow> fidelity_rows(const std::vector<FidelitySource>& source
   std::vector<std::vector<std::pair<std::size_t, std::size_t>>> pairs;  // by later source
   for (std::size_t i = 1; i < sources.size(); ++i)
     pairs.push_back(seed_pairs(sources[0], sources[i]));
-  for (const char* name : kMetrics) {
+  for (const char* name : kMetricNames) {
     FidelityRow row;
     row.metric = name;
     row.tolerance = tolerances.of(case_name, name);

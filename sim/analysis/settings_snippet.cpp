@@ -166,7 +166,7 @@ std::string compose(const Input& in, const System& w, const PreStop& p, bool equ
 
 std::string settings_snippet(const Scenario& s, Duration worker_grace, Duration platform_grace,
                              const PreStop& pre_stop) {
-  const bool k8s = s.platform.kind == PlatformConfig::Kind::kKubernetes;
+  const bool k8s = s.platform.kubernetes();
   const PreStop none;
   const Input in{s, worker_grace, platform_grace, k8s ? pre_stop : none};
   const System w = system_of(in);

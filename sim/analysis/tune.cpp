@@ -30,13 +30,10 @@ constexpr double kZ999 = 3.0902323061678132;
 // About this many settings on the first pass over the grid.
 constexpr std::size_t kFirstPassSettings = 16;
 
-bool kubernetes(const Scenario& s) { return s.platform.kind == PlatformConfig::Kind::kKubernetes; }
-
 const char* platform_grace_field(const Scenario& s) {
-  return kubernetes(s) ? "platform.termination_grace_period" : "platform.stop_grace_period";
+  return s.platform.kubernetes() ? "platform.termination_grace_period"
+                                 : "platform.stop_grace_period";
 }
-
-double seconds_of(Duration d) { return to_seconds(d); }
 
 double mean_or(const TuneSetting& s, const Metric& m, double fallback) {
   const auto it = s.metrics.find(std::string(m.name));
@@ -292,9 +289,9 @@ class Searcher {
       }
     }
     s.meets_quality = s.misses.empty();
-    if (t.max_deploy_duration && upper_or(s, deploy, 0) > seconds_of(*t.max_deploy_duration)) {
+    if (t.max_deploy_duration && upper_or(s, deploy, 0) > to_seconds(*t.max_deploy_duration)) {
       s.misses.push_back(miss("deploy", upper_or(s, deploy, 0), mean_or(s, deploy, 0),
-                              seconds_of(*t.max_deploy_duration), 1, "s"));
+                              to_seconds(*t.max_deploy_duration), 1, "s"));
     }
     return s;
   }
@@ -452,7 +449,7 @@ Tune run_tune(const TuneSpec& spec) {
   std::vector<PreStop> pre_stops;
   if (spec.pre_stops.empty()) {
     pre_stops.push_back(own);
-  } else if (!kubernetes(t.base)) {
+  } else if (!t.base.platform.kubernetes()) {
     throw ScenarioError("--pre-stop: a Docker platform has no preStop hook");
   } else if (own.kind == PreStop::Kind::kQuietThenWait) {
     throw ScenarioError(
@@ -471,8 +468,8 @@ Tune run_tune(const TuneSpec& spec) {
 
   // quiet_then_wait ends at idle or SIGKILLs the worker at its timeout, before any TERM
   // could start a drain: the timeout decides, not the worker's grace.
-  if (spec.pre_stops.empty() && own.kind == PreStop::Kind::kQuietThenWait && kubernetes(t.base) &&
-      spec.platform_grace != PlatformGrace::kSearched) {
+  if (spec.pre_stops.empty() && own.kind == PreStop::Kind::kQuietThenWait &&
+      t.base.platform.kubernetes() && spec.platform_grace != PlatformGrace::kSearched) {
     t.knob = TuneKnob::kPreStopTimeout;
   } else if (spec.platform_grace == PlatformGrace::kSearched) {
     t.knob = TuneKnob::kPlatformGrace;
@@ -495,7 +492,7 @@ Tune run_tune(const TuneSpec& spec) {
   // The scenario's own settings against spec §6.3.
   const Duration own_grace = t.base.worker.grace_period;
   const Duration own_platform = t.base.platform.grace_period();
-  if (own.kind == PreStop::Kind::kQuietThenWait && kubernetes(t.base) &&
+  if (own.kind == PreStop::Kind::kQuietThenWait && t.base.platform.kubernetes() &&
       own_platform <= own.timeout) {
     t.warnings.push_back(
         note("platform_grace_short",
@@ -511,7 +508,7 @@ Tune run_tune(const TuneSpec& spec) {
             "the scenario's {} ({}) is at or below its worker grace_period ({}){}: the platform "
             "SIGKILLs the worker before its grace period ends (spec §6.3: the worker's grace must "
             "be less than the platform's)",
-            kubernetes(t.base) ? "terminationGracePeriodSeconds" : "stop_grace_period",
+            t.base.platform.kubernetes() ? "terminationGracePeriodSeconds" : "stop_grace_period",
             format_duration(own_platform), format_duration(own_grace),
             pre_stop_time(own)
                 ? fmt::format(" plus preStop ({})", format_duration(pre_stop_time(own)))

@@ -18,10 +18,6 @@ namespace {
 
 using nlohmann::json;
 
-bool kubernetes(const Scenario& s) { return s.platform.kind == PlatformConfig::Kind::kKubernetes; }
-
-double seconds_of(Duration d) { return to_seconds(d); }
-
 std::string pre_stop_text(const PreStop& p) {
   switch (p.kind) {
     case PreStop::Kind::kNone:
@@ -131,10 +127,10 @@ std::string tune_text(const Tune& t) {
     }
     PreStop p = s.pre_stop;
     if (timeout) p.timeout = r->pre_stop_timeout;
-    out += fmt::format("{} {}: {}",
-                       t.platform_grace == PlatformGrace::kSearched ? "recommended" : "paired",
-                       kubernetes(t.base) ? "terminationGracePeriodSeconds" : "stop_grace_period",
-                       format_duration(r->platform_grace));
+    out += fmt::format(
+        "{} {}: {}", t.platform_grace == PlatformGrace::kSearched ? "recommended" : "paired",
+        t.base.platform.kubernetes() ? "terminationGracePeriodSeconds" : "stop_grace_period",
+        format_duration(r->platform_grace));
     switch (t.platform_grace) {
       case PlatformGrace::kPaired:
         out += fmt::format(
@@ -149,7 +145,7 @@ std::string tune_text(const Tune& t) {
         break;
     }
     out += '\n';
-    if (kubernetes(t.base)) out += fmt::format("preStop: {}\n", pre_stop_text(p));
+    if (t.base.platform.kubernetes()) out += fmt::format("preStop: {}\n", pre_stop_text(p));
   }
   // The runs' own warnings first: an overloaded fleet skews every figure below.
   for (const WarningTally& w : t.run_warnings) {
@@ -247,9 +243,9 @@ json tune_json(const Tune& t) {
     for (const auto& [key, v] : s.metrics) metrics[key] = interval_json(v);
     return json{{"grace_period", format_duration(s.grace)},
                 {"grace_period_s", grace_seconds(s.grace)},
-                {"termination_grace_period_s", seconds_of(s.platform_grace)},
+                {"termination_grace_period_s", to_seconds(s.platform_grace)},
                 {"pre_stop_timeout_s", t.knob == TuneKnob::kPreStopTimeout
-                                           ? json(seconds_of(s.pre_stop_timeout))
+                                           ? json(to_seconds(s.pre_stop_timeout))
                                            : json(nullptr)},
                 {"seeds_run", s.runs.size()},
                 {"meets_targets", s.meets()},
@@ -269,7 +265,7 @@ json tune_json(const Tune& t) {
     for (const TuneSetting& e : s.evaluated) settings.push_back(setting_json(e));
     searches.push_back(
         {{"pre_stop", pre_stop_json(s.pre_stop)},
-         {"pre_stop_s", seconds_of(pre_stop_time(s.pre_stop))},
+         {"pre_stop_s", to_seconds(pre_stop_time(s.pre_stop))},
          {"recommended_grace_period_s",
           s.recommended ? grace_seconds(s.evaluated[*s.recommended].grace) : json(nullptr)},
          {"settings", settings}});
@@ -281,12 +277,12 @@ json tune_json(const Tune& t) {
     json metrics = setting_json(*r)["metrics"];
     recommended = {{"grace_period", format_grace(r->grace)},
                    {"grace_period_s", grace_seconds(r->grace)},
-                   {"termination_grace_period_s", seconds_of(r->platform_grace)},
+                   {"termination_grace_period_s", to_seconds(r->platform_grace)},
                    {"platform_grace", t.platform_grace == PlatformGrace::kPaired     ? "paired"
                                       : t.platform_grace == PlatformGrace::kSearched ? "searched"
                                                                                      : "scenario"},
                    {"pre_stop", pre_stop_json(p)},
-                   {"pre_stop_s", seconds_of(pre_stop_time(p))},
+                   {"pre_stop_s", to_seconds(pre_stop_time(p))},
                    {"metrics", metrics}};
   }
   const TuneTargets& tg = t.targets;
@@ -300,14 +296,14 @@ json tune_json(const Tune& t) {
            {{"max_job_loss", tg.max_job_loss ? json(*tg.max_job_loss) : json(nullptr)},
             {"max_interrupted", tg.max_interrupted ? json(*tg.max_interrupted) : json(nullptr)},
             {"max_deploy_duration_s",
-             tg.max_deploy_duration ? json(seconds_of(*tg.max_deploy_duration)) : json(nullptr)}}},
+             tg.max_deploy_duration ? json(to_seconds(*tg.max_deploy_duration)) : json(nullptr)}}},
           {"recommended", recommended},
           {"spec_rule",
-           {{"max_job_duration_s", seconds_of(t.rule.max_job_duration)},
+           {{"max_job_duration_s", to_seconds(t.rule.max_job_duration)},
             {"max_job_duration_basis", t.rule.basis},
-            {"heartbeat_interval_s", seconds_of(t.rule.heartbeat_interval)},
-            {"safety_margin_s", seconds_of(t.rule.safety_margin)},
-            {"grace_period_s", seconds_of(t.rule.grace())}}},
+            {"heartbeat_interval_s", to_seconds(t.rule.heartbeat_interval)},
+            {"safety_margin_s", to_seconds(t.rule.safety_margin)},
+            {"grace_period_s", to_seconds(t.rule.grace())}}},
           {"searched", t.knob == TuneKnob::kPreStopTimeout  ? "pre_stop.timeout"
                        : t.knob == TuneKnob::kPlatformGrace ? "platform_grace"
                                                             : "grace_period"},

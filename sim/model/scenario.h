@@ -202,6 +202,7 @@ enum class Pid1 : std::uint8_t {
 struct PlatformConfig {
   enum class Kind { kKubernetes, kDocker };
   Kind kind = Kind::kKubernetes;
+  bool kubernetes() const { return kind == Kind::kKubernetes; }
   int replicas = 1;
   int nodes = 1;
   Duration termination_grace_period = 30 * kSecond;  // kubernetes

@@ -22,7 +22,8 @@ namespace http = beast::http;
 using tcp = asio::ip::tcp;
 using boost::system::error_code;
 
-namespace {
+// Named, not anonymous: HttpClient::State derives from it (a unity build includes this file).
+namespace http_client_impl {
 
 using Strand = asio::strand<asio::io_context::executor_type>;
 using Request = http::request<http::string_body>;
@@ -291,9 +292,9 @@ void Client::finish(Call& call, error_code ec, int status, std::string body) {
   }
 }
 
-}  // namespace
+}  // namespace http_client_impl
 
-struct HttpClient::State : Client {
+struct HttpClient::State : http_client_impl::Client {
   using Client::Client;
 };
 

@@ -25,7 +25,8 @@ namespace http = beast::http;
 using tcp = asio::ip::tcp;
 using boost::system::error_code;
 
-namespace {
+// Named, not anonymous: HttpServer::State derives from it (a unity build includes this file).
+namespace http_server_impl {
 
 constexpr std::uint64_t kMaxBodyBytes = 1024 * 1024;
 
@@ -230,9 +231,9 @@ void Session::shut() {
   stream_.close();
 }
 
-}  // namespace
+}  // namespace http_server_impl
 
-struct HttpServer::State : Listener {
+struct HttpServer::State : http_server_impl::Listener {
   using Listener::Listener;
 };
 
