@@ -17,6 +17,7 @@
 #include "io/results.h"
 #include "io/scenario_reader.h"
 #include "io/trace_export.h"
+#include "model/config_warnings.h"
 #include "model/load.h"
 
 namespace drainsim::cli {
@@ -57,6 +58,7 @@ int validate(const ValidateArgs& args) {
         continue;
       }
       fmt::print("{}: ok ({}, {} events)\n", f, s.name, s.events.size());
+      for (const Warning& w : config_warnings(s)) fmt::print("{}: warning: {}\n", f, w.message);
       if (const auto w = overload_warning(s)) fmt::print("{}: warning: {}\n", f, w->message);
     } catch (const ScenarioError& e) {
       fmt::print(stderr, "error: {}\n", e.what());

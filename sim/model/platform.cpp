@@ -6,10 +6,6 @@
 
 namespace drainsim {
 
-namespace {
-constexpr Duration kPreStopExtension = 2 * kSecond;  // kubelet's one-off grace extension
-}
-
 Platform::Platform(Runtime& runtime, const Scenario& scenario, Backend& backend, Recorder& recorder,
                    ProcessFactory processes)
     : rt_(runtime),

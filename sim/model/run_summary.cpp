@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "model/config_warnings.h"
+
 namespace drainsim {
 
 namespace {
@@ -99,7 +101,9 @@ RunSummary summarize(const Scenario& scenario, const Recorder& recorder, const P
   s.ended_early = ended_early;
   s.attempts_in_flight_at_end = recorder.in_flight();
   s.interrupted = std::move(interrupted);
-  s.warnings = recorder.warnings();
+  s.warnings = config_warnings(scenario);
+  const std::vector<Warning>& during = recorder.warnings();
+  s.warnings.insert(s.warnings.end(), during.begin(), during.end());
   if (auto w = overload_warning(scenario, recorder.queue().max())) {
     s.warnings.push_back(std::move(*w));
   } else if (auto g = queue_growth_warning(scenario, recorder.queue(), ended_at)) {

@@ -190,6 +190,10 @@ constexpr std::array<std::string_view, 4> names(PreStop::Kind) {
 // How long a preStop may hold TERM back: its sleep, or quiet_then_wait's timeout.
 Duration pre_stop_time(const PreStop& p);
 
+// A preStop still running at the grace's end: kubelet sends TERM and waits this much longer
+// before SIGKILL (a one-off extension).
+inline constexpr Duration kPreStopExtension = 2 * kSecond;
+
 // What runs as PID 1 of the worker's container. The kernel applies no default action to a
 // signal PID 1 has no handler for: a worker that is PID 1 and does not handle TERM runs on
 // until SIGKILL (docs/semantics.md, "Signals").

@@ -605,7 +605,9 @@ TEST(Audit, DroppedAckedJobFailsTheAuditNamingIt) {
   EXPECT_EQ(r.results["summary"]["audit"]["ok"], false);
 }
 
-// Warnings (docs/semantics.md, "Warnings"): one pod of concurrency 1 unless stated.
+// Warnings (docs/semantics.md, "Warnings"): one pod of concurrency 1 unless stated, whose
+// worker grace is 25 s where a test counts the warnings (OJS's default 30 s would meet the
+// platform's default 30 s: worker_grace_outlasts_platform).
 const json& warning(const RunOutput& r, const std::string& code) {
   for (const json& w : r.results["warnings"]) {
     if (w["code"] == code) return w;
@@ -620,7 +622,7 @@ TEST(Warnings, OverloadWhenArrivalsOfferMoreWorkThanTheSlots) {
   const RunOutput r = run_json(R"({"name": "over", "duration": "20s", "settle": "1m",
     "workload": {"arrival": {"kind": "constant", "rate_per_s": 1},
                  "job_duration": {"kind": "constant", "value": "2s"}},
-    "worker": {"concurrency": 1}, "platform": {"replicas": 1}})",
+    "worker": {"concurrency": 1, "grace_period": "25s"}, "platform": {"replicas": 1}})",
                                false);
   const json& w = warning(r, "overload");
   ASSERT_TRUE(w.is_object()) << r.results["warnings"].dump();
@@ -633,11 +635,40 @@ TEST(Warnings, OverloadWhenArrivalsOfferMoreWorkThanTheSlots) {
   EXPECT_EQ(summary(r)["jobs_completed"], 20);
 }
 
+TEST(Warnings, AWorkerGraceThePlatformCutsShortIsAConfigurationMistakeWithItsFix) {
+  // Sidekiq (-t as worker.grace_period) under Kubernetes' 30 s grace; one 50 s job from
+  // 1 s; the pod is deleted at 10 s. With -t 40 Sidekiq would requeue the job at 49.5 s
+  // (0.5 s before its deadline at 50 s), but the SIGKILL at 40 s comes first and the job
+  // is lost with the process (BasicFetch). With -t 25 it is requeued at 34.5 s, runs
+  // again on the replacement pod, and nothing is lost; no warning then.
+  auto with_grace = [](const char* grace) {
+    return run_json(std::string(R"({"name": "grace", "duration": "5s", "settle": "5m",
+      "workload": {"arrival": {"kind": "list", "at": ["1s"]},
+                   "job_duration": {"kind": "constant", "value": "50s"}},
+      "worker": {"profile": "sidekiq", "concurrency": 1, "grace_period": ")") +
+                        grace + R"(", "startup": {"kind": "constant", "value": "0s"}},
+      "platform": {"replicas": 1, "pod_start_delay": "0s", "termination_grace_period": "30s"},
+      "events": [{"at": "10s", "kind": "delete_pod", "pod": "pod-0"}]})",
+                    false);
+  };
+  const RunOutput r = with_grace("40s");
+  const json& w = warning(r, "worker_grace_outlasts_platform");
+  ASSERT_TRUE(w.is_object()) << r.results["warnings"].dump();
+  EXPECT_EQ(w["figures"]["worker_grace_s"], 40.0);
+  EXPECT_EQ(w["figures"]["left_after_pre_stop_s"], 30.0);
+  EXPECT_EQ(r.results["warnings"].size(), 1u) << r.results["warnings"].dump();
+  EXPECT_EQ(summary(r)["job_loss"], 1);
+  const RunOutput fine = with_grace("25s");
+  EXPECT_TRUE(fine.results["warnings"].empty()) << fine.results["warnings"].dump();
+  EXPECT_EQ(summary(fine)["job_loss"], 0);
+  EXPECT_EQ(summary(fine)["jobs_completed"], 1);
+}
+
 TEST(Warnings, NoneWhenTheFleetKeepsUp) {
   const RunOutput r = run_json(R"({"name": "fine", "duration": "20s", "settle": "1m",
     "workload": {"arrival": {"kind": "constant", "rate_per_s": 1},
                  "job_duration": {"kind": "constant", "value": "500ms"}},
-    "worker": {"concurrency": 1}, "platform": {"replicas": 1}})",
+    "worker": {"concurrency": 1, "grace_period": "25s"}, "platform": {"replicas": 1}})",
                                false);
   EXPECT_TRUE(r.results["warnings"].empty()) << r.results["warnings"].dump();
 }
