@@ -506,6 +506,33 @@ TEST_F(TuneTest, CommandLine) {
   EXPECT_EQ(r.code, 1) << r.err;
   EXPECT_EQ(r.out.substr(0, r.out.find('\n')), "recommended grace_period: none");
 
+  // One target given alone keeps the defaults: no job lost and none interrupted, so the
+  // answer is still 29 s, not the 0 s a 10 m rollout alone would allow (issue 38).
+  r = drainsim("tune const40.json --max-deploy-duration 10m --seeds 2");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out.substr(0, r.out.find('\n')), "recommended grace_period: 29s");
+  EXPECT_NE(r.out.find("targets: job_loss <= 0, interrupted <= 0%, deploy <= 10m"),
+            std::string::npos)
+      << r.out;
+  // "none" removes one; with both gone and nothing else, no target is left.
+  r = drainsim(
+      "tune const40.json --max-job-loss none --max-deploy-duration 10m --seeds 2 "
+      "--format json");
+  EXPECT_EQ(r.code, 0) << r.err;
+  const json k = json::parse(r.out);
+  EXPECT_EQ(k["targets"]["max_job_loss"], nullptr);
+  EXPECT_EQ(k["targets"]["max_interrupted"], 0);
+  r = drainsim("tune const40.json --max-job-loss none --max-interrupted none --seeds 1");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("error: no target left"), std::string::npos) << r.err;
+  // A bare share reads two ways: refused, both readings named.
+  r = drainsim("tune const40.json --max-interrupted 0.1 --seeds 1");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--max-interrupted 0.1: a bare number reads two ways (0.1 as a fraction "
+                       "is 10%, as a percentage 0.1%)"),
+            std::string::npos)
+      << r.err;
+
   for (const char* bad :
        {"--max-interrupted 2", "--max-interrupted lots", "--max-job-loss -1",
         "--max-deploy-duration soon", "--grace-range 5s..1s/5s", "--grace-range 1..10/1",

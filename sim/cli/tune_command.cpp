@@ -48,20 +48,36 @@ int tune(const TuneArgs& args) {
   spec.first_seed = args.seed;
   spec.threads = args.threads;
   spec.platform_grace = args.platform_grace;
-  if (!args.max_job_loss.empty()) {
+  // No job lost and none interrupted unless the user sets those targets otherwise, or
+  // removes one with "none": another target given alone does not drop them.
+  spec.targets.max_job_loss = 0;
+  spec.targets.max_interrupted = 0;
+  if (args.max_job_loss == "none") {
+    spec.targets.max_job_loss.reset();
+  } else if (!args.max_job_loss.empty()) {
     const std::optional<double> v = parse_number<double>(args.max_job_loss);
     if (!v || *v < 0) {
-      return bad(
-          fmt::format("--max-job-loss {}: expected a number of jobs >= 0", args.max_job_loss));
+      return bad(fmt::format("--max-job-loss {}: expected a number of jobs >= 0, or none",
+                             args.max_job_loss));
     }
     spec.targets.max_job_loss = *v;
   }
-  if (!args.max_interrupted.empty()) {
+  if (args.max_interrupted == "none") {
+    spec.targets.max_interrupted.reset();
+  } else if (!args.max_interrupted.empty()) {
+    // A bare number other than 0 reads two ways (0.1: 10 % or 0.1 %): it must say which.
+    const std::optional<double> bare = parse_number<double>(args.max_interrupted);
+    if (bare && *bare != 0) {
+      return bad(fmt::format(
+          "--max-interrupted {0}: a bare number reads two ways ({0} as a fraction is {1}%, as a "
+          "percentage {0}%): write the percentage with its sign, e.g. {1}% or {0}%",
+          args.max_interrupted, fmt::format("{:g}", *bare * 100)));
+    }
     spec.targets.max_interrupted = parse_fraction(args.max_interrupted);
     if (!spec.targets.max_interrupted) {
-      return bad(
-          fmt::format("--max-interrupted {}: expected a fraction in [0, 1] or a percentage (0.1%)",
-                      args.max_interrupted));
+      return bad(fmt::format(
+          "--max-interrupted {}: expected a percentage in [0%, 100%] (e.g. 0.1%), 0, or none",
+          args.max_interrupted));
     }
   }
   if (!args.max_deploy_duration.empty()) {
@@ -72,8 +88,9 @@ int tune(const TuneArgs& args) {
     }
   }
   if (!spec.targets.any()) {
-    spec.targets.max_job_loss = 0;
-    spec.targets.max_interrupted = 0;
+    return bad(
+        "no target left: --max-job-loss none and --max-interrupted none remove the "
+        "defaults, so give --max-deploy-duration or keep one of them");
   }
   const bool search_platform = spec.platform_grace == PlatformGrace::kSearched;
   const std::string& grid = search_platform ? args.platform_range : args.grace_range;
@@ -149,10 +166,10 @@ int tune(const TuneArgs& args) {
 void declare_tune(CLI::App* cmd, TuneArgs& args) {
   add_scenario_argument(cmd, args.scenario);
   cmd->add_option("--max-job-loss", args.max_job_loss,
-                  "Target: mean jobs lost per run (default 0 when no target is given)");
+                  "Target: mean jobs lost per run (default 0; none: no such target)");
   cmd->add_option("--max-interrupted", args.max_interrupted,
-                  "Target: mean interrupted fraction, e.g. 0.1% or 0.001 (default 0 when "
-                  "no target is given)");
+                  "Target: mean share of jobs interrupted, a percentage such as 0.1% (default "
+                  "0; none: no such target)");
   cmd->add_option("--max-deploy-duration", args.max_deploy_duration,
                   "Target: mean longest rollout per run, e.g. 10m");
   cmd->add_option("--grace-range", args.grace_range,
