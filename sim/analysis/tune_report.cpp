@@ -18,20 +18,6 @@ namespace {
 
 using nlohmann::json;
 
-std::string pre_stop_text(const PreStop& p) {
-  switch (p.kind) {
-    case PreStop::Kind::kNone:
-      return "none";
-    case PreStop::Kind::kSleep:
-    case PreStop::Kind::kQuietThenSleep:
-      return fmt::format("{} {}", pre_stop_json(p)["kind"].get<std::string>(),
-                         format_duration(p.duration));
-    case PreStop::Kind::kQuietThenWait:
-      return fmt::format("quiet_then_wait (timeout {})", format_duration(p.timeout));
-  }
-  return "?";
-}
-
 json grace_seconds(Duration d) { return d == kNever ? json(kForever) : json(to_seconds(d)); }
 
 std::string targets_text(const TuneTargets& t) {

@@ -567,7 +567,7 @@ TEST_F(TuneTest, TheShippedOverloadedSidekiqDeployIsSaidToBeOverloaded) {
   EXPECT_EQ(r.code, 0) << r.err;
   // Its one warning is the file's preStop, 2 m against a 30 s grace (the fleet keeps up).
   EXPECT_EQ(r.out.find("warning: "),
-            r.out.find("warning: the preStop (quiet_then_wait, timeout 2m)"))
+            r.out.find("warning: the preStop quiet_then_wait (timeout 2m)"))
       << r.out;
   EXPECT_EQ(r.out.find("warning: ", r.out.find("warning: ") + 1), std::string::npos) << r.out;
   r = drainsim("compare " + file + slow + " --profiles sidekiq,sidekiq-pro --seeds 2");

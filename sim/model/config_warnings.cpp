@@ -4,25 +4,6 @@
 
 namespace drainsim {
 
-namespace {
-
-// The preStop in words: "sleep 20s", "quiet_then_wait, timeout 2m".
-std::string pre_stop_words(const PreStop& p) {
-  switch (p.kind) {
-    case PreStop::Kind::kNone:
-      return "none";
-    case PreStop::Kind::kSleep:
-    case PreStop::Kind::kQuietThenSleep:
-      return fmt::format("{} {}", names(p.kind)[static_cast<std::size_t>(p.kind)],
-                         format_duration(p.duration));
-    case PreStop::Kind::kQuietThenWait:
-      return fmt::format("quiet_then_wait, timeout {}", format_duration(p.timeout));
-  }
-  return "none";
-}
-
-}  // namespace
-
 std::vector<Warning> config_warnings(const Scenario& s) {
   std::vector<Warning> out;
   const PlatformConfig& p = s.platform;
@@ -35,10 +16,10 @@ std::vector<Warning> config_warnings(const Scenario& s) {
     Warning& w = out.emplace_back();
     w.code = "pre_stop_outlasts_platform";
     w.message = fmt::format(
-        "the preStop ({}) may hold TERM back for all of {} {}: kubelet then sends TERM with "
+        "the preStop {} may hold TERM back for all of {} {}: kubelet then sends TERM with "
         "{} left before SIGKILL, so the worker drains for {} at most; make the preStop "
         "shorter than {} or raise {} above {}",
-        pre_stop_words(p.pre_stop), grace_field, format_duration(grace),
+        pre_stop_text(p.pre_stop), grace_field, format_duration(grace),
         format_duration(kPreStopExtension), format_duration(kPreStopExtension),
         format_duration(grace), grace_field, format_duration(pre_stop));
     w.figures = {{"pre_stop_s", to_seconds(pre_stop)}, {"platform_grace_s", to_seconds(grace)}};
@@ -54,7 +35,7 @@ std::vector<Warning> config_warnings(const Scenario& s) {
   w.code = "worker_grace_outlasts_platform";
   const std::string after = pre_stop > 0
                                 ? fmt::format("{} {} − preStop {}", grace_field,
-                                              format_duration(grace), pre_stop_words(p.pre_stop))
+                                              format_duration(grace), pre_stop_text(p.pre_stop))
                                 : fmt::format("{} {}", grace_field, format_duration(grace));
   const std::string when =
       worker > left ? "the SIGKILL comes before the worker's own deadline, so the jobs still "

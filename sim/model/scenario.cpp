@@ -3,6 +3,8 @@
 #include <cmath>
 #include <cstdint>
 
+#include <fmt/format.h>
+
 namespace drainsim {
 
 Duration pre_stop_time(const PreStop& p) {
@@ -16,6 +18,20 @@ Duration pre_stop_time(const PreStop& p) {
       return p.timeout;
   }
   return 0;
+}
+
+std::string pre_stop_text(const PreStop& p) {
+  switch (p.kind) {
+    case PreStop::Kind::kNone:
+      return "none";
+    case PreStop::Kind::kSleep:
+    case PreStop::Kind::kQuietThenSleep:
+      return fmt::format("{} {}", names(p.kind)[static_cast<std::size_t>(p.kind)],
+                         format_duration(p.duration));
+    case PreStop::Kind::kQuietThenWait:
+      return fmt::format("quiet_then_wait (timeout {})", format_duration(p.timeout));
+  }
+  return "none";
 }
 
 int Amount::resolve(int replicas, bool round_up) const {

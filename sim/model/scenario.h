@@ -189,6 +189,8 @@ constexpr std::array<std::string_view, 4> names(PreStop::Kind) {
 
 // How long a preStop may hold TERM back: its sleep, or quiet_then_wait's timeout.
 Duration pre_stop_time(const PreStop& p);
+// The preStop in words: "none", "sleep 20s", "quiet_then_wait (timeout 2m)".
+std::string pre_stop_text(const PreStop& p);
 
 // A preStop still running at the grace's end: kubelet sends TERM and waits this much longer
 // before SIGKILL (a one-off extension).
