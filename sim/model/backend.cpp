@@ -6,10 +6,6 @@
 
 namespace drainsim {
 
-namespace {
-constexpr std::uint32_t kNil = UINT32_MAX;
-}
-
 Backend::Backend(Runtime& runtime, const BackendConfig& config, BackendMechanisms mechanisms,
                  Recorder& recorder, BackendFaults faults)
     : rt_(runtime),
@@ -74,29 +70,13 @@ WorkerId Backend::register_worker(std::span<const int> queues, WorkerListener* l
   const WorkerId id = static_cast<WorkerId>(workers_.size());
   const auto queues_at = static_cast<std::uint32_t>(worker_queues_.size());
   worker_queues_.insert(worker_queues_.end(), queues.begin(), queues.end());
-  workers_.push_back(Worker{queues_at,
-                            static_cast<std::uint32_t>(queues.size()),
-                            listener,
-                            rt_.now(),
-                            TimerId{},
-                            TimerId{},
-                            TimerId{},
-                            0,
-                            kNil,
-                            0,
-                            Directive::kRunning,
-                            Directive::kRunning,
-                            WorkerStatus::kAlive,
-                            false,
-                            -1,
-                            {},
-                            {},
-                            false,
-                            0,
-                            0});
+  Worker& w = workers_.emplace_back();
+  w.queues_at = queues_at;
+  w.queue_count = static_cast<std::uint32_t>(queues.size());
+  w.listener = listener;
+  w.last_heartbeat = rt_.now();
   arm_deadline(id);
   if (mechanisms_.poll_per_process > 0) {
-    Worker& w = workers_[id];
     w.poll = rt_.schedule(
         rt_.now() + mechanisms_.poll_initial_wait +
             static_cast<Duration>(rt_.rng(Stream::kBackend).uniform() *

@@ -153,6 +153,7 @@ class Backend final : public TimerTarget, public BackendView {
   void on_timer(std::uint32_t tag, std::uint64_t arg) override;
 
  private:
+  static constexpr std::uint32_t kNil = UINT32_MAX;  // no job: the end of an active list
   enum Tag : std::uint32_t {
     kLeaseExpiry,
     kWorkerDeadline,
@@ -195,27 +196,28 @@ class Backend final : public TimerTarget, public BackendView {
     std::uint64_t ticket;
     std::uint32_t handle;
   };
+  // A registered worker; the defaults are its state at registration.
   struct Worker {
-    std::uint32_t queues_at;  // its queues: worker_queues_[queues_at, + queue_count)
-    std::uint32_t queue_count;
-    WorkerListener* listener;
-    Time last_heartbeat;
+    std::uint32_t queues_at = 0;  // its queues: worker_queues_[queues_at, + queue_count)
+    std::uint32_t queue_count = 0;
+    WorkerListener* listener = nullptr;
+    Time last_heartbeat = 0;
     TimerId deadline;
-    TimerId check;          // LeaseExpiry::checked_by_workers: its next try
-    TimerId poll;           // poll_per_process: its poller's next look at the scheduled set
-    Duration poll_average;  // its poller's A, fixed at its first poll; 0: not yet
-    std::uint32_t active_head;
-    std::uint64_t listed;  // bit i: has a place in the wait list of queues[i]
-    Directive directive;
-    Directive reported;
-    WorkerStatus status;
-    bool waiting;
-    Time teardown_until;        // -1 while its process lives; then its long-poll lingers until
+    TimerId check;              // LeaseExpiry::checked_by_workers: its next try
+    TimerId poll;               // poll_per_process: its poller's next look at the scheduled set
+    Duration poll_average = 0;  // its poller's A, fixed at its first poll; 0: not yet
+    std::uint32_t active_head = kNil;
+    std::uint64_t listed = 0;  // bit i: has a place in the wait list of queues[i]
+    Directive directive = Directive::kRunning;
+    Directive reported = Directive::kRunning;
+    WorkerStatus status = WorkerStatus::kAlive;
+    bool waiting = false;
+    Time teardown_until = -1;   // -1 while its process lives; then its long-poll lingers until
     std::vector<Lease> handed;  // while it waited, not yet fetched
     std::vector<Time> late;     // cancel_wait's late fetches not yet returned or used
-    bool late_handed;           // a late fetch was handed a job since cancel_wait
-    Time wait_since;            // its wait began (wait_for_jobs)
-    Duration reissue;           // wait_for_jobs's: its blocking fetch is sent again this often
+    bool late_handed = false;   // a late fetch was handed a job since cancel_wait
+    Time wait_since = 0;        // its wait began (wait_for_jobs)
+    Duration reissue = 0;       // wait_for_jobs's: its blocking fetch is sent again this often
   };
   struct Waiter {
     WorkerId worker;
@@ -334,7 +336,8 @@ class Backend final : public TimerTarget, public BackendView {
   // Lists the worker's places in its queues' wait lists (those it does not hold yet).
   void list_places(WorkerId worker);
   // Under kLongestWaiting, when the waiter's claim to the next job began: when its current
-  // blocking fetch was sent (Worker::reissue), else when it took its place.
+  // blocking fetch was sent (Worker::reissue; a stopped worker's late fetch is the one it
+  // sent last), else when it took its place.
   Time waiting_rank(const Waiter& x) const;
   bool takes_jobs(const Worker& w) const {
     return w.status == WorkerStatus::kAlive && w.directive == Directive::kRunning &&

@@ -37,13 +37,8 @@ Time Backend::waiting_rank(const Waiter& x) const {
   const Worker& w = workers_[x.worker];
   const Duration t = w.reissue;
   if (t <= 0) return x.listed_at;
-  const Time now = rt_.now();
-  if (!takes_jobs(w) && w.teardown_until < 0) {
-    // Stopped fetching: the late fetch still blocked was sent a timeout before it returns.
-    const auto blocked = std::upper_bound(w.late.begin(), w.late.end(), now);
-    if (blocked != w.late.end()) return *blocked - t;
-  }
-  return w.wait_since + (now - w.wait_since) / t * t;
+  // A worker that stopped fetching sends no more: its late fetch is the last one it sent.
+  return w.wait_since + (rt_.now() - w.wait_since) / t * t;
 }
 
 bool Backend::has_jobs_for(WorkerId worker) const {
