@@ -237,6 +237,27 @@ def check_semantics(raw: bytes, doc):
            f"interrupted_fraction {s['interrupted_fraction']} != interrupted_jobs / jobs_enqueued "
            f"= {fraction}")
 
+    # Loss by cause (3.3): each figure's rows add up to its total, and the classes to the
+    # rows.
+    expect("by_cause" in s, "summary.by_cause missing (written since 3.3)")
+    rows = s["by_cause"]
+    expect(rows and rows[-1]["cause"] == "none", "summary.by_cause does not end with \"none\"")
+    for figure, total in (("interrupted", "interrupted_jobs"), ("lost", "jobs_lost"),
+                          ("discarded_by_shutdown", "jobs_discarded_by_shutdown"),
+                          ("job_loss", "job_loss"),
+                          ("duplicate_executions", "duplicate_executions"),
+                          ("shutdown_retries", "shutdown_retries")):
+        added = sum(r[figure] for r in rows)
+        expect(added == s[total],
+               f"summary.by_cause[].{figure} add up to {added}, not {total} {s[total]}")
+    for r in rows:
+        expect(r["job_loss"] == r["lost"] + r["discarded_by_shutdown"],
+               f"by_cause {r['cause']}: job_loss {r['job_loss']} != lost + discarded_by_shutdown")
+    for group, figure in (("job_loss_by_cause", "job_loss"), ("interrupted_by_cause", "interrupted")):
+        for cls, value in s[group].items():
+            added = sum(r[figure] for r in rows if r["class"] == cls)
+            expect(value == added, f"summary.{group}.{cls} {value} != the {cls} rows' {added}")
+
     # The summary against pods[].
     for i, pod in enumerate(doc["pods"]):
         expect(pod["id"] == f"pod-{i}", f"pods[{i}].id is {pod['id']!r}, expected 'pod-{i}'")

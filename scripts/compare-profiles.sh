@@ -17,8 +17,10 @@ cell is the mean over seeds 1–5 with the half-width of its Student-t 95 % inte
 in [profiles.md](profiles.md); the metrics are defined in
 [../results/README.md](../results/README.md).
 
-The scenarios use their own worker settings (concurrency, grace period where they set
-one); everything they leave out is each profile's default.
+The scenarios use their own worker settings (concurrency, startup, options), except the
+grace period: each profile runs with its own default grace (the `grace` column), since a
+scenario's grace is one system's setting; everything else they leave out is each profile's
+default. The platform grace is the scenario's, the same for every profile.
 HEADER
 for scenario in scenarios/*.json; do
   name=$(basename "$scenario" .json)

@@ -28,7 +28,8 @@ fi
 ln -s "$(cd "$(dirname "$ref")" && pwd)/$(basename "$ref")" "$tmp/bench-reference.json"
 cd "$tmp"  # the windows name the files as given: short names, not temporary paths
 
-# shot NAME SIZE VIEWER-ARGS...: a window of SIZE filling a screen of SIZE, grabbed once drawn.
+# shot NAME SIZE VIEWER-ARGS...: a window of SIZE on a screen of SIZE, grabbed once drawn: the
+# view alone (--screenshot leaves out the menu, toolbar, tabs, status bar and choosers).
 shot() {
   local name=$1 size=$2
   shift 2
@@ -38,5 +39,5 @@ shot() {
 shot viewer-timeline 1600x900 --view timeline --around deploy rolling-restart.json
 shot viewer-series 1600x900 --view series rolling-restart.json
 shot viewer-summary 1600x900 --view summary rolling-restart.json rolling-restart-seed2.json
-# Tall enough for all 100 replica rows at the window's 14 px a row (a smaller one scrolls).
+# Tall enough for all 100 replica rows at 14 px a row (a smaller picture squeezes them).
 shot viewer-reference-hour 1600x1700 --view timeline bench-reference.json

@@ -7,6 +7,11 @@
 // nothing to show, a bad --rows or time window, no display for a window), 1 the picture
 // could not be written.
 // --help and --version need no display: the command line is read before any GUI exists.
+// Qt's own debug and warning chatter (a missing XDG_RUNTIME_DIR, the offscreen platform's
+// "does not support propagateSizeHints()") is not printed, so a picture's stderr is empty
+// unless something went wrong; QT_LOGGING_RULES or DRAINSIM_VIEWER_QT_LOG=1 bring it back.
+//   --screenshot OUT.png: the window, shown, as a picture of --size (hidden from --help; for
+//   scripts/screenshots.sh under Xvfb).
 #include <cstdio>
 #include <cstdlib>
 #include <string_view>
@@ -15,7 +20,6 @@
 #include <QCommandLineParser>
 #include <QCoreApplication>
 #include <QRegularExpression>
-#include <QScreen>
 #include <QTimer>
 
 #include <fmt/format.h>
@@ -40,6 +44,13 @@ int fail(const QString& message) {
 bool env_set(const char* name) {
   const char* v = std::getenv(name);
   return v != nullptr && *v != '\0';
+}
+
+// Qt's messages: critical and fatal ones printed as Qt would, the rest dropped.
+void quiet_qt(QtMsgType type, const QMessageLogContext&, const QString& message) {
+  if (type == QtCriticalMsg || type == QtFatalMsg) {
+    std::fprintf(stderr, "drainsim-viewer: %s\n", qPrintable(message));
+  }
 }
 
 // True when Qt can open a window: a display (X11 or Wayland), a platform chosen by
@@ -68,6 +79,9 @@ std::string shown(ViewKind view, QWidget& widget) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (!env_set("QT_LOGGING_RULES") && !env_set("DRAINSIM_VIEWER_QT_LOG")) {
+    qInstallMessageHandler(quiet_qt);
+  }
   QCoreApplication::setApplicationName(QStringLiteral("drainsim-viewer"));
   QCoreApplication::setApplicationVersion(QStringLiteral(DRAINSIM_VERSION));
 
@@ -93,7 +107,7 @@ int main(int argc, char** argv) {
       QStringLiteral("NAME"));
   QCommandLineOption shot_opt(
       QStringLiteral("screenshot"),
-      QStringLiteral("Show the window, grab the screen into this PNG, quit."),
+      QStringLiteral("Show the window as a picture of --size, write it to this PNG, quit."),
       QStringLiteral("OUT.png"));
   shot_opt.setFlags(QCommandLineOption::HiddenFromHelp);
   const QCommandLineOption rows_opt(
@@ -208,6 +222,8 @@ int main(int argc, char** argv) {
   }
 
   MainWindow window;
+  const bool shooting = cli.isSet(shot_opt);
+  if (shooting) window.set_picture(true);
   window.resize(wanted);
   const QStringList errors = window.open_files(cli.positionalArguments(), false);
   for (const QString& e : errors) std::fprintf(stderr, "error: %s\n", qPrintable(e));
@@ -217,9 +233,12 @@ int main(int argc, char** argv) {
   options.window = range.window;
   window.set_view_options(options);
   window.show();
-  if (cli.isSet(shot_opt)) {
+  if (shooting) {
     QTimer::singleShot(1500, &window, [&] {
-      const QPixmap shot = window.screen()->grabWindow(0);
+      // The window itself at --size, whatever the screen's size (a window manager or a
+      // smaller screen may have moved or clipped it on screen).
+      window.resize(wanted);
+      const QImage shot = window.grab().toImage().convertToFormat(QImage::Format_RGB32);
       const bool ok = shot.save(cli.value(shot_opt), "PNG");
       std::printf("%s %s (%dx%d)\n", ok ? "wrote" : "could not write",
                   qPrintable(cli.value(shot_opt)), shot.width(), shot.height());

@@ -30,11 +30,11 @@ _drainsim_options() {
       echo "--help --seed --set --max-memory $run_engine $system --from --seeds --repeats" \
         "--engines --tolerances --case"
       ;;
-    compare) echo "--help --profiles --seeds --seed --format --set --out" ;;
+    compare) echo "--help --profiles --seeds --seed --format --set --keep-grace --out" ;;
     sweep) echo "--help --grid --seeds --seed --threads --set --format --out --csv --shard" ;;
     merge) echo "--help --format --out --csv" ;;
     tune)
-      echo "--help --max-job-loss --max-interrupted --max-deploy-duration --grace-range" \
+      echo "--help --max-job-loss --max-interrupted --max-deploy-duration --causes --grace-range" \
         "--pre-stop --platform-grace --platform-range --timeout-range --margin --safety-margin" \
         "--seeds --seed" \
         "--threads --set --format --out"
@@ -125,6 +125,7 @@ _drainsim() {
     *:--profile) _drainsim_words "$_drainsim_profiles"; return ;;
     *:--profiles) _drainsim_list "all $_drainsim_profiles"; return ;;
     *:--platform-grace) _drainsim_words "paired scenario search"; return ;;
+    *:--causes) _drainsim_words "changeable deploys all"; return ;;
     compare:--format | sweep:--format | merge:--format)
       _drainsim_words "table md json csv"
       return

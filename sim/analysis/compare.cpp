@@ -36,10 +36,10 @@ const std::vector<const Metric*> kMetrics = {
 // The header row and a row per profile, cells as the text formats show them.
 std::vector<std::vector<std::string>> text_rows(const Comparison& c) {
   std::vector<std::vector<std::string>> rows;
-  rows.emplace_back(1, "profile");
+  rows.push_back({"profile", "grace", "preStop"});
   for (const Metric* m : kMetrics) rows.back().emplace_back(m->name);
   for (const ProfileComparison& p : c.profiles) {
-    rows.emplace_back(1, p.profile);
+    rows.push_back({p.profile, format_grace(p.grace), pre_stop_text(p.pre_stop)});
     for (std::size_t i = 0; i < std::size(kMetrics); ++i) {
       rows.back().push_back(metric_cell(*kMetrics[i], p.metrics[i], c.seeds.size()));
     }
@@ -57,6 +57,20 @@ std::vector<std::string> notes(const Comparison& c) {
     }
     throw std::logic_error("compare: no metric " + std::string(name));
   };
+  for (const ProfileComparison& p : c.profiles) {
+    const Interval& loss = at(p, "job_loss");
+    if (loss.n > 0 && loss.mean > 0) {
+      std::vector<std::string> parts;
+      for (std::size_t k = 0; k < kCauseClasses; ++k) {
+        if (p.loss_by_class[k] > 0) {
+          parts.push_back(
+              fmt::format("{} {:.1f}", name_of(static_cast<CauseClass>(k)), p.loss_by_class[k]));
+        }
+      }
+      out.push_back(fmt::format("note: {}'s job_loss per run by cause: {}", p.profile,
+                                fmt::join(parts, ", ")));
+    }
+  }
   for (const ProfileComparison& p : c.profiles) {
     const Interval& loss = at(p, "job_loss");
     const Interval& stuck = at(p, "stuck_at_end");
@@ -109,9 +123,19 @@ std::string overrides_text(const Comparison& c) {
   return s;
 }
 
+// Which grace each profile ran with, and the platform's.
+std::string graces_text(const Comparison& c) {
+  return fmt::format(
+      "platform grace {} for every profile; worker grace: {}", format_duration(c.platform_grace),
+      c.keep_grace ? "the scenario's, kept for every profile (--keep-grace)"
+                   : "each profile's own default unless --set pins it (--keep-grace keeps the "
+                     "scenario's)");
+}
+
 std::string table(const Comparison& c) {
   std::string out = fmt::format("compare: scenario {}{}, {}, virtual engine\n", c.scenario,
                                 overrides_text(c), seeds_text(c));
+  out += graces_text(c) + '\n';
   out += fmt::format(
       "mean ±half-width of the Student-t 95 % interval over the seeds; (n=k): only k runs had "
       "the metric; {}: none did\n\n",
@@ -123,15 +147,15 @@ std::string markdown(const Comparison& c) {
   const auto rows = text_rows(c);
   std::string out = fmt::format(
       "Scenario `{}`{}, {}, virtual engine: mean ±half-width of the Student-t 95 % "
-      "interval over the seeds.\n\n",
-      c.scenario, overrides_text(c), seeds_text(c));
+      "interval over the seeds; {}.\n\n",
+      c.scenario, overrides_text(c), seeds_text(c), graces_text(c));
   for (std::size_t r = 0; r < rows.size(); ++r) {
     out += '|';
     for (const std::string& v : rows[r]) out += fmt::format(" {} |", v);
     out += '\n';
     if (r == 0) {
-      out += "|---|";
-      for (std::size_t i = 1; i < rows[r].size(); ++i) out += "---:|";
+      out += "|---|---|---|";
+      for (std::size_t i = 3; i < rows[r].size(); ++i) out += "---:|";
       out += '\n';
     }
   }
@@ -208,6 +232,14 @@ Comparison compare_profiles(const CompareSpec& spec) {
   options.faults = spec.faults;
   for (const std::string& name : spec.profiles) {
     std::vector<std::string> overrides = {"worker.profile=" + name};
+    const bool pinned =
+        std::any_of(spec.overrides.begin(), spec.overrides.end(), [](const auto& o) {
+          return o.starts_with("worker.grace_period=") || o.starts_with("worker=");
+        });
+    if (!spec.keep_grace && !pinned) {
+      overrides.push_back("worker.grace_period=" +
+                          format_grace(find_profile(name)->worker.grace_period));
+    }
     overrides.insert(overrides.end(), spec.overrides.begin(), spec.overrides.end());
     Scenario s = load_scenario_file(spec.scenario, overrides);
     if (s.worker.profile != name) {
@@ -218,11 +250,15 @@ Comparison compare_profiles(const CompareSpec& spec) {
     }
     if (c.seeds.empty()) {
       c.scenario = s.name;
+      c.platform_grace = s.platform.grace_period();
+      c.keep_grace = spec.keep_grace;
       const std::uint64_t first = spec.first_seed.value_or(s.seed);
       for (std::size_t i = 0; i < spec.seeds; ++i) c.seeds.push_back(first + i);
     }
     ProfileComparison p;
     p.profile = name;
+    p.grace = s.worker.grace_period;
+    p.pre_stop = s.platform.pre_stop;
     std::vector<std::vector<double>> samples(std::size(kMetrics));
     for (const std::uint64_t seed : c.seeds) {
       s.seed = seed;
@@ -230,6 +266,10 @@ Comparison compare_profiles(const CompareSpec& spec) {
       p.runs.push_back(seed_run(seed, out));
       for (std::size_t i = 0; i < std::size(kMetrics); ++i) {
         if (const auto v = kMetrics[i]->value(out.summary)) samples[i].push_back(*v);
+      }
+      for (std::size_t k = 0; k < kCauseClasses; ++k) {
+        p.loss_by_class[k] += static_cast<double>(out.summary.by_class[k].job_loss()) /
+                              static_cast<double>(c.seeds.size());
       }
     }
     for (const std::vector<double>& values : samples) p.metrics.push_back(student_t_95(values));
@@ -252,7 +292,14 @@ json compare_json(const Comparison& c) {
         failures.push_back(audit_failure_json(r));
       }
     }
+    json by_cause = json::object();
+    for (std::size_t k = 0; k < kCauseClasses; ++k) {
+      by_cause[std::string(name_of(static_cast<CauseClass>(k)))] = p.loss_by_class[k];
+    }
     profiles.push_back({{"profile", p.profile},
+                        {"grace_period", format_grace(p.grace)},
+                        {"pre_stop", pre_stop_text(p.pre_stop)},
+                        {"job_loss_by_cause", by_cause},
                         {"metrics", metrics},
                         {"result_hashes", hashes},
                         {"audit_failures", failures},

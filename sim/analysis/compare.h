@@ -20,7 +20,9 @@
 #include "base/names.h"
 #include "base/stats.h"
 #include "model/backend_faults.h"
+#include "model/causes.h"
 #include "model/metrics.h"
+#include "model/scenario.h"
 
 namespace drainsim {
 
@@ -47,19 +49,29 @@ struct CompareSpec {
   std::vector<std::string> profiles;        // REQUIRES: registered names, at least one
   std::size_t seeds = 10;                   // REQUIRES: >= 1
   std::optional<std::uint64_t> first_seed;  // default: the scenario's seed
-  BackendFaults faults;                     // test-only
+  // Keep the scenario's worker.grace_period for every profile; by default each profile
+  // runs with its own default grace (the file's grace is one system's setting), unless
+  // --set pins worker.grace_period.
+  bool keep_grace = false;
+  BackendFaults faults;  // test-only
 };
 
 struct ProfileComparison {
   std::string profile;
+  Duration grace = 0;         // the worker grace it ran with (kNever: none)
+  PreStop pre_stop;           // the preStop it ran with
   std::vector<SeedRun> runs;  // one per seed, in seed order
   // One per compare_metrics(), over the runs where the metric is not null: n counts them,
   // and n == 0 (all fields 0) means null in every run.
   std::vector<Interval> metrics;
+  // The mean job_loss per run by cause class (model/causes.h).
+  std::array<double, kCauseClasses> loss_by_class = {};
 };
 
 struct Comparison {
-  std::string scenario;  // the scenario's name
+  std::string scenario;         // the scenario's name
+  Duration platform_grace = 0;  // the scenario's, the same for every profile
+  bool keep_grace = false;      // CompareSpec::keep_grace
   std::vector<std::string> overrides;
   std::vector<std::uint64_t> seeds;  // first, first + 1, ... (modulo 2^64)
   std::vector<ProfileComparison> profiles;
@@ -68,9 +80,11 @@ struct Comparison {
 };
 
 // Runs spec.scenario once per profile and seed on the virtual engine. Each profile's
-// scenario is loaded with the overrides "worker.profile=<name>" and then spec.overrides,
-// so a field the scenario file or the user sets keeps its value and the profile supplies
-// the defaults of the others; the seed is then set on the loaded scenario. Every run is
+// scenario is loaded with the overrides "worker.profile=<name>", then (unless keep_grace or
+// spec.overrides set it) "worker.grace_period=<the profile's default>", then
+// spec.overrides, so the other fields the scenario file or the user sets keep their
+// values and the profile supplies the defaults of the rest; the seed is then set on the
+// loaded scenario. Every run is
 // done even when an audit fails; the failures are in the runs.
 // Throws ScenarioError when the scenario does not load (the message names the file and
 // the JSON path), or when spec.overrides replace the profile (worker.profile, worker).

@@ -20,6 +20,7 @@
 #include "profiles/profile.h"
 #include "run/run_scenario.h"
 #include "testing/test_cli.h"
+#include "testing/test_scenarios.h"
 
 namespace drainsim {
 namespace {
@@ -73,6 +74,7 @@ class Compare : public drainsim::test::CliTest {};
 TEST_F(Compare, EverySeedAgreesSoTheIntervalIsTheValue) {
   CompareSpec spec;
   spec.scenario = write("three.json", kThreeLongJobs);
+  spec.keep_grace = true;  // the scenario's 2 s, not the profile's default
   spec.profiles = {"ojs"};
   spec.seeds = 4;
   spec.first_seed = 7;
@@ -89,7 +91,7 @@ TEST_F(Compare, EverySeedAgreesSoTheIntervalIsTheValue) {
       {"duplicate_executions", 0},
       {"shutdown_retries", 3},
       {"wasted_work_s", 51},
-      {"drain_latency_s.p99", 2},  // the scenario's grace, not the profile's default (30 s)
+      {"drain_latency_s.p99", 2},  // the scenario's grace, kept
       {"orphan_recovery_delay_s.p99", 1},
       {"stuck_at_end", 0},
       {"deploy_duration_s.mean", 7},
@@ -102,6 +104,67 @@ TEST_F(Compare, EverySeedAgreesSoTheIntervalIsTheValue) {
     EXPECT_DOUBLE_EQ(v.low, value) << key;
     EXPECT_DOUBLE_EQ(v.high, value) << key;
   }
+}
+
+// Each profile runs with its own default grace: the file's 2 s is one system's setting.
+// OJS's default 30 s lets the three 20 s jobs finish at 20 s (TERM at 15 s): no retries,
+// drain 5 s; --keep-grace and a --set of the grace both keep 2 s (TERM at 15 s, FAIL at
+// 17 s: 3 retries).
+TEST_F(Compare, EachProfileRunsWithItsOwnGraceUnlessTheScenariosIsKept) {
+  CompareSpec spec;
+  spec.scenario = write("three.json", kThreeLongJobs);
+  spec.profiles = {"ojs", "sidekiq"};
+  spec.seeds = 1;
+  Comparison c = compare_profiles(spec);
+  EXPECT_EQ(c.platform_grace, 30 * kSecond);
+  EXPECT_EQ(c.profiles.at(0).grace, 30 * kSecond);
+  EXPECT_EQ(c.profiles.at(1).grace, 25 * kSecond);  // Sidekiq's -t default
+  EXPECT_DOUBLE_EQ(metric(c.profiles[0], "shutdown_retries").mean, 0);
+  EXPECT_DOUBLE_EQ(metric(c.profiles[0], "drain_latency_s.p99").mean, 5);
+  std::string table = format_comparison(c, CompareFormat::kTable);
+  EXPECT_NE(table.find("platform grace 30s for every profile; worker grace: each profile's own "
+                       "default unless --set pins it"),
+            std::string::npos)
+      << table;
+  const auto row = [&](const std::string& profile) {
+    const std::size_t at = table.find("\n" + profile + " ");
+    return at == std::string::npos ? std::string()
+                                   : table.substr(at + 1, table.find('\n', at + 1) - at - 1);
+  };
+  EXPECT_EQ(row("ojs").rfind("ojs        30s     none ", 0), 0u) << table;
+  EXPECT_EQ(row("sidekiq").rfind("sidekiq    25s     none ", 0), 0u) << table;
+  EXPECT_EQ(compare_json(c)["profiles"][1]["grace_period"], "25s");
+
+  spec.keep_grace = true;
+  c = compare_profiles(spec);
+  EXPECT_EQ(c.profiles.at(0).grace, 2 * kSecond);
+  EXPECT_EQ(c.profiles.at(1).grace, 2 * kSecond);
+  EXPECT_DOUBLE_EQ(metric(c.profiles[0], "shutdown_retries").mean, 3);
+  table = format_comparison(c, CompareFormat::kTable);
+  EXPECT_NE(table.find("the scenario's, kept for every profile (--keep-grace)"), std::string::npos);
+
+  spec.keep_grace = false;
+  spec.overrides = {"worker.grace_period=2s"};
+  c = compare_profiles(spec);
+  EXPECT_EQ(c.profiles.at(1).grace, 2 * kSecond);
+  EXPECT_DOUBLE_EQ(metric(c.profiles[0], "shutdown_retries").mean, 3);
+}
+
+// Where a profile's loss comes from, by cause: Sidekiq loses what the OOM-killed process
+// held (the three 20 s jobs at 10 s), OJS nothing.
+TEST_F(Compare, AProfileThatLosesJobsSaysToWhichCause) {
+  CompareSpec spec;
+  spec.scenario = write("oom.json", test::kThreeJobsOomKilledAt10s);
+  spec.profiles = {"ojs", "sidekiq"};
+  spec.seeds = 2;
+  const Comparison c = compare_profiles(spec);
+  EXPECT_DOUBLE_EQ(c.profiles[1].loss_by_class[static_cast<std::size_t>(CauseClass::kOomKills)], 3);
+  const std::string table = format_comparison(c, CompareFormat::kTable);
+  EXPECT_NE(table.find("note: sidekiq's job_loss per run by cause: oom_kills 3.0\n"),
+            std::string::npos)
+      << table;
+  EXPECT_EQ(table.find("note: ojs's job_loss"), std::string::npos) << table;
+  EXPECT_EQ(compare_json(c)["profiles"][1]["job_loss_by_cause"]["oom_kills"], 3.0);
 }
 
 TEST_F(Compare, OverridesApplyAfterTheProfileAndNullMetricsHaveNoRuns) {
@@ -136,6 +199,7 @@ TEST_F(Compare, OverridesApplyAfterTheProfileAndNullMetricsHaveNoRuns) {
 TEST_F(Compare, SeedsThatDisagreeGiveTheStudentTIntervalOfTheirValues) {
   CompareSpec spec;
   spec.scenario = write("poisson.json", kPoisson);
+  spec.keep_grace = true;
   spec.profiles = {"ojs"};
   spec.seeds = 10;
   spec.first_seed = 1;
@@ -221,6 +285,7 @@ Comparison hand_made() {
   for (const char* name : {"first", "second"}) {
     ProfileComparison p;
     p.profile = name;
+    p.grace = 25 * kSecond;
     for (std::uint64_t seed : c.seeds)
       p.runs.push_back({seed, "00000000000000ab", true, 0, {}, {}});
     p.metrics.assign(compare_metrics().size(), Interval{});
@@ -242,12 +307,12 @@ std::vector<std::string> lines_of(const std::string& text) {
 TEST(Format, TableAlignsMeanAndHalfWidthPerProfile) {
   const std::string table = format_comparison(hand_made(), CompareFormat::kTable);
   const auto lines = lines_of(table);
-  ASSERT_EQ(lines.size(), 6u) << table;  // title, legend, blank, header, two profiles
+  ASSERT_EQ(lines.size(), 7u) << table;  // title, graces, legend, blank, header, two profiles
   EXPECT_NE(lines[0].find("scenario case, 4 seeds (3..6)"), std::string::npos) << table;
-  EXPECT_EQ(lines[3].rfind("profile", 0), 0u) << table;
-  EXPECT_EQ(lines[4].rfind("first ", 0), 0u) << table;
-  EXPECT_EQ(lines[5].rfind("second", 0), 0u) << table;
-  const std::string& row = lines[4];
+  EXPECT_EQ(lines[4].rfind("profile", 0), 0u) << table;
+  EXPECT_EQ(lines[5].rfind("first ", 0), 0u) << table;
+  EXPECT_EQ(lines[6].rfind("second", 0), 0u) << table;
+  const std::string& row = lines[5];
   EXPECT_NE(row.find("3.0 ±0.0"), std::string::npos) << row;          // a count: 1 decimal
   EXPECT_NE(row.find("51.50 ±0.25"), std::string::npos) << row;       // seconds: 2 decimals
   EXPECT_NE(row.find("2.00 ±1.00 (n=2)"), std::string::npos) << row;  // 2 of 4 runs
@@ -258,9 +323,9 @@ TEST(Format, TableAlignsMeanAndHalfWidthPerProfile) {
     for (char ch : s) w += (ch & 0xC0) != 0x80;
     return w;
   };
-  EXPECT_EQ(width(lines[3]), width(lines[4]));
   EXPECT_EQ(width(lines[4]), width(lines[5]));
-  const std::string header = lines[3];
+  EXPECT_EQ(width(lines[5]), width(lines[6]));
+  const std::string header = lines[4];
   const std::size_t end = header.find("wasted_work_s") + std::string("wasted_work_s").size();
   const std::size_t cell_end = row.find("51.50 ±0.25") + std::string("51.50 ±0.25").size();
   EXPECT_EQ(width(row.substr(0, cell_end)), width(header.substr(0, end))) << table;
@@ -269,13 +334,15 @@ TEST(Format, TableAlignsMeanAndHalfWidthPerProfile) {
 TEST(Format, MarkdownIsAGithubTable) {
   const auto lines = lines_of(format_comparison(hand_made(), CompareFormat::kMarkdown));
   ASSERT_EQ(lines.size(), 6u);  // caption, blank, header, rule, two profiles
-  EXPECT_EQ(lines[2],
-            "| profile | job_loss | interrupted_fraction | duplicate_executions | "
-            "shutdown_retries | wasted_work_s | drain_latency_s.p99 | orphan_recovery_delay_s.p99 "
-            "| stuck_at_end | deploy_duration_s.mean |");
-  EXPECT_EQ(lines[3], "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+  EXPECT_EQ(
+      lines[2],
+      "| profile | grace | preStop | job_loss | interrupted_fraction | duplicate_executions | "
+      "shutdown_retries | wasted_work_s | drain_latency_s.p99 | orphan_recovery_delay_s.p99 "
+      "| stuck_at_end | deploy_duration_s.mean |");
+  EXPECT_EQ(lines[3], "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
   EXPECT_EQ(lines[4],
-            "| first | – | – | – | 3.0 ±0.0 | 51.50 ±0.25 | 2.00 ±1.00 (n=2) | – | – | – |");
+            "| first | 25s | none | – | – | – | 3.0 ±0.0 | 51.50 ±0.25 | 2.00 ±1.00 (n=2) | – | – "
+            "| – |");
 }
 
 TEST(Format, AProfileThatLosesNothingWhileJobsAreStuckCarriesANote) {
@@ -373,7 +440,7 @@ TEST_F(Compare, CliWritesEveryFormatTheSameWayTwice) {
 
 TEST_F(Compare, CliFormats) {
   const std::string file = write("three.json", kThreeLongJobs);
-  const std::string base = "compare '" + file + "' --profiles ojs --seeds 2 --seed 4";
+  const std::string base = "compare '" + file + "' --profiles ojs --seeds 2 --seed 4 --keep-grace";
 
   drainsim::test::CliResult r = drainsim(base + " --format json");
   ASSERT_EQ(r.code, 0) << r.err;
@@ -394,9 +461,11 @@ TEST_F(Compare, CliFormats) {
   r = drainsim(base + " --format md");
   ASSERT_EQ(r.code, 0) << r.err;
   // All three jobs are cut at 17 s (TERM at 15 s, grace 2 s): interrupted 3 of 3.
-  EXPECT_NE(r.out.find("| ojs | 0.0 ±0.0 | 100.000% ±0.000% | 0.0 ±0.0 | 3.0 ±0.0 | 51.00 ±0.00 "
-                       "| 2.00 ±0.00 | 1.00 ±0.00 | 0.0 ±0.0 | 7.00 ±0.00 |"),
-            std::string::npos)
+  EXPECT_NE(
+      r.out.find(
+          "| ojs | 2s | none | 0.0 ±0.0 | 100.000% ±0.000% | 0.0 ±0.0 | 3.0 ±0.0 | 51.00 ±0.00 "
+          "| 2.00 ±0.00 | 1.00 ±0.00 | 0.0 ±0.0 | 7.00 ±0.00 |"),
+      std::string::npos)
       << r.out;
 
   r = drainsim(base);  // table by default

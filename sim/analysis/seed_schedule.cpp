@@ -78,6 +78,7 @@ SeedSchedule run_seed_schedule(const SeedScheduleSpec& spec) {
         const RunOutput run = run_scenario(s, RunOptions{});
         r.run = seed_run(s.seed, run);
         collect_metrics(run.summary, r.metrics);
+        if (spec.derive) spec.derive(r);
       } catch (...) {
         error = std::current_exception();
       }

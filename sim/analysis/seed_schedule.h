@@ -27,6 +27,9 @@ struct SeedScheduleSpec {
   // seeds.size(), each k once and in order, one call at a time (under the schedule's
   // lock, from any of its threads): true stops the setting at k. Empty: every seed.
   std::function<bool(std::size_t setting, const std::vector<SweepRunResult>& runs)> stop;
+  // Called on each run's result as it is made (from any of the schedule's threads), to add
+  // figures of the caller's own to its metrics; empty: none.
+  std::function<void(SweepRunResult&)> derive;
   // Called on the calling thread whenever runs have finished, with the runs done so far
   // (dropped ones included); empty: no reports.
   std::function<void(std::size_t runs_done)> progress;

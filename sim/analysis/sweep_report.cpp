@@ -38,11 +38,27 @@ std::string csv_field(const std::string& s) {
   return q + '"';
 }
 
+// A point's mean job loss per run by cause class, the classes with any ("deploys 1.5,
+// oom_kills 3.0"); "–" when it lost nothing.
+std::string loss_by_cause_cell(const SweepPoint& p) {
+  std::vector<std::string> parts;
+  for (std::size_t k = 0; k < kCauseClasses; ++k) {
+    const auto it =
+        p.metrics.find(fmt::format("job_loss_by_cause.{}", name_of(static_cast<CauseClass>(k))));
+    if (it != p.metrics.end() && it->second.n > 0 && it->second.mean > 0) {
+      parts.push_back(
+          fmt::format("{} {:.1f}", name_of(static_cast<CauseClass>(k)), it->second.mean));
+    }
+  }
+  return parts.empty() ? std::string(kNoValue) : fmt::format("{}", fmt::join(parts, ", "));
+}
+
 // The header row and a row per point, cells as the text formats show them.
 std::vector<std::vector<std::string>> text_rows(const Sweep& s) {
   std::vector<std::vector<std::string>> rows(1);
   for (const SweepAxis& a : s.axes) rows.back().push_back(a.path);
   for (const Metric* m : kTableMetrics) rows.back().emplace_back(m->name);
+  rows.back().emplace_back("job_loss by cause");
   for (const SweepPoint& p : s.points) {
     rows.emplace_back();
     for (const json& v : p.values) rows.back().push_back(value_text(v));
@@ -51,6 +67,7 @@ std::vector<std::vector<std::string>> text_rows(const Sweep& s) {
       rows.back().push_back(
           metric_cell(*m, it == p.metrics.end() ? Interval{} : it->second, s.seeds.size()));
     }
+    rows.back().push_back(loss_by_cause_cell(p));
   }
   return rows;
 }

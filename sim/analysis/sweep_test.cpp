@@ -25,6 +25,7 @@
 
 #include "io/scenario_reader.h"
 #include "testing/test_cli.h"
+#include "testing/test_scenarios.h"
 
 namespace drainsim {
 namespace {
@@ -271,14 +272,15 @@ TEST_F(SweepRun, TheTablesShowARowPerPointWithTheKeyMetrics) {
                     mistake, "",
                     "| worker.grace_period | job_loss | interrupted_fraction | "
                     "duplicate_executions | shutdown_retries | stuck_at_end | wasted_work_s | "
-                    "drain_latency_s.p99 | orphan_recovery_delay_s.p99 | deploy_duration_s.max |",
-                    "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+                    "drain_latency_s.p99 | orphan_recovery_delay_s.p99 | deploy_duration_s.max | "
+                    "job_loss by cause |",
+                    "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
                     "| 10s | 0.0 ±0.0 | 100.000% ±0.000% | 0.0 ±0.0 | 3.0 ±0.0 | 0.0 ±0.0 | "
-                    "75.00 ±0.00 | 10.00 ±0.00 | 1.00 ±0.00 | 15.00 ±0.00 |",
+                    "75.00 ±0.00 | 10.00 ±0.00 | 1.00 ±0.00 | 15.00 ±0.00 | – |",
                     "| 30s | 0.0 ±0.0 | 0.000% ±0.000% | 0.0 ±0.0 | 0.0 ±0.0 | 0.0 ±0.0 | "
-                    "0.00 ±0.00 | 25.00 ±0.00 | – | 30.00 ±0.00 |",
+                    "0.00 ±0.00 | 25.00 ±0.00 | – | 30.00 ±0.00 | – |",
                     "| 50s | 0.0 ±0.0 | 0.000% ±0.000% | 0.0 ±0.0 | 0.0 ±0.0 | 0.0 ±0.0 | "
-                    "0.00 ±0.00 | 25.00 ±0.00 | – | 30.00 ±0.00 |"}));
+                    "0.00 ±0.00 | 25.00 ±0.00 | – | 30.00 ±0.00 | – |"}));
 
   const std::vector<std::string> table = lines(format_sweep(s, SweepFormat::kTable));
   ASSERT_EQ(table.size(), 8u);  // heading, legend, the warning, blank, header, 3 points
@@ -291,9 +293,26 @@ TEST_F(SweepRun, TheTablesShowARowPerPointWithTheKeyMetrics) {
         << table[5 + p];
   }
   EXPECT_NE(table[5].find("100.000% ±0.000%"), std::string::npos) << table[5];
-  EXPECT_TRUE(table[6].ends_with("  –            30.00 ±0.00")) << table[6];
+  EXPECT_TRUE(table[6].ends_with("  –            30.00 ±0.00                  –")) << table[6];
   EXPECT_EQ(format_sweep(s, SweepFormat::kJson), sweep_json(s).dump(2) + '\n');
   EXPECT_EQ(format_sweep(s, SweepFormat::kCsv), sweep_csv(s));
+}
+
+// Loss by cause per point: Sidekiq loses the three 20 s jobs its OOM-killed process held at
+// 10 s; OJS gets them back.
+TEST_F(SweepRun, EachPointSaysWhereItsLossCameFrom) {
+  SweepSpec s;
+  s.scenario = write("oom.json", test::kThreeJobsOomKilledAt10s);
+  s.axes.push_back(*parse_axis("worker.profile=ojs,sidekiq").axis);
+  s.seeds = 2;
+  s.threads = 1;
+  const Sweep sweep = run_sweep(s);
+  EXPECT_EQ(sweep.points[1].metrics.at("job_loss_by_cause.oom_kills").mean, 3);
+  EXPECT_EQ(sweep.points[1].metrics.at("job_loss_by_cause.deploys").mean, 0);
+  const std::vector<std::string> table = lines(format_sweep(sweep, SweepFormat::kTable));
+  EXPECT_TRUE(table[4].ends_with("job_loss by cause")) << table[4];
+  EXPECT_TRUE(table[5].ends_with(" –")) << table[5];
+  EXPECT_TRUE(table[6].ends_with(" oom_kills 3.0")) << table[6];
 }
 
 TEST_F(SweepRun, TheTablesSayWhenTheSweepWasInterruptedOrAnAuditFailed) {

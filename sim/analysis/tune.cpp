@@ -35,14 +35,17 @@ const char* platform_grace_field(const Scenario& s) {
                                  : "platform.stop_grace_period";
 }
 
-double mean_or(const TuneSetting& s, const Metric& m, double fallback) {
-  const auto it = s.metrics.find(std::string(m.name));
+double mean_or(const TuneSetting& s, std::string_view key, double fallback) {
+  const auto it = s.metrics.find(std::string(key));
   return it == s.metrics.end() || it->second.n == 0 ? fallback : it->second.mean;
+}
+double mean_or(const TuneSetting& s, const Metric& m, double fallback) {
+  return mean_or(s, m.name, fallback);
 }
 
 // The upper end of the metric's 95 % interval over the seeds.
-double upper_or(const TuneSetting& s, const Metric& m, double fallback) {
-  const auto it = s.metrics.find(std::string(m.name));
+double upper_or(const TuneSetting& s, std::string_view key, double fallback) {
+  const auto it = s.metrics.find(std::string(key));
   return it == s.metrics.end() || it->second.n == 0 ? fallback : it->second.high;
 }
 
@@ -100,11 +103,49 @@ struct QualityTarget {
   std::string_view unit;
 };
 
-std::vector<QualityTarget> quality_targets(const TuneTargets& t) {
+// The judged figures of a run when the targets are judged on some causes only: the job
+// loss and the interrupted share those causes gave.
+constexpr const char* kJudgedLoss = "judged.job_loss";
+constexpr const char* kJudgedInterrupted = "judged.interrupted_fraction";
+
+bool judged(TuneCauses causes, CauseClass c) {
+  switch (causes) {
+    case TuneCauses::kChangeable:
+      return grace_can_change(c);
+    case TuneCauses::kDeploys:
+      return c == CauseClass::kDeploys;
+    case TuneCauses::kAll:
+      break;
+  }
+  return true;
+}
+
+void add_judged(TuneCauses causes, SweepRunResult& r) {
+  const auto get = [&](const std::string& key) {
+    const auto it = r.metrics.find(key);
+    return it == r.metrics.end() || !it->second ? 0.0 : *it->second;
+  };
+  double loss = 0, interrupted = 0;
+  for (std::size_t i = 0; i < kCauseClasses; ++i) {
+    const auto c = static_cast<CauseClass>(i);
+    if (!judged(causes, c)) continue;
+    loss += get(fmt::format("job_loss_by_cause.{}", name_of(c)));
+    interrupted += get(fmt::format("interrupted_by_cause.{}", name_of(c)));
+  }
+  const double enqueued = get("jobs_enqueued");
+  r.metrics[kJudgedLoss] = loss;
+  r.metrics[kJudgedInterrupted] = enqueued > 0 ? interrupted / enqueued : 0.0;
+}
+
+std::vector<QualityTarget> quality_targets(const TuneTargets& t, TuneCauses causes) {
+  const bool all = causes == TuneCauses::kAll;
   std::vector<QualityTarget> out;
-  if (t.max_job_loss) out.push_back({"job_loss", "job_loss", *t.max_job_loss, 1, ""});
+  if (t.max_job_loss) {
+    out.push_back({all ? "job_loss" : kJudgedLoss, "job_loss", *t.max_job_loss, 1, ""});
+  }
   if (t.max_interrupted) {
-    out.push_back({"interrupted_fraction", "interrupted", *t.max_interrupted, 100, "%"});
+    out.push_back({all ? "interrupted_fraction" : kJudgedInterrupted, "interrupted",
+                   *t.max_interrupted, 100, "%"});
   }
   return out;
 }
@@ -119,7 +160,7 @@ class Searcher {
         knob_(knob),
         grid_(knob == TuneKnob::kPreStopTimeout ? spec.timeout_grid : spec.grid),
         seeds_(seeds),
-        quality_(quality_targets(spec.targets)) {}
+        quality_(quality_targets(spec.targets, spec.causes)) {}
 
   // With `current`, the scenario's own setting is evaluated with the first pass and put
   // there.
@@ -236,6 +277,9 @@ class Searcher {
     }
     schedule.seeds = seeds_;
     schedule.threads = spec_.threads;
+    if (spec_.causes != TuneCauses::kAll) {
+      schedule.derive = [causes = spec_.causes](SweepRunResult& r) { add_judged(causes, r); };
+    }
     if (spec_.sequential) {
       schedule.stop = [&](std::size_t, const std::vector<SweepRunResult>& runs) {
         for (const QualityTarget& q : quality_) {
@@ -272,7 +316,7 @@ class Searcher {
         const std::optional<double> least = least_upper(runs, q.key, seeds_.size());
         if (least && surely_above(*least, q.target)) {
           s.misses.push_back(
-              miss(q.what, *least, mean_or(s, metric(q.key), 0), q.target, q.scale, q.unit, true));
+              miss(q.what, *least, mean_or(s, q.key, 0), q.target, q.scale, q.unit, true));
         }
       }
       return s;
@@ -282,15 +326,14 @@ class Searcher {
     const TuneTargets& t = spec_.targets;
     const Metric& deploy = metric("deploy_duration_s.max");
     for (const QualityTarget& q : quality_) {
-      const Metric& m = metric(q.key);
-      if (upper_or(s, m, 0) > q.target) {
+      if (upper_or(s, q.key, 0) > q.target) {
         s.misses.push_back(
-            miss(q.what, upper_or(s, m, 0), mean_or(s, m, 0), q.target, q.scale, q.unit));
+            miss(q.what, upper_or(s, q.key, 0), mean_or(s, q.key, 0), q.target, q.scale, q.unit));
       }
     }
     s.meets_quality = s.misses.empty();
-    if (t.max_deploy_duration && upper_or(s, deploy, 0) > to_seconds(*t.max_deploy_duration)) {
-      s.misses.push_back(miss("deploy", upper_or(s, deploy, 0), mean_or(s, deploy, 0),
+    if (t.max_deploy_duration && upper_or(s, deploy.name, 0) > to_seconds(*t.max_deploy_duration)) {
+      s.misses.push_back(miss("deploy", upper_or(s, deploy.name, 0), mean_or(s, deploy, 0),
                               to_seconds(*t.max_deploy_duration), 1, "s"));
     }
     return s;
@@ -315,6 +358,74 @@ Warning note(std::string code, std::string message) {
   return {std::move(code), std::move(message), {}};
 }
 
+// What keeps the jobs a process holds through a kill, for the profiles that lose them.
+std::string keeps_through_kills(const Scenario& s) {
+  if (s.worker.profile == "sidekiq") return "reliable fetch (sidekiq-pro) would keep them";
+  if (s.worker.profile == "celery") {
+    return "acks_late with reject_on_worker_lost would keep them";
+  }
+  return "";
+}
+
+// The causes the judgement left out, by what they cost on the largest setting of the
+// first search (no grace changes them, or --causes left them out).
+// `beyond`: set to whether what they cost alone breaks a job-loss or interrupted target.
+std::vector<std::string> left_out(const Tune& t, TuneCauses causes, bool* beyond = nullptr) {
+  std::vector<std::string> out;
+  if (causes == TuneCauses::kAll || t.searches.empty() || t.searches.front().evaluated.empty()) {
+    return out;
+  }
+  double all_loss = 0, all_interrupted = 0;
+  const TuneSetting& high = t.searches.front().evaluated.back();
+  for (std::size_t i = 0; i < kCauseClasses; ++i) {
+    const auto c = static_cast<CauseClass>(i);
+    if (judged(causes, c)) continue;
+    const double loss = mean_or(high, fmt::format("job_loss_by_cause.{}", name_of(c)), 0);
+    const double enqueued = mean_or(high, "jobs_enqueued", 0);
+    const double interrupted =
+        enqueued > 0
+            ? mean_or(high, fmt::format("interrupted_by_cause.{}", name_of(c)), 0) / enqueued
+            : 0;
+    all_loss += loss;
+    all_interrupted += interrupted;
+    const bool shows_loss = t.targets.max_job_loss && loss > 0;
+    const bool shows_interrupted = t.targets.max_interrupted && interrupted > 0;
+    if (!shows_loss && !shows_interrupted) continue;
+    std::string cost;
+    if (shows_loss) cost = fmt::format("lose {:.3g} jobs a run", loss);
+    if (shows_interrupted) {
+      cost += fmt::format("{}interrupt {} of the jobs", cost.empty() ? "" : " and ",
+                          percent_text(interrupted));
+    }
+    const bool changeable = grace_can_change(c);
+    std::string line;
+    switch (c) {
+      case CauseClass::kOomKills: {
+        line = fmt::format("OOM kills {} whatever the grace", cost);
+        const std::string keep = keeps_through_kills(t.base);
+        if (shows_loss && !keep.empty()) line += "; " + keep;
+        break;
+      }
+      case CauseClass::kSignals:
+        line = fmt::format("the scenario's signal events {} whatever the grace", cost);
+        break;
+      case CauseClass::kNone:
+        line = fmt::format("jobs with no event behind them (a crash, a lease run out) {}", cost);
+        break;
+      default:
+        line = fmt::format("{} {}", name_of(c), cost);
+        break;
+    }
+    if (changeable) line += " (not judged: --causes deploys)";
+    out.push_back(line);
+  }
+  if (beyond) {
+    *beyond = (t.targets.max_job_loss && all_loss > *t.targets.max_job_loss) ||
+              (t.targets.max_interrupted && all_interrupted > *t.targets.max_interrupted);
+  }
+  return out;
+}
+
 // Why no setting met the targets, in one line, from the first search (the scenario's own
 // preStop, or the first asked); "" when some search met the quality targets and only the
 // deploy target was missed (the table says so).
@@ -325,8 +436,11 @@ std::string why_none(const Tune& t) {
   const TuneSearch& s = t.searches.front();
   const TuneSetting& low = s.evaluated.front();
   const TuneSetting& high = s.evaluated.back();
+  const bool all = t.causes == TuneCauses::kAll;
+  const char* loss = all ? "job_loss" : kJudgedLoss;
+  const char* interrupted = all ? "interrupted_fraction" : kJudgedInterrupted;
   const auto same = [&](const char* m) {
-    return mean_or(low, metric(m), 0) == mean_or(high, metric(m), 0);
+    return mean_or(low, std::string_view(m), 0) == mean_or(high, std::string_view(m), 0);
   };
   const double killed = mean_or(high, metric("attempts.killed"), 0);
   const double oom = mean_or(high, metric("exits.oom_killed"), 0);
@@ -343,8 +457,18 @@ std::string why_none(const Tune& t) {
         "(without --platform-grace search, tune searches that timeout)",
         killed, format_duration(s.pre_stop.timeout), what);
   }
-  if (same("job_loss") && same("interrupted_fraction") && s.evaluated.size() > 1) {
-    if (oom > 0) {
+  if (all) {
+    bool beyond = false;
+    const std::vector<std::string> lines = left_out(t, TuneCauses::kChangeable, &beyond);
+    if (beyond) {
+      return fmt::format(
+          "{}: with them counted (--causes all) no {} meets the targets; without --causes "
+          "all, tune judges what the {} can change",
+          fmt::join(lines, "; "), what, what);
+    }
+  }
+  if (same(loss) && same(interrupted) && s.evaluated.size() > 1) {
+    if (oom > 0 && all) {
       return fmt::format(
           "{:.3g} workers per run are OOM-killed by the scenario's events, taking their jobs; "
           "no {} changes that",
@@ -353,8 +477,8 @@ std::string why_none(const Tune& t) {
     return fmt::format(
         "every {} on the grid gives the same job loss ({:.3g}) and interrupted ({}): what "
         "interrupts the jobs is not the {}",
-        what, mean_or(high, metric("job_loss"), 0),
-        percent_text(mean_or(high, metric("interrupted_fraction"), 0)), what);
+        what, mean_or(high, std::string_view(loss), 0),
+        percent_text(mean_or(high, std::string_view(interrupted), 0)), what);
   }
   return fmt::format("the largest {} on the grid ({}) still misses ({}): widen the range", what,
                      format_grace(top), fmt::join(high.misses, "; "));
@@ -439,6 +563,7 @@ Tune run_tune(const TuneSpec& spec) {
   t.scenario = t.base.name;
   t.overrides = spec.overrides;
   t.targets = spec.targets;
+  t.causes = spec.causes;
   t.platform_grace = spec.platform_grace;
   t.margin = spec.margin;
   t.rule = spec_rule(t.base, spec.safety_margin);
@@ -538,7 +663,22 @@ Tune run_tune(const TuneSpec& spec) {
   std::vector<SeedRun> runs;
   for (const TuneSetting* e : t.settings()) runs.insert(runs.end(), e->runs.begin(), e->runs.end());
   t.run_warnings = tally_warnings(runs);
-  if (!t.best) t.why_none = why_none(t);
+  t.left_out = left_out(t, t.causes);
+  const bool acted_on = std::any_of(t.base.events.begin(), t.base.events.end(), [&](const auto& e) {
+    const CauseClass c = cause_class(e.kind);
+    return c != CauseClass::kNone && judged(t.causes, c);
+  });
+  if (!acted_on) {
+    // Nothing the judged causes could cost: a grace picked on them would mean nothing.
+    t.best.reset();
+    for (TuneSearch& s : t.searches) s.recommended.reset();
+    t.why_none = fmt::format("the scenario has no {} for a grace to act on",
+                             t.causes == TuneCauses::kDeploys
+                                 ? "rolling restart"
+                                 : "rolling restart, scale-down, node drain or pod deletion");
+  } else if (!t.best) {
+    t.why_none = why_none(t);
+  }
   return t;
 }
 

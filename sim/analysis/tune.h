@@ -49,6 +49,17 @@ struct TuneTargets {
 // "0.1%" is 0.001; "0.001" is 0.001. nullopt for anything else or outside [0, 1].
 std::optional<double> parse_fraction(std::string_view text);
 
+// The causes (model/causes.h) the job-loss and interrupted targets are judged on.
+enum class TuneCauses {
+  kChangeable,  // what a shutdown setting can change: deploys, scale-downs, node drains and
+                // pod deletions (not OOM kills, signal events or no event)
+  kDeploys,     // rolling restarts only
+  kAll,         // every cause: the run's totals
+};
+constexpr std::array<std::string_view, 3> names(TuneCauses) {
+  return {"changeable", "deploys", "all"};
+}
+
 enum class PlatformGrace {
   kPaired,    // preStop + worker grace + margin
   kScenario,  // the scenario's, kept
@@ -79,6 +90,7 @@ struct TuneSpec {
   // quiet_then_sleep, the spec's `kill -TSTP 1 && sleep N`); empty: the scenario's own.
   std::vector<Duration> pre_stops;
   PlatformGrace platform_grace = PlatformGrace::kPaired;
+  TuneCauses causes = TuneCauses::kChangeable;
   Duration margin = 10 * kSecond;         // platform grace - preStop - worker grace
   Duration safety_margin = 10 * kSecond;  // in the spec's §6.2 rule
   std::size_t seeds = 30;                 // REQUIRES: >= 1
@@ -135,6 +147,7 @@ struct Tune {
   std::vector<std::string> overrides;
   std::vector<std::uint64_t> seeds;
   TuneTargets targets;
+  TuneCauses causes = TuneCauses::kChangeable;
   Scenario base;  // the scenario as loaded with the overrides
   PlatformGrace platform_grace = PlatformGrace::kPaired;
   TuneKnob knob = TuneKnob::kWorkerGrace;
@@ -145,6 +158,10 @@ struct Tune {
   std::optional<std::size_t> best;   // into searches
   // When nothing is recommended: why, in one line ("" when the trade-off table says it).
   std::string why_none;
+  // What the causes left out of the judgement cost (tune's --causes): e.g. "OOM kills lose
+  // 8.05 jobs a run whatever the grace; ...", one line per class with a cost, measured on
+  // the largest setting of the first search; empty when they cost nothing.
+  std::vector<std::string> left_out;
   std::vector<Warning> warnings;           // tune's own, about the settings
   std::vector<WarningTally> run_warnings;  // its runs', over every setting evaluated
   // Every run done, those dropped included (a seed under way when its setting was stopped).

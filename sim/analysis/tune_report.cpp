@@ -33,19 +33,58 @@ std::string targets_text(const TuneTargets& t) {
 
 // The columns of the trade-off table: the summary metric, header, decimals, factor.
 struct Column {
-  const Metric& metric;
+  std::string_view key;
   const char* header;
   int decimals;
   double factor;
 };
 const Column kColumns[] = {
-    {metric("interrupted_fraction"), "interrupted %", 3, 100},
-    {metric("job_loss"), "job_loss", 1, 1},
-    {metric("shutdown_retries"), "retries", 1, 1},
-    {metric("wasted_work_s"), "wasted s", 1, 1},
-    {metric("drain_latency_s.p99"), "drain p99 s", 1, 1},
-    {metric("deploy_duration_s.max"), "deploy s", 1, 1},
+    {"interrupted_fraction", "interrupted %", 3, 100},
+    {"job_loss", "job_loss", 1, 1},
+    {"shutdown_retries", "retries", 1, 1},
+    {"wasted_work_s", "wasted s", 1, 1},
+    {"drain_latency_s.p99", "drain p99 s", 1, 1},
+    {"deploy_duration_s.max", "deploy s", 1, 1},
 };
+// When the targets are judged on some causes only (--causes) and the causes left out cost
+// something: the judged figures first, then the run's whole job loss beside them.
+const Column kJudgedColumns[] = {
+    {"judged.interrupted_fraction", "judged interrupted %", 3, 100},
+    {"judged.job_loss", "judged job_loss", 1, 1},
+    {"job_loss", "all job_loss", 1, 1},
+    {"shutdown_retries", "retries", 1, 1},
+    {"wasted_work_s", "wasted s", 1, 1},
+    {"drain_latency_s.p99", "drain p99 s", 1, 1},
+    {"deploy_duration_s.max", "deploy s", 1, 1},
+};
+std::span<const Column> columns(const Tune& t) {
+  if (t.causes == TuneCauses::kAll) return kColumns;
+  const auto mean = [](const TuneSetting& e, const char* key) {
+    const auto it = e.metrics.find(key);
+    return it == e.metrics.end() ? 0.0 : it->second.mean;
+  };
+  for (const TuneSetting* e : t.settings()) {
+    if (mean(*e, "judged.job_loss") != mean(*e, "job_loss") ||
+        mean(*e, "judged.interrupted_fraction") != mean(*e, "interrupted_fraction")) {
+      return kJudgedColumns;
+    }
+  }
+  return kColumns;
+}
+
+// "from deploys, scale-downs, node drains and pod deletions (--causes changeable)".
+std::string causes_text(TuneCauses c) {
+  switch (c) {
+    case TuneCauses::kChangeable:
+      return "judged on what deploys, scale-downs, node drains and pod deletions cost "
+             "(--causes changeable)";
+    case TuneCauses::kDeploys:
+      return "judged on what deploys cost (--causes deploys)";
+    case TuneCauses::kAll:
+      break;
+  }
+  return "judged on every cause (--causes all)";
+}
 
 Interval scaled(Interval v, double f) {
   v.mean *= f;
@@ -58,7 +97,7 @@ Interval scaled(Interval v, double f) {
 std::vector<std::string> header_row(const Tune& t) {
   std::vector<std::string> row{"grace", "platform", "seeds"};
   if (t.knob == TuneKnob::kPreStopTimeout) row.insert(row.begin(), "preStop timeout");
-  for (const Column& c : kColumns) row.emplace_back(c.header);
+  for (const Column& c : columns(t)) row.emplace_back(c.header);
   row.emplace_back("meets targets");
   return row;
 }
@@ -77,8 +116,8 @@ std::vector<std::string> setting_row(const Tune& t, const TuneSetting& e, bool o
     row.insert(row.begin(), own ? format_duration(t.base.platform.pre_stop.timeout)
                                 : format_duration(e.pre_stop_timeout));
   }
-  for (const Column& c : kColumns) {
-    const auto it = e.metrics.find(std::string(c.metric.name));
+  for (const Column& c : columns(t)) {
+    const auto it = e.metrics.find(std::string(c.key));
     if (it == e.metrics.end()) {
       row.emplace_back(kNoValue);
     } else if (runs == 1 && it->second.n == 1) {  // one seed: no interval to give
@@ -100,6 +139,7 @@ std::string tune_text(const Tune& t) {
   if (r == nullptr) {
     out += timeout ? "recommended preStop timeout: none\n" : "recommended grace_period: none\n";
     if (!t.why_none.empty()) out += fmt::format("why: {}\n", t.why_none);
+    for (const std::string& line : t.left_out) out += fmt::format("why: {}\n", line);
   } else {
     const TuneSearch& s = t.searches[*t.best];
     if (timeout) {
@@ -132,6 +172,7 @@ std::string tune_text(const Tune& t) {
     }
     out += '\n';
     if (t.base.platform.kubernetes()) out += fmt::format("preStop: {}\n", pre_stop_text(p));
+    for (const std::string& line : t.left_out) out += fmt::format("not judged: {}\n", line);
   }
   // The runs' own warnings first: an overloaded fleet skews every figure below.
   for (const WarningTally& w : t.run_warnings) {
@@ -145,9 +186,10 @@ std::string tune_text(const Tune& t) {
         "tune\n";
   }
   out += fmt::format(
-      "targets: {}, met when the upper end of the 95 % interval over {} seeds ({}..{}) is, "
-      "scenario {}\n",
-      targets_text(t.targets), t.seeds.size(), t.seeds.front(), t.seeds.back(), t.scenario);
+      "targets: {}, {}; met when the upper end of the 95 % interval over {} seeds ({}..{}) "
+      "is, scenario {}\n",
+      targets_text(t.targets), causes_text(t.causes), t.seeds.size(), t.seeds.front(),
+      t.seeds.back(), t.scenario);
   for (const std::string& o : t.overrides) out += fmt::format("  --set {}\n", o);
   out += fmt::format("\nthe scenario's own settings (preStop {}):\n",
                      pre_stop_text(t.base.platform.pre_stop));
@@ -293,7 +335,9 @@ json tune_json(const Tune& t) {
           {"searched", t.knob == TuneKnob::kPreStopTimeout  ? "pre_stop.timeout"
                        : t.knob == TuneKnob::kPlatformGrace ? "platform_grace"
                                                             : "grace_period"},
+          {"causes", name_of(t.causes)},
           {"why_none", t.why_none.empty() ? json(nullptr) : json(t.why_none)},
+          {"left_out", t.left_out},
           {"warnings",
            [&] {
              json all = json::array();

@@ -253,19 +253,84 @@ TEST_F(TuneTest, SaysInOneLineWhyNoSettingCanMeetTheTarget) {
   EXPECT_NE(tune_text(t).find("recommended grace_period: none\nwhy: 2 jobs per run"),
             std::string::npos);
 
-  // An OOM kill at 20 s takes pod-0 with the jobs of 0 s, 10 s and 20 s: no grace helps,
-  // and every grace on the grid gives the same answer.
-  t = run_tune(spec(R"({"name": "oom40", "duration": "2m", "settle": "10m",
+  // An OOM kill at 20 s takes pod-0 with the jobs of 0 s and 10 s (the one of 20 s comes
+  // after the event at that instant and waits for the restart): no grace helps.
+  // Judged on what a grace can change (the default), there is nothing to judge; judged on
+  // every cause, every grace on the grid gives the same answer.
+  TuneSpec oom = spec(R"({"name": "oom40", "duration": "2m", "settle": "10m",
     "workload": {"arrival": {"kind": "constant", "rate_per_s": 0.1},
                  "job_duration": {"kind": "constant", "value": "40s"}},
     "backend": {"retry": {"jitter": false}},
     "worker": {"profile": "ojs", "concurrency": 4, "grace_period": "25s"},
     "platform": {"replicas": 1, "pod_start_delay": "5s"},
-    "events": [{"at": "20s", "kind": "oom_kill", "pod": "pod-0"}]})"));
+    "events": [{"at": "20s", "kind": "oom_kill", "pod": "pod-0"}]})");
+  t = run_tune(oom);
   EXPECT_EQ(t.recommended(), nullptr);
   EXPECT_EQ(t.why_none,
-            "1 workers per run are OOM-killed by the scenario's events, taking their jobs; no "
-            "worker grace changes that");
+            "the scenario has no rolling restart, scale-down, node drain or pod deletion for a "
+            "grace to act on");
+  EXPECT_EQ(t.left_out,
+            std::vector<std::string>{"OOM kills interrupt 16.7% of the jobs whatever the grace"});
+  oom.causes = TuneCauses::kAll;
+  t = run_tune(oom);
+  EXPECT_EQ(t.recommended(), nullptr);
+  EXPECT_EQ(t.why_none,
+            "OOM kills interrupt 16.7% of the jobs whatever the grace: with them counted (--causes "
+            "all) no worker grace meets the targets; without --causes all, tune judges what the "
+            "worker grace can change");
+}
+
+// const40 on Sidekiq, with an OOM kill of pod-1 at 105 s that takes the 4 jobs it runs:
+// lost, as Sidekiq holds fetched jobs in memory. With enough grace for the deploy (30 s on
+// the grid: Sidekiq requeues the job of 30 s at 69.501 s with 29 s, half a second before
+// the deadline) those are the jobs of 70 s, 80 s, 90 s and 100 s. With 29 s, the job of
+// 30 s goes back to the queue, is taken by pod-1 before the job of 70 s arrives and is lost
+// in the OOM kill with those of 80 s, 90 s and 100 s: still 4 lost, all the OOM kill's,
+// but the deploy interrupted that job first, so the interruption is the deploy's.
+std::string sidekiq40() {
+  std::string text = const40();
+  const std::string from = R"("profile": "ojs")";
+  text.replace(text.find(from), from.size(),
+               R"("profile": "sidekiq", "startup": {"kind": "constant", "value": "0s"})");
+  const std::string events = R"("max_unavailable": 0})";
+  text.replace(text.find(events), events.size(),
+               R"("max_unavailable": 0}, {"at": "105s", "kind": "oom_kill", "pod": "pod-1"})");
+  return text;
+}
+
+TEST_F(TuneTest, OomKillsAreNamedAsTheCauseAndTheGraceIsTunedForTheDeploy) {
+  TuneSpec s = spec(sidekiq40());
+  s.targets.max_job_loss = 0;
+  Tune t = run_tune(s);
+  ASSERT_TRUE(t.audits_ok());
+  ASSERT_NE(t.recommended(), nullptr);
+  EXPECT_EQ(t.recommended()->grace, 30 * kSecond);
+  const TuneSetting& below = at(t.searches.front(), 29 * kSecond);
+  EXPECT_DOUBLE_EQ(below.metrics.at("judged.interrupted_fraction").mean, 1.0 / 12);
+  EXPECT_DOUBLE_EQ(below.metrics.at("job_loss").mean, 4);
+  EXPECT_DOUBLE_EQ(below.metrics.at("judged.job_loss").mean, 0);
+  const std::string oom =
+      "OOM kills lose 4 jobs a run and interrupt 33.3% of the jobs whatever the grace; reliable "
+      "fetch (sidekiq-pro) would keep them";
+  EXPECT_EQ(t.left_out, std::vector<std::string>{oom});
+  const std::string text = tune_text(t);
+  EXPECT_NE(text.find("preStop: quiet_then_sleep 3s\nnot judged: " + oom + "\n"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("judged on what deploys, scale-downs, node drains and pod deletions cost "
+                      "(--causes changeable)"),
+            std::string::npos);
+
+  // Judged on every cause, no grace avoids the OOM kill's loss, and the reason says so.
+  s.causes = TuneCauses::kAll;
+  t = run_tune(s);
+  EXPECT_EQ(t.recommended(), nullptr);
+  EXPECT_EQ(t.why_none.rfind(oom + ": with them counted (--causes all)", 0), 0u) << t.why_none;
+
+  // Judged on the deploys alone: the same answer here (nothing else deletes a pod).
+  s.causes = TuneCauses::kDeploys;
+  t = run_tune(s);
+  ASSERT_NE(t.recommended(), nullptr);
+  EXPECT_EQ(t.recommended()->grace, 30 * kSecond);
 }
 
 // const40 with jobs of 20 s or 40 s drawn per job: whether pod-0 still runs a long one when

@@ -20,6 +20,7 @@ struct CompareArgs {
   std::vector<std::string> sets;
   std::string out;
   std::string fault;
+  bool keep_grace = false;
 };
 
 int compare(const CompareArgs& args) {
@@ -34,6 +35,7 @@ int compare(const CompareArgs& args) {
   spec.profiles = selection.names;
   spec.seeds = args.seeds;
   spec.first_seed = args.seed;
+  spec.keep_grace = args.keep_grace;
   if (!parse_fault(args.fault, spec.faults)) return kBadInput;
   if (!outputs_ok({{"--out", args.out}}, {args.scenario})) return kBadInput;
   Comparison c;
@@ -60,6 +62,9 @@ void declare_compare(CLI::App* cmd, CompareArgs& args) {
   add_seed_option(cmd, args.seed, "First seed (default: the scenario's); then +1, +2, ...");
   add_enum_option(cmd, "--format", args.format, "table (default), md, json or csv");
   add_set_option(cmd, args.sets);
+  cmd->add_flag("--keep-grace", args.keep_grace,
+                "Run every profile with the scenario's worker.grace_period (default: each "
+                "profile's own, unless --set worker.grace_period=... pins one)");
   path_option(cmd->add_option("--out", args.out, "Write the comparison here (default stdout)"));
   add_fault_option(cmd, args.fault);
 }

@@ -19,6 +19,43 @@ std::string fmt_spread(const std::optional<Spread>& d) {
                      format_seconds(d->p99), format_seconds(d->max), d->count);
 }
 
+// The run's trouble by the event that caused it: a row per event with any, and what the
+// deploys cost each when there were some.
+void print_causes(const RunSummary& s) {
+  std::vector<const CauseRow*> shown;
+  std::size_t width = 0;
+  for (const CauseRow& r : s.by_cause) {
+    const CauseCounts& c = r.counts;
+    if (c.interrupted + c.job_loss() + c.duplicate_executions + c.shutdown_retries == 0) continue;
+    shown.push_back(&r);
+    width = std::max(width, r.label().size());
+  }
+  if (shown.empty()) {
+    fmt::print("by cause: no job interrupted, lost or run twice\n");
+    return;
+  }
+  fmt::print("by cause\n");
+  for (const CauseRow* r : shown) {
+    const CauseCounts& c = r->counts;
+    fmt::print(
+        "  {:<{}}  job loss {} (lost {} + discarded {})  interrupted {}  retries {}  "
+        "duplicates {}\n",
+        r->label(), width, c.job_loss(), c.lost, c.discarded_by_shutdown, c.interrupted,
+        c.shutdown_retries, c.duplicate_executions);
+  }
+  const CauseCounts& deploys = s.by_class[static_cast<std::size_t>(CauseClass::kDeploys)];
+  const auto n = std::count_if(s.by_cause.begin(), s.by_cause.end(), [](const CauseRow& r) {
+    return r.cause_class == CauseClass::kDeploys;
+  });
+  if (n > 1) {
+    const auto each = [&](std::int64_t v) {
+      return fmt::format("{:.3g}", static_cast<double>(v) / static_cast<double>(n));
+    };
+    fmt::print("  per deploy ({} deploys): job loss {}  interrupted {}\n", n,
+               each(deploys.job_loss()), each(deploys.interrupted));
+  }
+}
+
 void print_summary(const Scenario& scenario, Engine engine, const RunOutput& out,
                    const std::string& path, double wall_s) {
   const RunSummary& s = out.summary;
@@ -53,6 +90,7 @@ void print_summary(const Scenario& scenario, Engine engine, const RunOutput& out
              s.job_latency ? fmt::format("p50 {}  p99 {}", format_seconds(s.job_latency->p50),
                                          format_seconds(s.job_latency->p99))
                            : std::string("none"));
+  print_causes(s);
   fmt::print("shutdown\n");
   fmt::print("  drain latency          {}\n", fmt_spread(s.drain_latency));
   fmt::print("  orphan recovery delay  {}\n", fmt_spread(s.orphan_recovery_delay));

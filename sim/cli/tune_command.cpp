@@ -25,6 +25,7 @@ struct TuneArgs {
               timeout_range = "10s..1h/10s";
   std::vector<std::string> pre_stops;
   PlatformGrace platform_grace = PlatformGrace::kPaired;
+  TuneCauses causes = TuneCauses::kChangeable;
   std::string margin = "10s", safety_margin = "10s";
   std::size_t seeds = 30;
   std::optional<std::uint64_t> seed;
@@ -48,6 +49,7 @@ int tune(const TuneArgs& args) {
   spec.first_seed = args.seed;
   spec.threads = args.threads;
   spec.platform_grace = args.platform_grace;
+  spec.causes = args.causes;
   // No job lost and none interrupted unless the user sets those targets otherwise, or
   // removes one with "none": another target given alone does not drop them.
   spec.targets.max_job_loss = 0;
@@ -172,6 +174,11 @@ void declare_tune(CLI::App* cmd, TuneArgs& args) {
                   "0; none: no such target)");
   cmd->add_option("--max-deploy-duration", args.max_deploy_duration,
                   "Target: mean longest rollout per run, e.g. 10m");
+  add_enum_option(cmd, "--causes", args.causes,
+                  "What the job-loss and interrupted targets count: changeable (default: what "
+                  "deploys, scale-downs, node drains and pod deletions cost, which a grace can "
+                  "change), deploys (rolling restarts only) or all (OOM kills, signal events and "
+                  "the rest too)");
   cmd->add_option("--grace-range", args.grace_range,
                   "The worker grace periods searched, START..END/STEP (default 0s..10m/1s)");
   cmd->add_option("--pre-stop", args.pre_stops,

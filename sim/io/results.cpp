@@ -37,6 +37,24 @@ json summary_json(const RunSummary& s) {
                                    : out[std::string(m.group())][std::string(m.leaf())];
     slot = m.unit == Unit::kCount ? json(static_cast<std::int64_t>(*v)) : json(*v);
   }
+  json causes = json::array();
+  for (const CauseRow& r : s.by_cause) {
+    const CauseCounts& c = r.counts;
+    json row = {{"cause", r.id()},
+                {"kind", r.event < 0 ? json(nullptr) : json(name_of(r.kind))},
+                {"at_s", r.event < 0 ? json(nullptr) : json(to_seconds(r.at))},
+                {"deploy", r.deploy > 0 ? json(r.deploy) : json(nullptr)},
+                {"class", name_of(r.cause_class)},
+                {"label", r.label()},
+                {"interrupted", c.interrupted},
+                {"job_loss", c.job_loss()},
+                {"lost", c.lost},
+                {"discarded_by_shutdown", c.discarded_by_shutdown},
+                {"duplicate_executions", c.duplicate_executions},
+                {"shutdown_retries", c.shutdown_retries}};
+    causes.push_back(std::move(row));
+  }
+  out["by_cause"] = std::move(causes);
   out["audit"] = {{"ok", s.audit.ok},
                   {"error_count", s.audit.error_count},
                   {"errors", s.audit.errors},
@@ -322,6 +340,11 @@ MetricValues summary_values(const json& results, const std::string& where) {
       continue;
     }
     if (major == 1 && m.name == "completions_rejected") key = "rejected_acks";
+    const bool before_3_3 = major < 3 || (major == 3 && minor < 3);
+    if (before_3_3 && (key == "job_loss_by_cause" || key == "interrupted_by_cause")) {
+      out.emplace(m.name, std::nullopt);  // not attributed then
+      continue;
+    }
     const json* v = find(summary, key);
     // In a group: the group's member, or null for the whole group.
     if (grouped && v != nullptr && !v->is_null()) v = find(*v, m.leaf());

@@ -22,11 +22,11 @@
 
 namespace drainsim {
 
-inline constexpr const char* kResultsSchemaVersion = "3.2";
+inline constexpr const char* kResultsSchemaVersion = "3.3";
 inline constexpr int kResultsSchemaMajor = 3;  // its MAJOR: the newest this drainsim reads
 // The version of the sweep, compare and tune files (docs/sweep.md). Files of drainsim
 // before it have none: they are 1.0.
-inline constexpr const char* kReportSchemaVersion = "1.0";
+inline constexpr const char* kReportSchemaVersion = "1.1";
 
 // {"code", "message", "figures": {name: number}}: a warning in every output that has them.
 nlohmann::json warning_json(const Warning& w);

@@ -66,7 +66,7 @@ std::optional<JobId> Backend::enqueue(int queue, const JobSpec& spec) {
   return id;
 }
 
-WorkerId Backend::register_worker(std::span<const int> queues, WorkerListener* listener) {
+WorkerId Backend::register_worker(std::span<const int> queues, WorkerListener* listener, int pod) {
   const WorkerId id = static_cast<WorkerId>(workers_.size());
   const auto queues_at = static_cast<std::uint32_t>(worker_queues_.size());
   worker_queues_.insert(worker_queues_.end(), queues.begin(), queues.end());
@@ -74,6 +74,7 @@ WorkerId Backend::register_worker(std::span<const int> queues, WorkerListener* l
   w.queues_at = queues_at;
   w.queue_count = static_cast<std::uint32_t>(queues.size());
   w.listener = listener;
+  w.pod = pod;
   w.last_heartbeat = rt_.now();
   arm_deadline(id);
   if (mechanisms_.poll_per_process > 0) {
@@ -152,7 +153,8 @@ void Backend::process_ended(WorkerId worker) {
                             "fetching, never run, when its process ended",
                             worker)
               : fmt::format("held in memory by worker {} when its process ended ({})", worker,
-                            at_most_once ? "at-most-once fetch" : "acknowledged when it started"));
+                            at_most_once ? "at-most-once fetch" : "acknowledged when it started"),
+          w.pod);
       finish(handle);
     } else if (returns) {
       recover(handle, ErrorKind::kWorkerDeath, false, true);

@@ -63,8 +63,8 @@ class Backend final : public TimerTarget, public BackendView {
   // FetchMode::kPrivateList the start also runs the dead-process cleanup when none ran in
   // the last `cleanup_interval`: every job parked by a worker whose last heartbeat (or
   // registration) is at least `process_ttl` old goes back to the end of its queue at once,
-  // its attempt given back.
-  WorkerId register_worker(std::span<const int> queues, WorkerListener* listener);
+  // its attempt given back. `pod` is where its process runs (loss by cause), -1 if none.
+  WorkerId register_worker(std::span<const int> queues, WorkerListener* listener, int pod = -1);
   // A clean goodbye: the worker is no longer watched. Jobs it still holds: kReliable,
   // requeued as if it had died (error worker_death, the attempt counts); kPrivateList,
   // pushed back to the end of their queues with the attempt given back, so the worker
@@ -201,6 +201,7 @@ class Backend final : public TimerTarget, public BackendView {
     std::uint32_t queues_at = 0;  // its queues: worker_queues_[queues_at, + queue_count)
     std::uint32_t queue_count = 0;
     WorkerListener* listener = nullptr;
+    int pod = -1;
     Time last_heartbeat = 0;
     TimerId deadline;
     TimerId check;              // LeaseExpiry::checked_by_workers: its next try

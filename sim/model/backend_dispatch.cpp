@@ -203,7 +203,8 @@ void Backend::hand(std::uint32_t handle, WorkerId worker) {
     recorder_.job_lost(jobs_[handle].ledger, rt_.now(),
                        fmt::format("handed to worker {}'s fetcher after its process was killed, "
                                    "before the kernel tore it down",
-                                   worker));
+                                   worker),
+                       w.pod);
     finish(handle);
     return;
   }

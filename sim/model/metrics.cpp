@@ -32,6 +32,14 @@ Value member(const RunSummary& s) {
   if (!group) return std::nullopt;
   return static_cast<double>((*group).*Field);
 }
+template <CauseClass C>
+Value interrupted_by(const RunSummary& s) {
+  return static_cast<double>(s.by_class[static_cast<std::size_t>(C)].interrupted);
+}
+template <CauseClass C>
+Value loss_by(const RunSummary& s) {
+  return static_cast<double>(s.by_class[static_cast<std::size_t>(C)].job_loss());
+}
 constexpr auto kDrain = &RunSummary::drain_latency;
 constexpr auto kOrphan = &RunSummary::orphan_recovery_delay;
 constexpr auto kDeploy = &RunSummary::deploy_duration;
@@ -66,6 +74,13 @@ constexpr Metric kMetrics[] = {
     {"exits.oom_killed", kCount, exits<ExitKind::kOomKilled>},
     {"forced_kills", kCount, count<&RunSummary::forced_kills>},
     {"graceful_exits", kCount, exits<ExitKind::kClean>},
+    {"interrupted_by_cause.deploys", kCount, interrupted_by<CauseClass::kDeploys>},
+    {"interrupted_by_cause.node_drains", kCount, interrupted_by<CauseClass::kNodeDrains>},
+    {"interrupted_by_cause.none", kCount, interrupted_by<CauseClass::kNone>},
+    {"interrupted_by_cause.oom_kills", kCount, interrupted_by<CauseClass::kOomKills>},
+    {"interrupted_by_cause.pod_deletions", kCount, interrupted_by<CauseClass::kPodDeletions>},
+    {"interrupted_by_cause.scale_downs", kCount, interrupted_by<CauseClass::kScaleDowns>},
+    {"interrupted_by_cause.signals", kCount, interrupted_by<CauseClass::kSignals>},
     {"interrupted_fraction", kFraction,
      [](const RunSummary& s) -> Value { return s.interrupted_fraction; }},
     {"interrupted_jobs", kCount, job<&JobTotals::interrupted>},
@@ -73,6 +88,13 @@ constexpr Metric kMetrics[] = {
     {"job_latency_s.p99", kSeconds, member<kLatency, &JobLatency::p99>},
     {"job_loss", kCount,
      [](const RunSummary& s) -> Value { return static_cast<double>(s.job_loss()); }},
+    {"job_loss_by_cause.deploys", kCount, loss_by<CauseClass::kDeploys>},
+    {"job_loss_by_cause.node_drains", kCount, loss_by<CauseClass::kNodeDrains>},
+    {"job_loss_by_cause.none", kCount, loss_by<CauseClass::kNone>},
+    {"job_loss_by_cause.oom_kills", kCount, loss_by<CauseClass::kOomKills>},
+    {"job_loss_by_cause.pod_deletions", kCount, loss_by<CauseClass::kPodDeletions>},
+    {"job_loss_by_cause.scale_downs", kCount, loss_by<CauseClass::kScaleDowns>},
+    {"job_loss_by_cause.signals", kCount, loss_by<CauseClass::kSignals>},
     {"jobs_completed", kCount, job<&JobTotals::completed>},
     {"jobs_discarded", kCount, job<&JobTotals::discarded>},
     {"jobs_discarded_by_shutdown", kCount, job<&JobTotals::discarded_by_shutdown>},

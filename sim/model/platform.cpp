@@ -61,6 +61,7 @@ void Platform::start_process(int pod) {
   Pod& p = pods_[pod];
   p.phase = Phase::kRunning;
   p.kill_reason = KillReason::kNone;
+  recorder_.pod_cause(pod, rt_.now(), kNoCause);
   process_objects_.push_back(factory_(pod, *this));
   p.process = process_objects_.back().get();
   p.process_index = static_cast<int>(process_records_.size());
@@ -151,10 +152,11 @@ void Platform::sigkill(int pod, KillReason reason, const char* source) {
   send(pod, Signal::kKill, source, true);
 }
 
-void Platform::delete_pod(int pod) {
+void Platform::delete_pod(int pod, CauseId cause) {
   Pod& p = pods_[pod];
   if (p.deleting || p.phase == Phase::kGone) return;
   p.deleting = true;
+  recorder_.pod_cause(pod, rt_.now(), cause);
   records_[pod].deleted = rt_.now();
   if (p.phase != Phase::kRunning) {
     // Nothing runs yet (starting, or waiting to restart): the pod goes at once.
@@ -322,6 +324,7 @@ void Platform::apply(const ScenarioEvent& e, std::size_t index) {
         if (surge_ == 0 && unavailable_ == 0) unavailable_ = 1;
       }
       deploys_.push_back(DeployRecord{rt_.now(), -1, false});
+      rollout_cause_ = event_cause(index);
       reconcile_soon();
       break;
     }
@@ -347,16 +350,22 @@ void Platform::apply(const ScenarioEvent& e, std::size_t index) {
                           format_seconds(to_seconds(rt_.now())), e.count, targets.size()));
         }
       }
-      for (int pod : targets) sigkill(pod, KillReason::kOom, "oom");
+      for (int pod : targets) {
+        if (pods_[pod].phase == Phase::kRunning)
+          recorder_.pod_cause(pod, rt_.now(), event_cause(index));
+        sigkill(pod, KillReason::kOom, "oom");
+      }
       break;
     }
     case K::kScaleDown:
     case K::kScaleUp:
+      if (e.kind == K::kScaleDown) scale_cause_ = event_cause(index);
       replicas_ = e.replicas;
       reconcile_soon();
       break;
     case K::kSignal:
       if (!pod_exists(e.pod, index, "signal")) break;
+      recorder_.pod_cause(e.pod, rt_.now(), event_cause(index));
       // A drain starts only if the TERM/INT gets to the worker (a deletion's clock, by
       // contrast, runs whatever PID 1 does with its TERM).
       if ((e.signal == Signal::kTerm || e.signal == Signal::kInt) &&
@@ -372,7 +381,7 @@ void Platform::apply(const ScenarioEvent& e, std::size_t index) {
     case K::kNodeDrain:
       if (e.node >= 0 && e.node < static_cast<int>(cordoned_.size())) cordoned_[e.node] = true;
       for (int i = 0; i < static_cast<int>(pods_.size()); ++i) {
-        if (records_[i].node == e.node && !pods_[i].deleting) delete_pod(i);
+        if (records_[i].node == e.node && !pods_[i].deleting) delete_pod(i, event_cause(index));
       }
       reconcile_soon();
       break;
@@ -389,6 +398,7 @@ void Platform::apply(const ScenarioEvent& e, std::size_t index) {
       break;
     case K::kOomKillChild:
       if (!pod_exists(e.pod, index, "oom_kill_child")) break;
+      recorder_.pod_cause(e.pod, rt_.now(), event_cause(index));
       // The kernel's SIGKILL reaches one pool child, not the worker (source "oom_child").
       recorder_.signal(rt_.now(), e.pod, Signal::kKill, true, "oom_child");
       pods_[e.pod].process->kill_child();
@@ -402,7 +412,7 @@ void Platform::apply(const ScenarioEvent& e, std::size_t index) {
                                       index, format_seconds(to_seconds(rt_.now())), e.pod));
         break;
       }
-      delete_pod(e.pod);
+      delete_pod(e.pod, event_cause(index));
       reconcile_soon();
       break;
   }
@@ -414,13 +424,13 @@ void Platform::reconcile_soon() {
   }
 }
 
-void Platform::delete_ranked(std::vector<int> candidates, int count) {
+void Platform::delete_ranked(std::vector<int> candidates, int count, CauseId cause) {
   std::stable_sort(candidates.begin(), candidates.end(), [&](int a, int b) {
     if (pods_[a].ready != pods_[b].ready) return !pods_[a].ready;
     return a > b;  // pod ids grow with creation: newest first
   });
   for (int i = 0; i < count && i < static_cast<int>(candidates.size()); ++i) {
-    delete_pod(candidates[i]);
+    delete_pod(candidates[i], cause);
   }
 }
 
@@ -439,7 +449,7 @@ void Platform::reconcile() {
   if (!rollout_) {
     const int have = static_cast<int>(new_pods.size());
     for (int i = have; i < replicas_; ++i) create_pod(false);
-    if (have > replicas_) delete_ranked(new_pods, have - replicas_);
+    if (have > replicas_) delete_ranked(new_pods, have - replicas_, scale_cause_);
     return;
   }
   // Rolling update (Kubernetes' rules; Docker counts terminating containers so it stops
@@ -456,7 +466,8 @@ void Platform::reconcile() {
     ++total;
   }
   if (static_cast<int>(new_pods.size()) > replicas_) {
-    delete_ranked(new_pods, static_cast<int>(new_pods.size()) - replicas_);
+    delete_ranked(new_pods, static_cast<int>(new_pods.size()) - replicas_,
+                  scale_cause_ != kNoCause ? scale_cause_ : rollout_cause_);
   }
   const int min_available = replicas_ - unavailable_;
   const int new_unavailable = static_cast<int>(new_pods.size()) - count_ready(new_pods);
@@ -468,14 +479,14 @@ void Platform::reconcile() {
       if (!pods_[i].ready) unhealthy.push_back(i);
     }
     const int cleanup = std::min(max_scaled_down, static_cast<int>(unhealthy.size()));
-    delete_ranked(unhealthy, cleanup);
+    delete_ranked(unhealthy, cleanup, rollout_cause_);
     std::vector<int> remaining;
     for (int i : old_pods) {
       if (live(i)) remaining.push_back(i);
     }
     const int available = count_ready(remaining) + count_ready(new_pods);
     const int scale_down = std::min(available - min_available, max_scaled_down - cleanup);
-    if (scale_down > 0) delete_ranked(remaining, scale_down);
+    if (scale_down > 0) delete_ranked(remaining, scale_down, rollout_cause_);
   }
   // Done when every old pod is gone and the new ones are all ready.
   bool old_left = false;

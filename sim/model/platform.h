@@ -126,7 +126,8 @@ class Platform final : public TimerTarget, public ProcessObserver {
 
   int create_pod(bool ready_now);
   void start_process(int pod);
-  void delete_pod(int pod);
+  // `cause`: the event the deletion belongs to (model/causes.h).
+  void delete_pod(int pod, CauseId cause);
   void finish_prestop(int pod);
   void send(int pod, Signal signal, const char* source, bool to_pid1);
   // Whether a signal gets to the worker: a shell as PID 1 swallows all but SIGKILL.
@@ -137,7 +138,7 @@ class Platform final : public TimerTarget, public ProcessObserver {
   void reconcile_soon();
   void reconcile();
   // Picks `count` pods of `candidates` to delete: not ready first, then the newest.
-  void delete_ranked(std::vector<int> candidates, int count);
+  void delete_ranked(std::vector<int> candidates, int count, CauseId cause);
   bool pod_exists(int pod, std::size_t event_index, const char* what);
   int next_node();
   bool docker() const;
@@ -157,6 +158,8 @@ class Platform final : public TimerTarget, public ProcessObserver {
   int generation_ = 0;
   int surge_ = 0, unavailable_ = 0;
   bool rollout_ = false;
+  CauseId rollout_cause_ = kNoCause;  // the rolling restart under way
+  CauseId scale_cause_ = kNoCause;    // the latest scale_down
   int node_cursor_ = 0;
   TimerId reconcile_;
 };

@@ -20,9 +20,11 @@ Recorder::Recorder(bool timeline, TimelineSink* sink)
 
 std::uint32_t Recorder::job_enqueued(JobId id, Time now, std::uint32_t backend_handle) {
   const std::uint32_t slot = entries_.acquire();
-  entries_[slot] =
-      Entry{id,   now,   -1,    -1,    0,     backend_handle, 0,     0,    0, JobState::kScheduled,
-            true, false, false, false, false, false,          false, false};
+  Entry& e = entries_[slot];
+  e = Entry{};
+  e.id = id;
+  e.enqueued = now;
+  e.backend_handle = backend_handle;
   ++totals_.enqueued;
   ++scheduled_;  // counted as not yet available until job_available moves it
   return slot;
@@ -86,9 +88,10 @@ void Recorder::job_recovered(std::uint32_t ledger, Time /*now*/) {
   (e.holder_running ? e.redelivery_due : e.shutdown_retry_due) = true;
 }
 
-void Recorder::job_lost(std::uint32_t ledger, Time now, std::string why) {
+void Recorder::job_lost(std::uint32_t ledger, Time now, std::string why, int pod) {
   Entry& e = entry(ledger);
   e.lost = true;
+  if (pod >= 0) e.cause = pod_causes_.at(pod, now);
   lost_reasons_[ledger] = fmt::format("{} at {}", why, format_seconds(to_seconds(now)));
   maybe_finalize(ledger);
 }
@@ -115,6 +118,7 @@ void Recorder::attempt_started(const Lease& lease, Time now) {
   // is a redelivery unless a shutdown or kill caused it.
   if (e.shutdown_retry_due) {
     ++totals_.shutdown_retries;
+    ++counts_of(e.cause).shutdown_retries;
   } else if (e.redelivery_due || e.holder_running) {
     ++totals_.redeliveries;
   }
@@ -143,6 +147,8 @@ void Recorder::attempt_ended(const Lease& lease, const AttemptRecord& record, Du
     e.saved += saved;
   }
   if (is_shutdown_outcome(record.outcome)) {
+    e.cause = pod_causes_.at(record.pod, record.end);
+    if (!e.interrupted) e.interrupted_by = e.cause;
     e.interrupted = true;
     // Only the run that held the job causes its next one: a stale run (its lease already
     // recovered, the job requeued or running elsewhere) leaves nothing to retry or recover.
@@ -195,21 +201,37 @@ void Recorder::maybe_finalize(std::uint32_t ledger) {
   release(ledger);
 }
 
+CauseCounts& Recorder::counts_of(CauseId cause) {
+  if (cause >= cause_counts_.size()) cause_counts_.resize(cause + 1);
+  return cause_counts_[cause];
+}
+
 void Recorder::count_job(const Entry& e) {
+  CauseCounts& by_cause = counts_of(e.cause);
   // Work done more than once, whatever the backend made of the reports.
-  if (e.completed_attempts > 1) totals_.duplicate_executions += e.completed_attempts - 1;
+  if (e.completed_attempts > 1) {
+    totals_.duplicate_executions += e.completed_attempts - 1;
+    by_cause.duplicate_executions += e.completed_attempts - 1;
+  }
   if (e.state == JobState::kCompleted) {
     ++totals_.completed;
     job_latency_.add(to_seconds(e.first_completed - e.enqueued));
   } else if (e.state == JobState::kDiscarded) {
     ++totals_.discarded;
-    if (e.discarded_by_shutdown) ++totals_.discarded_by_shutdown;
+    if (e.discarded_by_shutdown) {
+      ++totals_.discarded_by_shutdown;
+      ++by_cause.discarded_by_shutdown;
+    }
   } else if (e.lost) {
     ++totals_.lost;
+    ++by_cause.lost;
   } else {
     ++totals_.pending;
   }
-  if (e.interrupted) ++totals_.interrupted;
+  if (e.interrupted) {
+    ++totals_.interrupted;
+    ++counts_of(e.interrupted_by).interrupted;
+  }
 }
 
 void Recorder::release(std::uint32_t ledger) {

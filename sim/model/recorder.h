@@ -19,6 +19,7 @@
 #include "base/pod_state.h"
 #include "base/slab.h"
 #include "base/stats.h"
+#include "model/causes.h"
 #include "model/load.h"
 #include "model/scenario.h"
 #include "model/timeline.h"
@@ -80,8 +81,8 @@ class Recorder {
   // ended (interrupted, killed, abandoned), as a redelivery when it was still running.
   void job_recovered(std::uint32_t ledger, Time now);
   // A job gone from the backend by design (e.g. at-most-once fetch); `why` names the
-  // event that lost it.
-  void job_lost(std::uint32_t ledger, Time now, std::string why);
+  // event that lost it, `pod` the pod whose process held it (-1: unknown).
+  void job_lost(std::uint32_t ledger, Time now, std::string why, int pod = -1);
   void report_rejected(std::uint32_t ledger, bool ack);
   // A push the backend refused (a singleton class's key was taken): no job was created.
   void push_refused();
@@ -97,7 +98,11 @@ class Recorder {
   void attempt_ended(const Lease& lease, const AttemptRecord& record, Duration saved);
   std::int64_t late_reports() const { return late_reports_; }
 
-  // --- from the platform (timeline only)
+  // --- from the platform
+  // The event acting on `pod` from `at` on (model/causes.h); kNoCause when a new process
+  // starts in it.
+  void pod_cause(int pod, Time at, CauseId cause) { pod_causes_.mark(pod, at, cause); }
+  // (timeline only)
   void pod_state(Time now, int pod, PodState state);
   void signal(Time now, int pod, Signal signal, bool delivered, const char* source);
   void remaining(Time now, int pod, WorkerId worker, int remaining);
@@ -131,6 +136,8 @@ class Recorder {
   const JobTotals& totals() const { return totals_; }
   const Percentiles& job_latency() const { return job_latency_; }
   const Percentiles& orphan_recovery() const { return orphan_recovery_; }
+  // The jobs' figures by CauseId (model/causes.h); complete after finish().
+  const std::vector<CauseCounts>& cause_counts() const { return cause_counts_; }
   bool timeline() const { return sink_ != nullptr; }
   // The records kept in memory (none when they go to a sink). The series lacks its
   // latest instant until finish().
@@ -151,26 +158,29 @@ class Recorder {
 
  private:
   struct Entry {
-    JobId id;
-    Time enqueued;
-    Time orphaned_at;      // end of the last killed/abandoned/interrupted attempt, or -1
-    Time first_completed;  // -1 until an attempt completes (counted only if the backend
-                           // accepts a completion)
-    Duration saved;        // progress checkpointed by its attempts so far
-    std::uint32_t backend_handle;
-    std::uint16_t completed_attempts;
-    std::uint16_t open_attempts;
-    std::uint32_t current_claim;  // Lease::claim of the latest execution
-    JobState state;
-    bool live;
-    bool interrupted;         // some attempt was interrupted, killed or abandoned
-    bool holder_running;      // the run of the latest claim has started and not ended
-    bool claim_ran;           // the run of the latest claim has started (a job fetched
-                              // ahead and recovered unstarted is not retried by its next run)
-    bool shutdown_retry_due;  // the next execution is caused by a shutdown or a kill
-    bool redelivery_due;      // ... by a recovery while its holder still ran it
-    bool discarded_by_shutdown;
-    bool lost;
+    JobId id = 0;
+    Time enqueued = 0;
+    Time orphaned_at = -1;      // end of the last killed/abandoned/interrupted attempt, or -1
+    Time first_completed = -1;  // -1 until an attempt completes (counted only if the backend
+                                // accepts a completion)
+    Duration saved = 0;         // progress checkpointed by its attempts so far
+    std::uint32_t backend_handle = 0;
+    std::uint16_t completed_attempts = 0;
+    std::uint16_t open_attempts = 0;
+    std::uint32_t current_claim = 0;    // Lease::claim of the latest execution
+    CauseId cause = kNoCause;           // the event of its latest trouble (model/causes.h)
+    CauseId interrupted_by = kNoCause;  // the event of its first interruption
+    JobState state = JobState::kScheduled;
+    bool live = true;
+    bool interrupted = false;         // some attempt was interrupted, killed or abandoned
+    bool holder_running = false;      // the run of the latest claim has started and not ended
+    bool claim_ran = false;           // the run of the latest claim has started (a job fetched
+                                      // ahead and recovered unstarted is not retried by its
+                                      // next run)
+    bool shutdown_retry_due = false;  // the next execution is caused by a shutdown or a kill
+    bool redelivery_due = false;      // ... by a recovery while its holder still ran it
+    bool discarded_by_shutdown = false;
+    bool lost = false;
   };
 
   Entry& entry(std::uint32_t ledger) { return entries_[ledger]; }
@@ -179,6 +189,7 @@ class Recorder {
   void set_state(Entry& e, JobState s, Time now);
   void maybe_finalize(std::uint32_t ledger);
   void count_job(const Entry& e);
+  CauseCounts& counts_of(CauseId cause);
   void release(std::uint32_t ledger);
   // Inline, so that a run without the timeline pays a test, not a call, at every change.
   void sample_series(Time now) {
@@ -197,6 +208,8 @@ class Recorder {
   JobTotals totals_;
   Percentiles job_latency_;
   Percentiles orphan_recovery_;
+  PodCauses pod_causes_;
+  std::vector<CauseCounts> cause_counts_;
   bool count_recovery_ = true;
   std::int64_t queued_ = 0, scheduled_ = 0, in_flight_ = 0;
   std::vector<Warning> warnings_;

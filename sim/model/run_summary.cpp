@@ -94,6 +94,8 @@ RunSummary summarize(const Scenario& scenario, const Recorder& recorder, const P
     s.job_latency =
         JobLatency{recorder.job_latency().quantile(0.5), recorder.job_latency().quantile(0.99)};
   }
+  s.by_cause = cause_rows(scenario, recorder.cause_counts());
+  s.by_class = by_class(s.by_cause);
   s.audit = audit;
   s.balance = fmt::format("enqueued {} = completed {} + lost {} + discarded {} + pending {}",
                           t.enqueued, t.completed, t.lost, t.discarded, t.pending);

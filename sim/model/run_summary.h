@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "model/causes.h"
 #include "model/platform.h"
 #include "model/recorder.h"
 #include "model/warning.h"
@@ -54,6 +55,11 @@ struct RunSummary {
   std::optional<DeployDurations> deploy_duration;
   std::int64_t deploys_superseded = 0, deploys_unfinished = 0;
   std::optional<JobLatency> job_latency;
+  // Interrupted, lost, discarded and duplicated jobs and shutdown retries by the event that
+  // caused them (model/causes.h): one row per event that acts on pods, then "none"; and the
+  // same added up by class. Each figure sums to its total in `jobs`.
+  std::vector<CauseRow> by_cause;
+  std::array<CauseCounts, kCauseClasses> by_class = {};
   AuditResult audit;
   std::string balance;  // "enqueued N = completed N + lost N + discarded N + pending N"
 

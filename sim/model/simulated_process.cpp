@@ -37,7 +37,7 @@ SimulatedProcess::SimulatedProcess(Runtime& runtime, Backend& backend, Recorder&
 void SimulatedProcess::start() {
   alive_ = true;
   if (instant_start_) {
-    worker_id_ = backend_.register_worker(queues_, this);
+    worker_id_ = backend_.register_worker(queues_, this, pod_);
     on_process([this] {
       core_.start();
       mirror();
@@ -54,7 +54,7 @@ void SimulatedProcess::start() {
 
 void SimulatedProcess::run_worker() {
   on_models([this] {
-    worker_id_ = backend_.register_worker(queues_, this);
+    worker_id_ = backend_.register_worker(queues_, this, pod_);
     on_process([this] {
       if (!alive_) return;
       core_.start();

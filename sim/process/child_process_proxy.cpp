@@ -178,7 +178,7 @@ json ChildProcessProxy::register_worker(const json& body) {
     const pid_t pid = it->get<pid_t>();
     if (pid > 0 && getpgid(pid) == pid_) worker_pid_ = pid;
   }
-  worker_id_ = context_.backend.register_worker(queues, this);
+  worker_id_ = context_.backend.register_worker(queues, this, pod_);
   set_state(WorkerState::kRunning);
   return json{{"worker_id", name_}};
 }

@@ -130,6 +130,61 @@ TEST(HandWorked, C_OomKillRecoveredByDeadWorkerDetection) {
   EXPECT_DOUBLE_EQ(s["wasted_work_s"].get<double>(), 40.0);
 }
 
+// Loss by cause: an OOM kill, then a deploy, of one pod. An interrupted job is counted
+// under the event of its first interruption; a retry under the event that caused it.
+TEST(Causes, AnOomKillAndADeployEachOwnWhatTheyDid) {
+  // OJS: the 4 jobs (20 s) are killed at 10 s and run again on the restarted worker at
+  // 35 s (C above); a deploy at 40 s (new pod ready at 45 s) TERMs them with a 2 s grace:
+  // FAILed at 47 s. Each job was interrupted twice; the OOM kill, the first, made it an
+  // interrupted job. Each event owns the 4 retries it caused.
+  const RunOutput r = run_json(one_pod("20s", R"(, "grace_period": "2s")", "",
+                                       R"([{"at": "10s", "kind": "oom_kill"},
+                                           {"at": "40s", "kind": "rolling_restart"}])"));
+  ASSERT_TRUE(r.summary.audit.ok) << r.summary.audit.errors.front();
+  const json& rows = summary(r)["by_cause"];
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows[0]["cause"], "events[0]");
+  EXPECT_EQ(rows[0]["label"], "oom_kill at 10s");
+  EXPECT_EQ(rows[0]["interrupted"], 4);
+  EXPECT_EQ(rows[0]["shutdown_retries"], 4);
+  EXPECT_EQ(rows[1]["label"], "deploy 1 at 40s");
+  EXPECT_EQ(rows[1]["deploy"], 1);
+  EXPECT_EQ(rows[1]["interrupted"], 0);
+  EXPECT_EQ(rows[1]["shutdown_retries"], 4);
+  EXPECT_EQ(rows[1]["job_loss"], 0);
+  EXPECT_EQ(rows[2]["cause"], "none");
+  EXPECT_EQ(rows[2]["interrupted"], 0);
+  EXPECT_EQ(summary(r)["interrupted_jobs"], 4);
+  EXPECT_EQ(summary(r)["shutdown_retries"], 8);
+}
+
+TEST(Causes, SidekiqLosesWhatTheOomKillHeldAndRequeuesWhatTheDeployStopped) {
+  // 8 jobs of 20 s, 4 slots: jobs 1-4 run from 0 s and are lost with the process at the
+  // OOM kill (10 s; Sidekiq OSS holds fetched jobs in memory). The container is back at
+  // 10 + 10 + 5 = 25 s and runs jobs 5-8; the deploy at 30 s deletes pod-0 at 35 s, and
+  // after its 2 s grace Sidekiq pushes the 4 back: interrupted by the deploy, not lost.
+  const RunOutput r = run_json(one_pod(
+      "20s",
+      R"(, "profile": "sidekiq", "grace_period": "2s",
+                 "startup": {"kind": "constant", "value": "0s"})",
+      "", R"([{"at": "10s", "kind": "oom_kill"}, {"at": "30s", "kind": "rolling_restart"}])", 8));
+  ASSERT_TRUE(r.summary.audit.ok) << r.summary.audit.errors.front();
+  const json& s = summary(r);
+  EXPECT_EQ(s["jobs_lost"], 4);
+  EXPECT_EQ(s["interrupted_jobs"], 8);
+  const json& rows = s["by_cause"];
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows[0]["lost"], 4);
+  EXPECT_EQ(rows[0]["job_loss"], 4);
+  EXPECT_EQ(rows[0]["interrupted"], 4);
+  EXPECT_EQ(rows[1]["lost"], 0);
+  EXPECT_EQ(rows[1]["interrupted"], 4);
+  EXPECT_EQ(rows[2]["job_loss"], 0);
+  EXPECT_EQ(s["job_loss_by_cause"]["oom_kills"], 4);
+  EXPECT_EQ(s["job_loss_by_cause"]["deploys"], 0);
+  EXPECT_EQ(s["interrupted_by_cause"]["deploys"], 4);
+}
+
 TEST(HandWorked, D_PlatformGraceShorterThanWorkerGraceKillsAtDeadline) {
   const RunOutput r = run_json(
       one_pod("100s", R"(, "grace_period": "60s")", R"(, "termination_grace_period": "30s")"));

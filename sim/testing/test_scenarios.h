@@ -28,4 +28,15 @@ inline std::string one_pod(const std::string& job, const std::string& worker = "
          events + "}";
 }
 
+// Three 20 s jobs at 0 s on one pod, whose process an OOM kill takes at 10 s: a profile
+// that holds fetched jobs in memory (Sidekiq) loses the three; one that leases them gets
+// them back. Programs start at once.
+inline const char* const kThreeJobsOomKilledAt10s = R"({"name": "oom", "duration": "1s",
+  "settle": "10m",
+  "workload": {"arrival": {"kind": "burst", "count": 3, "at": "0s"},
+               "job_duration": {"kind": "constant", "value": "20s"}},
+  "worker": {"concurrency": 4, "startup": {"kind": "constant", "value": "0s"}},
+  "platform": {"replicas": 1, "pod_start_delay": "5s"},
+  "events": [{"at": "10s", "kind": "oom_kill", "pod": "pod-0"}]})";
+
 }  // namespace drainsim::test

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <utility>
 
 #include "base/input_file.h"
 #include "reader/reader_internal.h"
@@ -23,6 +24,46 @@ constexpr double kMaxEndedAt = 1e9;
 // Where the character at `pos`, counted from 1 (nlohmann's parse_error_position), is.
 std::string line_col_from_1(std::string_view text, std::size_t pos) {
   return line_col(text, pos == 0 ? 0 : pos - 1);
+}
+
+// summary.by_cause (3.3) into run.by_cause; the problem, naming its path, if it is not a list
+// of rows with a string "cause", "class" and "label" and whole-number figures.
+std::string read_causes(const json& rows, Results& run) {
+  if (!rows.is_array()) return "summary.by_cause: expected a list, got " + shown(rows);
+  std::vector<CauseFigures> out;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const json& row = rows[i];
+    const std::string where = fmt::format("summary.by_cause[{}]", i);
+    if (!row.is_object()) return where + ": expected an object, got " + shown(row);
+    CauseFigures c;
+    for (auto [key, field] : {std::pair{"cause", &c.cause}, std::pair{"class", &c.cause_class},
+                              std::pair{"label", &c.label}}) {
+      if (!row.contains(key) || !row[key].is_string()) {
+        return fmt::format("{}.{}: expected a string, got {}", where, key,
+                           row.contains(key) ? shown(row[key]) : "nothing");
+      }
+      *field = row[key].get<std::string>();
+    }
+    if (row.contains("kind") && row["kind"].is_string()) c.kind = row["kind"].get<std::string>();
+    if (row.contains("at_s") && row["at_s"].is_number()) c.at = row["at_s"].get<double>();
+    if (row.contains("deploy") && row["deploy"].is_number_integer()) {
+      c.deploy = row["deploy"].get<int>();
+    }
+    for (auto [key, field] :
+         {std::pair{"interrupted", &c.interrupted}, std::pair{"job_loss", &c.job_loss},
+          std::pair{"lost", &c.lost}, std::pair{"discarded_by_shutdown", &c.discarded_by_shutdown},
+          std::pair{"duplicate_executions", &c.duplicate_executions},
+          std::pair{"shutdown_retries", &c.shutdown_retries}}) {
+      if (!row.contains(key) || !row[key].is_number_integer() || row[key].get<std::int64_t>() < 0) {
+        return fmt::format("{}.{}: expected a whole number of jobs, got {}", where, key,
+                           row.contains(key) ? shown(row[key]) : "nothing");
+      }
+      *field = row[key].get<std::int64_t>();
+    }
+    out.push_back(std::move(c));
+  }
+  run.by_cause = std::move(out);
+  return {};
 }
 
 Document parse_or_throw(std::string_view text, const std::string& path,
@@ -131,6 +172,9 @@ Document parse_or_throw(std::string_view text, const std::string& path,
         if (e.is_string()) run.audit_errors.push_back(e.get<std::string>());
       }
     }
+  }
+  if (const auto it = doc["summary"].find("by_cause"); it != doc["summary"].end()) {
+    if (std::string why = read_causes(*it, run); !why.empty()) return fail(path, why);
   }
   if (doc.contains("warnings")) {
     // 3.x: {"code", "message", "figures"}; before, the message alone. Anything else is

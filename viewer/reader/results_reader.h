@@ -141,6 +141,21 @@ struct SummaryRow {
   std::optional<double> number = std::nullopt;  // the value when it is a number
 };
 
+// A row of summary.by_cause (schema 3.3 on): what one scripted event that acts on pods, or
+// no event ("none", the last row), cost: the jobs it interrupted and lost, and so on. Each
+// figure's rows add up to the run's total.
+struct CauseFigures {
+  std::string cause;          // "events[2]" or "none"
+  std::string kind;           // the event's kind ("oom_kill"); empty for "none"
+  std::optional<double> at;   // the event's time in seconds; nullopt for "none"
+  std::optional<int> deploy;  // rolling restarts: 1 for the scenario's first
+  std::string cause_class;    // deploys, scale_downs, node_drains, pod_deletions, oom_kills,
+                              // signals or none
+  std::string label;          // "deploy 1 at 3m", "oom_kill at 2m", "no event"
+  std::int64_t interrupted = 0, job_loss = 0, lost = 0, discarded_by_shutdown = 0,
+               duplicate_executions = 0, shutdown_retries = 0;
+};
+
 struct Results {
   std::string path;
   std::string schema_version, drainsim_version, scenario_name, profile, engine, result_hash;
@@ -158,6 +173,8 @@ struct Results {
   std::vector<Window> windows;
 
   std::vector<SummaryRow> summary;  // every summary metric except the audit, in file order
+  // summary.by_cause, in the file's order; nullopt for a file written before schema 3.3.
+  std::optional<std::vector<CauseFigures>> by_cause;
   bool audit_ok = true;
   std::string audit_balance;
   std::vector<std::string> audit_errors;

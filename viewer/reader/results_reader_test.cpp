@@ -187,6 +187,64 @@ TEST(ViewerReader, ReferenceRunSummaryAndAudit) {
   EXPECT_EQ(run.audit_balance, "enqueued 3 = completed 3 + lost 0 + discarded 0 + pending 0");
 }
 
+TEST(ViewerReader, ReferenceRunLossByCause) {
+  // The rolling restart at 30 s deletes pod-0, whose worker FAILs job 1 at 65 s: one job
+  // interrupted and retried, nothing lost; no job is troubled without an event.
+  const Results& run = reference();
+  ASSERT_TRUE(run.by_cause.has_value());
+  ASSERT_EQ(run.by_cause->size(), 2u);
+  const CauseFigures& deploy = (*run.by_cause)[0];
+  EXPECT_EQ(deploy.cause, "events[0]");
+  EXPECT_EQ(deploy.kind, "rolling_restart");
+  EXPECT_EQ(deploy.at, 30.0);
+  EXPECT_EQ(deploy.deploy, 1);
+  EXPECT_EQ(deploy.cause_class, "deploys");
+  EXPECT_EQ(deploy.label, "deploy 1 at 30s");
+  EXPECT_EQ(deploy.interrupted, 1);
+  EXPECT_EQ(deploy.shutdown_retries, 1);
+  EXPECT_EQ(
+      deploy.job_loss + deploy.lost + deploy.discarded_by_shutdown + deploy.duplicate_executions,
+      0);
+  const CauseFigures& none = (*run.by_cause)[1];
+  EXPECT_EQ(none.cause, "none");
+  EXPECT_EQ(none.kind, "");
+  EXPECT_EQ(none.at, std::nullopt);
+  EXPECT_EQ(none.deploy, std::nullopt);
+  EXPECT_EQ(none.label, "no event");
+  EXPECT_EQ(none.interrupted, 0);
+}
+
+TEST(ViewerReader, LossByCauseIsOptionalBefore33AndCheckedWhenGiven) {
+  const std::string head =
+      R"({"schema_version":"3.3","run":{"ended_at_s":60.0},"scenario":{},"pods":[],"summary":{"by_cause":)";
+  // A 3.2 file has none: it loads, with no causes.
+  const Document old = parse_document(
+      R"({"schema_version":"3.2","run":{"ended_at_s":60.0},"summary":{"job_loss":0},"scenario":{},"pods":[]})",
+      "old.json");
+  ASSERT_TRUE(old.ok()) << old.error;
+  EXPECT_FALSE(old.run->by_cause.has_value());
+  const std::string good =
+      R"({"cause":"none","kind":null,"at_s":null,"deploy":null,"class":"none","label":"no event","interrupted":0,"job_loss":3,"lost":2,"discarded_by_shutdown":1,"duplicate_executions":0,"shutdown_retries":0})";
+  const Document ok = parse_document(head + "[" + good + "]}}", "ok.json");
+  ASSERT_TRUE(ok.ok()) << ok.error;
+  ASSERT_EQ(ok.run->by_cause->size(), 1u);
+  EXPECT_EQ((*ok.run->by_cause)[0].job_loss, 3);
+  EXPECT_EQ((*ok.run->by_cause)[0].discarded_by_shutdown, 1);
+  const std::pair<std::string, std::string> cases[] = {
+      {R"({"row":1})", "summary.by_cause: expected a list"},
+      {R"([7])", "summary.by_cause[0]: expected an object"},
+      {"[" + good + R"(,{"cause":"events[0]","class":"deploys"}])",
+       "summary.by_cause[1].label: expected a string, got nothing"},
+      {R"([{"cause":"none","class":"none","label":"x","interrupted":-1}])",
+       "summary.by_cause[0].interrupted: expected a whole number of jobs, got -1"},
+  };
+  for (const auto& [rows, said] : cases) {
+    const Document d = parse_document(head + rows + "}}", "c.json");
+    EXPECT_FALSE(d.ok()) << rows;
+    EXPECT_NE(d.error.find("c.json: " + said), std::string::npos) << d.error;
+  }
+}
+
 TEST(ViewerReader, VisibleRangeFindsTheAttemptsOverlappingIt) {
   const Results& run = reference();
   const Track& slot0 = run.lanes[0].tracks[0];  // 0..5 s, 5..25 s
@@ -267,7 +325,7 @@ TEST(ViewerReader, CompareFileGivesOneRowPerProfile) {
 TEST(ViewerReader, SweepAndCompareFilesCheckTheirSchemaVersion) {
   for (const char* name : {"/one-pod-rollout.sweep.json", "/one-pod-rollout.compare.json"}) {
     json doc = json::parse(slurp(kDir + name));
-    ASSERT_EQ(doc.at("schema_version"), "1.0") << name;
+    ASSERT_EQ(doc.at("schema_version"), "1.1") << name;
     const auto read = [&](const json& version) {
       json d = doc;
       if (version.is_null()) {
@@ -400,7 +458,7 @@ TEST(ViewerReader, NonJsonFileSaysWhere) {
 
 TEST(ViewerReader, UnknownSchemaMajorIsRefused) {
   std::string text = slurp(kDir + "/one-pod-rollout.results.json");
-  const std::size_t at = text.find("\"schema_version\":\"3.2\"");
+  const std::size_t at = text.find("\"schema_version\":\"3.3\"");
   ASSERT_NE(at, std::string::npos);
   text.replace(at, 22, "\"schema_version\":\"4.0\"");
   const Document doc = parse_document(text, "new.json");

@@ -10,6 +10,7 @@
 #include <QMessageBox>
 #include <QMimeData>
 #include <QStatusBar>
+#include <QTabBar>
 #include <QTabWidget>
 #include <QTimer>
 #include <QToolBar>
@@ -75,9 +76,9 @@ MainWindow::MainWindow(QWidget* parent)
   connect(replica_rows_, &QAction::triggered, this,
           [this](bool on) { timeline_->set_row_mode(on ? RowMode::kReplica : RowMode::kPod); });
   menuBar()->addMenu(QStringLiteral("&View"))->addAction(replica_rows_);
-  QToolBar* bar = addToolBar(QStringLiteral("Timeline"));
-  bar->setObjectName(QStringLiteral("timeline_toolbar"));
-  bar->addAction(replica_rows_);
+  toolbar_ = addToolBar(QStringLiteral("Timeline"));
+  toolbar_->setObjectName(QStringLiteral("timeline_toolbar"));
+  toolbar_->addAction(replica_rows_);
 
   // Writers truncate then write: wait a moment before reading a changed file again.
   connect(watcher_, &QFileSystemWatcher::fileChanged, this, [this](const QString& path) {
@@ -176,6 +177,18 @@ void MainWindow::set_view_options(const ViewOptions& options) {
     timeline_->set_range(options.window->t0, options.window->t1);
     series_->zoom_time(options.window->t0, options.window->t1);
   }
+}
+
+void MainWindow::set_picture(bool on) {
+  menuBar()->setVisible(!on);
+  toolbar_->setVisible(!on);
+  statusBar()->setVisible(!on);
+  tabs_->tabBar()->setVisible(!on);
+  tabs_->setDocumentMode(on);  // no frame around the view
+  timeline_->set_scrollable(!on);
+  series_->set_picture(on);
+  sweep_->set_picture(on);
+  compare_->set_picture(on);
 }
 
 void MainWindow::dragEnterEvent(QDragEnterEvent* e) {

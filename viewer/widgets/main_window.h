@@ -15,6 +15,7 @@ QT_BEGIN_NAMESPACE
 class QAction;
 class QFileSystemWatcher;
 class QTabWidget;
+class QToolBar;
 QT_END_NAMESPACE
 
 namespace drainsim::viewer {
@@ -36,6 +37,10 @@ class MainWindow : public QMainWindow {
   void show_view(ViewKind view);
   // The timeline's rows and the timeline's and series' time range (the command line's).
   void set_view_options(const ViewOptions& options);
+  // A picture of the window (--screenshot): the current view alone, as --render draws it,
+  // with no menu, toolbar, tabs, status bar, choosers or hints, and every timeline row in
+  // sight rather than scrolling. Default: off.
+  void set_picture(bool on);
   TimelineView* timeline() const { return timeline_; }
   const QStringList& paths() const { return paths_; }
   const Loaded& loaded() const { return loaded_; }  // what the views show
@@ -59,6 +64,7 @@ class MainWindow : public QMainWindow {
   CompareView* compare_;
   QFileSystemWatcher* watcher_;
   QAction* replica_rows_;
+  QToolBar* toolbar_;
 };
 
 }  // namespace drainsim::viewer

@@ -33,6 +33,12 @@ MetricChart::MetricChart(QWidget* parent)
 
 QString MetricChart::metric() const { return metric_->currentText(); }
 
+void MetricChart::set_picture(bool on) {
+  metric_->setVisible(!on);
+  // The charts keep their place: the caption's line as high as with the chooser.
+  caption_->setMinimumHeight(on ? metric_->sizeHint().height() : 0);
+}
+
 bool MetricChart::set_metric(const QString& metric) {
   const int i = metric_->findText(metric);
   if (i < 0) return false;

@@ -29,6 +29,9 @@ class MetricChart : public QWidget {
   bool set_metric(const QString& metric);
   // The charts shown now, in reading order (left to right, then down).
   QList<QChartView*> chart_views() const { return views_; }
+  // A picture: the charts and the line saying what they show, without the chooser.
+  // Default: off.
+  void set_picture(bool on);
 
  protected:
   explicit MetricChart(QWidget* parent);

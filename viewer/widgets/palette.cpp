@@ -9,9 +9,9 @@ QColor outcome_color(Outcome o) {
     case Outcome::kFailed:
       return QColor(0x8c, 0x56, 0x4b);  // brown
     case Outcome::kInterrupted:
-      return QColor(0xf0, 0xa0, 0x00);  // amber
+      return QColor(0x21, 0x66, 0xac);  // blue: not the orange of a draining pod
     case Outcome::kKilled:
-      return QColor(0xd6, 0x27, 0x28);  // red
+      return QColor(0x1a, 0x1a, 0x1a);  // black, as KILL: not the crimson of a crashed pod
     case Outcome::kAbandoned:
       return QColor(0x94, 0x67, 0xbd);  // purple
     case Outcome::kCancelled:

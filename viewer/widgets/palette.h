@@ -2,7 +2,9 @@
 // and by the tests that sample rendered pixels. Pod states are opaque and of hues the
 // translucent deploy (blue) and chaos (pink) shading behind the lanes never takes: starting
 // yellow, ready green, quiet teal, draining orange, terminating brick, crashed crimson, gone
-// grey. Thread-safety: pure functions.
+// grey. Outcomes keep apart from the states a reader finds them over: an interrupted attempt
+// is blue, not the draining pod's orange, and a killed one black (as the KILL marker), not
+// the crimson of a crashed pod. Thread-safety: pure functions.
 #pragma once
 
 #include <QColor>

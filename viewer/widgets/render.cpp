@@ -81,6 +81,7 @@ std::unique_ptr<QWidget> make_view(ViewKind view, const Loaded& loaded, QSize si
     }
     case ViewKind::kSeries: {
       auto v = std::make_unique<SeriesView>();
+      v->set_picture(true);
       v->set_runs(loaded.runs);
       if (options.window) v->zoom_time(options.window->t0, options.window->t1);
       w = std::move(v);
@@ -94,6 +95,7 @@ std::unique_ptr<QWidget> make_view(ViewKind view, const Loaded& loaded, QSize si
     }
     case ViewKind::kSweep: {
       auto v = std::make_unique<SweepView>();
+      v->set_picture(true);
       v->set_sweeps(loaded.sweeps);
       if (!metric.isEmpty()) v->set_metric(metric);
       w = std::move(v);
@@ -101,6 +103,7 @@ std::unique_ptr<QWidget> make_view(ViewKind view, const Loaded& loaded, QSize si
     }
     case ViewKind::kCompare: {
       auto v = std::make_unique<CompareView>();
+      v->set_picture(true);
       v->set_comparisons(loaded.comparisons);
       if (!metric.isEmpty()) v->set_metric(metric);
       w = std::move(v);

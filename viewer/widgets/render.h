@@ -41,8 +41,9 @@ struct ViewOptions {
   std::optional<TimeWindow> window;  // timeline and series; nullopt: the whole run
 };
 
-// The view's widget showing `loaded`, laid out at `size` and not shown. `metric` picks the
-// sweep metric or compare metric group (empty: the default).
+// The view's widget showing `loaded` as a picture (no choosers or hints, every row drawn),
+// laid out at `size` and not shown. `metric` picks the sweep metric or compare metric group
+// (empty: the default).
 std::unique_ptr<QWidget> make_view(ViewKind view, const Loaded& loaded, QSize size,
                                    const QString& metric = {}, const ViewOptions& options = {});
 

@@ -3,10 +3,16 @@
 // runs job 0 (0..5 s) and job 2 (5..25 s), both completed; its slot 1 runs job 1 from 0 s
 // until it is interrupted at 65 s; pod-1's slot 0 runs job 1 again, 66..166 s, completed.
 #include <QApplication>
+#include <QComboBox>
 #include <QDropEvent>
+#include <QLabel>
+#include <QMenuBar>
 #include <QMimeData>
 #include <QProcess>
+#include <QStatusBar>
+#include <QTabBar>
 #include <QTemporaryDir>
+#include <QToolBar>
 #include <QWheelEvent>
 #include <QtTest>
 
@@ -31,6 +37,27 @@ QByteArray slurp(const QString& path) {
   QFile f(path);
   f.open(QIODevice::ReadOnly);
   return f.readAll();
+}
+
+// Sum of the channel differences.
+int distance(QColor a, QColor b) {
+  return std::abs(a.red() - b.red()) + std::abs(a.green() - b.green()) +
+         std::abs(a.blue() - b.blue());
+}
+
+// The controls of `w` a user would see: choosers, and text telling how to use the window.
+QStringList visible_controls(const QWidget& w) {
+  QStringList out;
+  for (const QComboBox* c : w.findChildren<QComboBox*>()) {
+    if (c->isVisibleTo(&w)) out << QStringLiteral("chooser ") + c->currentText();
+  }
+  for (const QLabel* l : w.findChildren<QLabel*>()) {
+    if (l->isVisibleTo(&w) && (l->text().contains(QStringLiteral("Click")) ||
+                               l->text().contains(QStringLiteral("averaged over")))) {
+      out << l->text();
+    }
+  }
+  return out;
 }
 
 }  // namespace
@@ -92,6 +119,112 @@ class RenderTest : public QObject {
     const LaneGeometry& pod0 = L.lanes()[0];
     QCOMPARE(QColor(image.pixel(static_cast<int>(L.x_of(55)), pod0.band_top + 9)),
              state_color(PodState::kDraining));
+  }
+
+  void theTimelineCaptionGivesTheHeadlineFigures() {
+    // The reference run: no job lost, job 1 of 3 interrupted by the deploy, pod-0 drained in
+    // 25 s (deletion at 40 s, exit at 65 s), the deploy took 35 s (30 s to 65 s).
+    const Loaded loaded = load({kReference});
+    auto widget = make_view(ViewKind::kTimeline, loaded, QSize(1600, 900));
+    const auto& view = static_cast<const TimelineView&>(*widget);
+    const QString figures = QStringLiteral(
+        "job loss 0 · interrupted 1 (33.3 %; deploys 1) · drain p99 25 s · "
+        "longest deploy 35 s");
+    QCOMPARE(TimelineView::figures(*loaded.runs[0]), figures);
+    render(*widget);
+    QCOMPARE(view.run_captions().size(), std::size_t{1});
+    QVERIFY2(view.run_captions()[0].endsWith(figures), qPrintable(view.run_captions()[0]));
+    QVERIFY(view.run_captions()[0].contains(QStringLiteral("(scenario one-pod-rollout, seed 1")));
+    // A file with no such figures has no numbers to give, and none made up.
+    Results bare;
+    QCOMPARE(TimelineView::figures(bare), QString());
+  }
+
+  void interruptedAndKilledDoNotLookLikeAPodsState() {
+    // An interrupted attempt sits over its draining pod, a killed one over a crashed pod:
+    // each far from that state's colour (old palette: 92 and 54).
+    QVERIFY(distance(outcome_color(Outcome::kInterrupted), state_color(PodState::kDraining)) >=
+            150);
+    QVERIFY(distance(outcome_color(Outcome::kKilled), state_color(PodState::kCrashed)) >= 150);
+    QVERIFY(distance(outcome_color(Outcome::kKilled), state_color(PodState::kTerminating)) >= 150);
+    for (int o = 0; o < kOutcomeCount; ++o) {
+      for (int other = 0; other < o; ++other) {
+        QVERIFY2(distance(outcome_color(static_cast<Outcome>(o)),
+                          outcome_color(static_cast<Outcome>(other))) >= 60,
+                 to_string(static_cast<Outcome>(o)));
+      }
+    }
+  }
+
+  void picturesShowNoControls() {
+    const Loaded loaded = load({kReference, kDir + QStringLiteral("/one-pod-rollout.sweep.json"),
+                                kDir + QStringLiteral("/one-pod-rollout.compare.json")});
+    for (ViewKind kind : {ViewKind::kTimeline, ViewKind::kSeries, ViewKind::kSummary,
+                          ViewKind::kSweep, ViewKind::kCompare}) {
+      auto widget = make_view(kind, loaded, QSize(1200, 700));
+      QCOMPARE(visible_controls(*widget), QStringList());
+    }
+    // The window has them; as a picture (--screenshot) it has the view alone.
+    MainWindow window;
+    window.resize(1200, 700);
+    QVERIFY(window.open_files({kReference}, false).isEmpty());
+    window.show_view(ViewKind::kSeries);
+    QVERIFY(!visible_controls(window).isEmpty());
+    QVERIFY(window.menuBar()->isVisibleTo(&window));
+    window.set_picture(true);
+    QCOMPARE(visible_controls(window), QStringList());
+    QVERIFY(!window.menuBar()->isVisibleTo(&window));
+    QVERIFY(!window.statusBar()->isVisibleTo(&window));
+    for (const QToolBar* bar : window.findChildren<QToolBar*>())
+      QVERIFY(!bar->isVisibleTo(&window));
+    for (const QTabBar* bar : window.findChildren<QTabBar*>()) QVERIFY(!bar->isVisibleTo(&window));
+  }
+
+  // A picture as scripts/screenshots.sh and a user take it: of the size asked for, and
+  // nothing on stderr (no Qt chatter).
+  void picturesAreOfTheirSizeAndQuiet_data() {
+    QTest::addColumn<QString>("how");
+    QTest::addColumn<QString>("view");
+    QTest::addColumn<QString>("size");
+    QTest::newRow("render timeline") << "--render"
+                                     << "timeline"
+                                     << "1000x600";
+    QTest::newRow("render series") << "--render"
+                                   << "series"
+                                   << "900x500";
+    QTest::newRow("render summary") << "--render"
+                                    << "summary"
+                                    << "1600x900";
+    QTest::newRow("screenshot timeline") << "--screenshot"
+                                         << "timeline"
+                                         << "1000x600";
+    QTest::newRow("screenshot summary") << "--screenshot"
+                                        << "summary"
+                                        << "700x450";
+  }
+  void picturesAreOfTheirSizeAndQuiet() {
+    QFETCH(QString, how);
+    QFETCH(QString, view);
+    QFETCH(QString, size);
+    QTemporaryDir dir;
+    const QString out = dir.filePath(QStringLiteral("out.png"));
+    QProcess p;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.remove(QStringLiteral("XDG_RUNTIME_DIR"));  // Qt would warn of it
+    env.remove(QStringLiteral("QT_LOGGING_RULES"));
+    if (how == QStringLiteral("--screenshot")) {
+      env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
+    } else {
+      env.remove(QStringLiteral("QT_QPA_PLATFORM"));
+    }
+    p.setProcessEnvironment(env);
+    p.start(QStringLiteral(VIEWER_BINARY),
+            {how, out, QStringLiteral("--view"), view, QStringLiteral("--size"), size, kReference});
+    QVERIFY(p.waitForFinished(60000));
+    QCOMPARE(QString::fromUtf8(p.readAllStandardError()), QString());
+    QCOMPARE(p.exitCode(), 0);
+    const QStringList wh = size.split('x');
+    QCOMPARE(QImage(out).size(), QSize(wh[0].toInt(), wh[1].toInt()));
   }
 
   void hoverNamesTheAttempt() {

@@ -335,10 +335,13 @@ class SeriesChart : public QChartView {
 };
 
 SeriesView::SeriesView(QWidget* parent)
-    : QWidget(parent), smoothing_(new QComboBox()), charts_layout_(new QVBoxLayout()) {
+    : QWidget(parent),
+      controls_(new QWidget()),
+      smoothing_(new QComboBox()),
+      charts_layout_(new QVBoxLayout()) {
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
-  auto* bar = new QHBoxLayout();
+  auto* bar = new QHBoxLayout(controls_);
   bar->setContentsMargins(6, 4, 6, 0);
   bar->addWidget(new QLabel(QStringLiteral("completions/s averaged over")));
   for (double s : kSmoothingChoices) {
@@ -351,13 +354,15 @@ SeriesView::SeriesView(QWidget* parent)
       QStringLiteral("Click a legend entry to hide or show it; drag to zoom, right click to zoom "
                      "out.")));
   bar->addStretch(1);
-  layout->addLayout(bar);
+  layout->addWidget(controls_);
   charts_layout_->setContentsMargins(0, 0, 0, 0);
   layout->addLayout(charts_layout_, 1);
   connect(smoothing_, &QComboBox::currentIndexChanged, this, [this] {
     for (SeriesChart* c : charts_) c->set_smoothing(smoothing());
   });
 }
+
+void SeriesView::set_picture(bool on) { controls_->setVisible(!on); }
 
 void SeriesView::zoom_time(double t0, double t1) {
   for (SeriesChart* c : charts_) c->zoom_time(t0, t1);

@@ -51,8 +51,12 @@ class SeriesView : public QWidget {
   QList<QPointF> points(std::size_t chart, const QString& line) const;
   // Run `i`'s chart (null if there is none), for its series, axes and mapping.
   QChartView* chart_view(std::size_t i) const;
+  // A picture: the charts alone, without the smoothing chooser and the hints above them
+  // (the rate axis's title names the smoothing). Default: off.
+  void set_picture(bool on);
 
  private:
+  QWidget* controls_;
   QComboBox* smoothing_;
   QVBoxLayout* charts_layout_;
   std::vector<SeriesChart*> charts_;

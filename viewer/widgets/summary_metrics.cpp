@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -27,8 +28,9 @@ MetricInfo percent(std::string key, std::string label, std::string group) {
 
 // The one table: key -> label, group, unit (results/README.md#summary defines the keys).
 std::vector<MetricInfo> make_table() {
-  const std::string h = "headline", j = "jobs", s = "shutdown", r = "recovery", d = "deploys";
-  return {
+  const std::string h = "headline", j = "jobs", c = "causes", s = "shutdown", r = "recovery",
+                    d = "deploys";
+  std::vector<MetricInfo> out = {
       count("job_loss", "Job loss", h, "job", "jobs"),
       percent("interrupted_fraction", "Interrupted", h),
       count("duplicate_executions", "Duplicates", h, "execution", "executions"),
@@ -81,6 +83,28 @@ std::vector<MetricInfo> make_table() {
       count("deploys_superseded", "Deploys superseded", d, "deploy", "deploys"),
       count("deploys_unfinished", "Deploys unfinished at the end", d, "deploy", "deploys"),
   };
+  // Job loss and interrupted jobs by the class of the event that caused them (3.3); the
+  // table under the audit has them per event.
+  const std::pair<const char*, const char*> classes[] = {{"deploys", "deploys"},
+                                                         {"scale_downs", "scale-downs"},
+                                                         {"node_drains", "node drains"},
+                                                         {"pod_deletions", "pod deletions"},
+                                                         {"oom_kills", "OOM kills"},
+                                                         {"signals", "signals"},
+                                                         {"none", "no event"}};
+  auto at = std::find_if(out.begin(), out.end(), [&](const MetricInfo& m) { return m.group == s; });
+  std::vector<MetricInfo> by_class;
+  for (const char* figure : {"job_loss", "interrupted"}) {
+    for (const auto& [key, name] : classes) {
+      by_class.push_back(count(
+          fmt::format("{}_by_cause.{}", figure, key),
+          fmt::format("{}: {}", figure == std::string_view("job_loss") ? "Job loss" : "Interrupted",
+                      name),
+          c, "job", "jobs"));
+    }
+  }
+  out.insert(at, by_class.begin(), by_class.end());
+  return out;
 }
 
 const std::vector<MetricInfo>& table() {
@@ -106,14 +130,15 @@ std::string plain(double v) { return integral(v) ? grouped(v) : fmt::format("{:.
 }  // namespace
 
 const std::vector<std::string>& summary_groups() {
-  static const std::vector<std::string> g = {"headline", "jobs",  "shutdown", "recovery",
-                                             "deploys",  "audit", "other"};
+  static const std::vector<std::string> g = {"headline", "jobs",    "causes", "shutdown",
+                                             "recovery", "deploys", "audit",  "other"};
   return g;
 }
 
 std::string group_title(std::string_view group) {
   if (group == "headline") return "Headline";
   if (group == "jobs") return "Jobs";
+  if (group == "causes") return "By cause";
   if (group == "shutdown") return "Shutdown";
   if (group == "recovery") return "Recovery";
   if (group == "deploys") return "Deploys";

@@ -26,8 +26,8 @@ struct MetricInfo {
   std::string one, many;  // the noun of a count: "job", "jobs"; empty for other units
 };
 
-// The groups in the order shown: "headline", "jobs", "shutdown", "recovery", "deploys",
-// "audit", "other".
+// The groups in the order shown: "headline", "jobs", "causes", "shutdown", "recovery",
+// "deploys", "audit", "other".
 const std::vector<std::string>& summary_groups();
 // A group's title: "Headline", "Jobs", ...
 std::string group_title(std::string_view group);

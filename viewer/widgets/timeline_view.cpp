@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
+#include <string>
+#include <string_view>
 
 #include <QHelpEvent>
 #include <QMouseEvent>
@@ -15,6 +18,7 @@
 #include "widgets/axis_ticks.h"
 #include "widgets/marker_labels.h"
 #include "widgets/palette.h"
+#include "widgets/summary_metrics.h"
 #include "widgets/timeline_legend.h"
 
 namespace drainsim::viewer {
@@ -26,6 +30,28 @@ QString marker_text(const Marker& m) {
 }
 
 QString seconds(double t) { return QString::fromStdString(format_seconds(t)); }
+
+std::optional<double> summary_number(const Results& run, std::string_view key) {
+  for (const SummaryRow& r : run.summary) {
+    if (r.key == key) return r.number;
+  }
+  return std::nullopt;
+}
+
+// Where a figure came from, by class of cause (3.3 on), when more than no event: "OOM kills
+// 3, deploys 1"; empty when the file does not say.
+QString by_class(const Results& run, std::string_view figure) {
+  const std::string prefix = std::string(figure) + "_by_cause.";
+  QStringList parts;
+  for (const SummaryRow& r : run.summary) {
+    if (r.key.rfind(prefix, 0) != 0 || !r.number || *r.number == 0) continue;
+    const std::string label = metric_info(r.key).label;  // "Job loss: OOM kills"
+    parts << QStringLiteral("%1 %2")
+                 .arg(QString::fromStdString(label.substr(label.find(": ") + 2)))
+                 .arg(*r.number);
+  }
+  return parts.join(QStringLiteral(", "));
+}
 
 QString pod_label(const Lane& lane) {
   if (lane.generation == 0) return QString::fromStdString(lane.id);
@@ -135,6 +161,7 @@ void TimelineView::paintEvent(QPaintEvent*) {
 void TimelineView::paint(QPainter& p) const {
   const TimelineLayout& L = layout_;
   label_rects_.clear();
+  captions_.clear();
   p.fillRect(QRect(0, 0, L.width(), L.height()), background_color());
   QFont small = p.font();
   small.setPointSizeF(std::max(6.0, small.pointSizeF() - 2));
@@ -171,17 +198,30 @@ void TimelineView::paint(QPainter& p) const {
   for (int r = 0; r < static_cast<int>(L.runs().size()); ++r) {
     const Results& run = *L.runs()[r];
     p.setClipRect(rows_area);
-    // Run header.
+    // Run header: what the run is, then its figures in bold.
     p.setPen(Qt::black);
-    p.drawText(QRect(4, L.run_headers()[r], L.width() - 8, TimelineLayout::kRunHeader),
-               Qt::AlignLeft | Qt::AlignVCenter,
-               QStringLiteral("%1  (scenario %2, seed %3, profile %4%5)")
-                   .arg(QString::fromStdString(run.path), QString::fromStdString(run.scenario_name))
-                   .arg(run.seed)
-                   .arg(QString::fromStdString(run.profile),
-                        L.row_mode() == RowMode::kReplica
-                            ? QStringLiteral("; a row per replica, replacement pods continue it")
-                            : QString()));
+    const QString what =
+        QStringLiteral("%1  (scenario %2, seed %3, profile %4%5)")
+            .arg(QString::fromStdString(run.path), QString::fromStdString(run.scenario_name))
+            .arg(run.seed)
+            .arg(QString::fromStdString(run.profile),
+                 L.row_mode() == RowMode::kReplica
+                     ? QStringLiteral("; a row per replica, replacement pods continue it")
+                     : QString());
+    const QString numbers = figures(run);
+    const QRect header(4, L.run_headers()[r], L.width() - 8, TimelineLayout::kRunHeader);
+    p.drawText(header, Qt::AlignLeft | Qt::AlignVCenter, what);
+    if (!numbers.isEmpty()) {
+      const QFont plain = p.font();
+      QFont bold = plain;
+      bold.setBold(true);
+      p.setFont(bold);
+      const int x = header.left() + QFontMetrics(plain).horizontalAdvance(what) + 24;
+      p.drawText(QRect(x, header.top(), std::max(0, header.right() - x), header.height()),
+                 Qt::AlignLeft | Qt::AlignVCenter, numbers);
+      p.setFont(plain);
+    }
+    captions_.push_back(numbers.isEmpty() ? what : what + QStringLiteral("  ") + numbers);
     // Deploy and chaos windows behind the run's rows.
     int top = L.height(), bottom = 0;
     for (const LaneGeometry& g : L.lanes()) {
@@ -216,6 +256,38 @@ void TimelineView::paint(QPainter& p) const {
   }
   p.setClipping(false);
   state_legend_ = paint_timeline_legend(p, layout_);
+}
+
+QString TimelineView::figures(const Results& run) {
+  QStringList parts;
+  auto readable = [](std::string_view key, double v) {
+    return QString::fromStdString(format_value(metric_info(key), v));
+  };
+  if (const auto loss = summary_number(run, "job_loss")) {
+    const QString causes = by_class(run, "job_loss");
+    parts << QStringLiteral("job loss %1%2")
+                 .arg(*loss)
+                 .arg(causes.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(causes));
+  }
+  if (const auto jobs = summary_number(run, "interrupted_jobs")) {
+    QStringList about;
+    if (const auto f = summary_number(run, "interrupted_fraction")) {
+      about << readable("interrupted_fraction", *f);
+    }
+    if (const QString causes = by_class(run, "interrupted"); !causes.isEmpty()) about << causes;
+    parts << QStringLiteral("interrupted %1%2")
+                 .arg(*jobs)
+                 .arg(about.isEmpty()
+                          ? QString()
+                          : QStringLiteral(" (%1)").arg(about.join(QStringLiteral("; "))));
+  }
+  if (const auto p99 = summary_number(run, "drain_latency_s.p99")) {
+    parts << QStringLiteral("drain p99 %1").arg(readable("drain_latency_s.p99", *p99));
+  }
+  if (const auto longest = summary_number(run, "deploy_duration_s.max")) {
+    parts << QStringLiteral("longest deploy %1").arg(readable("deploy_duration_s.max", *longest));
+  }
+  return parts.join(QStringLiteral(" · "));
 }
 
 QString TimelineView::row_label(const LaneGeometry& g) const {

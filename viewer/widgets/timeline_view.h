@@ -2,7 +2,10 @@
 // pods continuing their predecessor's row: replica_rows.h; replica rows by default for big
 // fleets), each with its pods' state bands, signal markers (TSTP, TERM, KILL, OOM, ...),
 // preStop span and grace deadline, and one track per slot with the attempts as bars
-// coloured by outcome; a legend of outcomes, marks and pod states along the bottom. The
+// coloured by outcome; a legend of outcomes, marks and pod states along the bottom. Each
+// run's header line carries its caption: the file, scenario, seed and profile, then the
+// headline figures (job loss, interrupted, drain p99, longest deploy), so that a picture
+// says what it shows without the summary beside it. The
 // wheel zooms the time axis around the cursor, dragging pans it, hovering an attempt shows
 // its job, attempt, times and outcome (a marker: its signal, time and source; a row's label:
 // the pods it held), double-click shows the whole run again. Scrollable (the window), rows
@@ -67,6 +70,13 @@ class TimelineView : public QWidget {
   // swatches.
   const std::vector<QRect>& marker_label_rects() const { return label_rects_; }
   const std::vector<std::pair<PodState, QRect>>& state_legend() const { return state_legend_; }
+  // The run headers the last paint drew, in run order: what the run is, then its figures.
+  const std::vector<QString>& run_captions() const { return captions_; }
+
+  // A run's headline figures as its header gives them, each left out when the file has
+  // none: "job loss 3 (OOM kills 3) · interrupted 16 (0.5 %; OOM kills 16) · drain p99
+  // 25 s · longest deploy 55 s".
+  static QString figures(const Results& run);
 
   void paint(QPainter& p) const;
 
@@ -95,6 +105,7 @@ class TimelineView : public QWidget {
   double drag_x_ = 0;
   mutable std::vector<QRect> label_rects_;
   mutable std::vector<std::pair<PodState, QRect>> state_legend_;
+  mutable std::vector<QString> captions_;
 };
 
 }  // namespace drainsim::viewer
