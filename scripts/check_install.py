@@ -17,6 +17,7 @@ import glob
 import gzip
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -71,12 +72,26 @@ def expected_files(source, viewer, man):
     return files
 
 
-def check_man_page(path, title, sections):
+def configured_prefix(build):
+    """The build's CMAKE_INSTALL_PREFIX, which its man pages name their files under."""
+    with open(os.path.join(build, "CMakeCache.txt")) as f:
+        for line in f:
+            if line.startswith("CMAKE_INSTALL_PREFIX:"):
+                return line.split("=", 1)[1].strip()
+    return None
+
+
+def check_man_page(path, title, sections, prefix=None):
     with open(path, "rb") as f:
         if f.read(2) != b"\x1f\x8b":
             fail(f"{path}: not gzip-compressed")
             return
     text = gzip.open(path, "rt").read()
+    if prefix is not None:
+        # Every file the page names is under the build's install prefix, none elsewhere.
+        for named in re.findall(r"(?<![\w.])(/[\w.\-/]*share/(?:doc/)?drainsim[\w.\-/]*)", text):
+            if not named.startswith(prefix + "/"):
+                fail(f"{path}: names {named}, not under the install prefix {prefix}")
     if f'.TH {title} "1"' not in text:
         fail(f"{path}: no .TH {title} header: {text[:200]!r}")
     if not shutil.which("man"):
@@ -165,8 +180,9 @@ def main():
             commands = [line.split()[0] for line in top.split("Subcommands:")[1].splitlines()
                         if line.startswith("  ")]
             check_man_page(os.path.join(man1, "drainsim.1.gz"), "DRAINSIM",
-                           ["NAME", "SYNOPSIS", "COMMANDS", "EXIT STATUS", "SEE ALSO"] +
-                           [f"drainsim {c} [OPTIONS]" for c in commands])
+                           ["NAME", "SYNOPSIS", "COMMANDS", "EXIT STATUS", "SEE ALSO", "FILES"] +
+                           [f"drainsim {c} [OPTIONS]" for c in commands],
+                           configured_prefix(a.build))
             check_man_page(os.path.join(man1, "drainsim-worker.1.gz"), "DRAINSIM-WORKER",
                            ["ENVIRONMENT", "OJS_URL"])
             if a.viewer:

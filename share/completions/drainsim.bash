@@ -20,11 +20,11 @@ _drainsim_options() {
   case $1 in
     run)
       echo "--help --seed --set --max-memory --timeline --out --engine --max-events" \
-        "--progress-events --progress-time $run_engine $system"
+        "--progress-events --progress-time --fail-on $run_engine $system"
       ;;
     real)
       echo "--help --seed --set --max-memory $system --repeats --seeds --tolerances --case" \
-        "--timeline --out-dir --keep"
+        "--timeline --out-dir --out --keep"
       ;;
     fidelity)
       echo "--help --seed --set --max-memory $run_engine $system --from --seeds --repeats" \

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "testing/test_cli.h"
+#include "testing/test_scenarios.h"
 
 namespace {
 
@@ -93,6 +94,56 @@ TEST_F(Cli, MissingFileAndBadOverrideExit2) {
   EXPECT_NE(r.err.find("worker.grace_period:"), std::string::npos) << r.err;
   r = drainsim("run '" + file + "' --no-such-flag");
   EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err,
+            "error: run: unknown option \"--no-such-flag\" (drainsim help run lists them)\n");
+}
+
+// Every parser error starts "error:" and names the command; an option a typo away from
+// one of the command's is suggested.
+TEST_F(Cli, ParserErrorsSayErrorAndSuggestTheOptionMeant) {
+  const std::string file = write("ok.json", kValid);
+  drainsim::test::CliResult r = drainsim("run '" + file + "' --seeds 3");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err, "error: run: unknown option \"--seeds\" (did you mean \"--seed\"?)\n");
+  r = drainsim("tune '" + file + "' --max-job-los=1");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err,
+            "error: tune: unknown option \"--max-job-los\" (did you mean \"--max-job-loss\"?)\n");
+  r = drainsim("run '" + file + "' --seed -1");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err.rfind("error: run: --seed: ", 0), 0u) << r.err;
+  r = drainsim("run '" + file + "' other.json");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err.rfind("error: run: ", 0), 0u) << r.err;
+  EXPECT_NE(r.err.find("other.json"), std::string::npos) << r.err;
+}
+
+// Help lines stay within 100 columns, each command's.
+TEST_F(Cli, HelpIsWrappedAt100Columns) {
+  for (const char* cmd : {"", "run", "real", "fidelity", "compare", "sweep", "merge", "tune",
+                          "validate", "profiles", "conformance", "export", "help"}) {
+    const drainsim::test::CliResult r = drainsim(std::string(cmd) + " --help");
+    ASSERT_EQ(r.code, 0) << cmd;
+    std::istringstream in(r.out);
+    for (std::string line; std::getline(in, line);) {
+      std::size_t columns = 0;
+      for (char c : line) columns += (c & 0xC0) != 0x80;
+      EXPECT_LE(columns, 100u) << cmd << ": " << line;
+    }
+  }
+}
+
+TEST_F(Cli, RealOutNamesOneRepeatsFile) {
+  const std::string file = write("ok.json", kValid);
+  const drainsim::test::CliResult r =
+      drainsim("real '" + file +
+               "' --system sidekiq --set worker.profile=sidekiq --repeats 2 "
+               "--out one.json");
+  EXPECT_EQ(r.code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("error: --out names one results file, for a single repeat: it takes "
+                       "neither --repeats 2 nor --out-dir"),
+            std::string::npos)
+      << r.err;
 }
 
 TEST_F(Cli, RunWritesResultsNamedAfterScenarioAndSeed) {
@@ -107,6 +158,34 @@ TEST_F(Cli, RunWritesResultsNamedAfterScenarioAndSeed) {
   EXPECT_EQ(doc["scenario"]["worker"]["grace_period"], "10s");
   EXPECT_TRUE(doc.contains("timeline"));
   EXPECT_EQ(doc["summary"]["exits"]["oom_killed"].get<int>(), 3);  // 1 pod at 2m, 2 at 5m
+}
+
+// Hand-worked case C (run_scenario_test): the OOM kill at 10 s costs 4 shutdown retries,
+// each job recovered 25 s after the kill, nothing lost, and no drain (null).
+TEST_F(Cli, FailOnExits1ListingTheBrokenThresholds) {
+  const std::string file = write(
+      "c.json", drainsim::test::one_pod("20s", "", "", R"([{"at": "10s", "kind": "oom_kill"}])"));
+  const std::string run = "run '" + file + "' --out res.json";
+  drainsim::test::CliResult r =
+      drainsim(run +
+               " --fail-on 'shutdown_retries>3' --fail-on 'job_loss>0' --fail-on "
+               "'orphan_recovery_delay_s.p99>25s' --fail-on 'drain_latency_s.p99>0' "
+               "--fail-on 'orphan_recovery_delay_s.p99 >= 25'");
+  EXPECT_EQ(r.code, 1) << r.out << r.err;
+  EXPECT_EQ(r.err,
+            "error: 2 of 5 --fail-on thresholds broken:\n"
+            "  shutdown_retries>3: shutdown_retries is 4\n"
+            "  orphan_recovery_delay_s.p99>=25: orphan_recovery_delay_s.p99 is 25s\n");
+  EXPECT_NE(r.out.find("audit: ok"), std::string::npos) << r.out;  // the summary as ever
+  EXPECT_TRUE(std::filesystem::exists(dir_ / "res.json"));
+
+  r = drainsim(run + " --fail-on 'shutdown_retries>4' --fail-on 'job_loss>0'");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("thresholds: all 2 hold\n"), std::string::npos) << r.out;
+
+  r = drainsim(run + " --fail-on 'shutdown_retrys>3'");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("did you mean \"shutdown_retries\"?"), std::string::npos) << r.err;
 }
 
 TEST_F(Cli, AuditFailureExits3NamingTheJob) {
@@ -460,8 +539,11 @@ TEST_F(Cli, ASeedIsAWholeNumberFrom0) {
           drainsim(std::string(cmd) + " '" + file + "' --seed " + seed);
       EXPECT_EQ(r.code, 2) << cmd << " --seed " << seed;
       const std::string shown = std::string(seed) == "''" ? "" : seed;
-      EXPECT_EQ(r.err, "--seed: expected a whole number from 0 to 18446744073709551615, got \"" +
-                           shown + "\"\nRun with --help for more information.\n")
+      const std::string name = std::string(cmd).substr(0, std::string(cmd).find(' '));
+      EXPECT_EQ(r.err, "error: " + name +
+                           ": --seed: expected a whole number from 0 to 18446744073709551615, "
+                           "got \"" +
+                           shown + "\"\n")
           << cmd << " --seed " << seed;
     }
   }
@@ -482,9 +564,10 @@ TEST_F(Cli, TimeScaleIsPositiveAndOnlyForTheRealTimeEngines) {
           drainsim(std::string(cmd) + " '" + file + "' --engine" + (cmd[0] == 'f' ? "s" : "") +
                    " realtime --time-scale " + scale);
       EXPECT_EQ(r.code, 2) << cmd << " " << scale;
-      EXPECT_EQ(r.err, std::string("--time-scale: expected a number from 0.001 to 1000000 "
-                                   "(simulated seconds per real second), got \"") +
-                           scale + "\"\nRun with --help for more information.\n")
+      EXPECT_EQ(r.err, "error: " + std::string(cmd) +
+                           ": --time-scale: expected a number from 0.001 to 1000000 (simulated "
+                           "seconds per real second), got \"" +
+                           scale + "\"\n")
           << cmd << " " << scale;
     }
   }

@@ -20,6 +20,7 @@
 
 namespace drainsim::cli {
 
+constexpr int kThresholdsBroken = 1;  // run --fail-on: a threshold broken
 constexpr int kBadInput = 2;
 constexpr int kAuditFailed = 3;
 constexpr int kRunFailed = 4;  // drainsim real: a process of the run failed (run.failed)
@@ -59,6 +60,14 @@ void add_tune_commands(CLI::App& app, std::vector<Command>& out);      // tune
 void add_catalog_commands(CLI::App& app, std::vector<Command>& out);
 // help [COMMAND]: added last, it shows the commands added before it.
 void add_help_command(CLI::App& app, std::vector<Command>& out);
+
+// Help texts wrapped at 100 columns; call before adding the commands, which take the
+// formatter of their parent.
+void use_wrapped_help(CLI::App& app);
+// Says why the command line did not parse, each message starting "error:": an unknown
+// option with the command's nearest one ("run: unknown option \"--seeds\" (did you mean
+// \"--seed\"?)"), or CLI11's word with the command named; returns kBadInput.
+int parse_failed(const CLI::App& app, const CLI::ParseError& e, int argc, char** argv);
 
 // The subcommand of `app` named `name`, or nullptr.
 const CLI::App* find_command(const CLI::App& app, const std::string& name);

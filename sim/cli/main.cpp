@@ -20,6 +20,7 @@ int main(int argc, char** argv) {
   CLI::App app{"drainsim: what will your workers' shutdown settings cost?"};
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("drainsim ") + DRAINSIM_VERSION);
+  use_wrapped_help(app);
   std::vector<Command> commands;
   for (auto add : {add_run_commands, add_real_commands, add_fidelity_commands, add_compare_commands,
                    add_sweep_commands, add_tune_commands, add_catalog_commands, add_help_command}) {
@@ -49,8 +50,7 @@ int main(int argc, char** argv) {
       if (!find_command(app, word)) return unknown_command(app, word);
       break;
     }
-    app.exit(e);
-    return kBadInput;
+    return parse_failed(app, e, argc, argv);
   }
   for (const Command& c : commands) {
     if (*c.app) return c.run();

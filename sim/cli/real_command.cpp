@@ -26,7 +26,8 @@ struct RealArgs {
   std::string tolerances;               // auto: as drainsim fidelity's
   std::string case_name;
   bool timeline = false;
-  std::string out_dir = "results/real";
+  std::string out_dir;  // "": results/real
+  std::string out;      // one repeat's results file, instead of out_dir
   std::string keep;
 };
 
@@ -64,16 +65,28 @@ int real(const RealArgs& args) {
   if (args.auto_max && !load_tolerances(args.tolerances, args.case_name, tolerances)) {
     return kBadInput;
   }
-  std::error_code ec;
-  try {  // libstdc++ throws here even given `ec` when a component is a file
-    std::filesystem::create_directories(args.out_dir, ec);
-  } catch (const std::filesystem::filesystem_error&) {
+  if (!args.out.empty() && (args.repeats != 1 || args.auto_max || !args.out_dir.empty())) {
+    fmt::print(stderr,
+               "error: --out names one results file, for a single repeat: it takes neither "
+               "--repeats {} nor --out-dir (give --out-dir for several repeats)\n",
+               args.auto_max ? "auto" : std::to_string(args.repeats));
+    return kBadInput;
+  }
+  const std::string dir = args.out_dir.empty() ? "results/real" : args.out_dir;
+  if (args.out.empty()) {
+    std::error_code ec;
+    try {  // libstdc++ throws here even given `ec` when a component is a file
+      std::filesystem::create_directories(dir, ec);
+    } catch (const std::filesystem::filesystem_error&) {
+    }
   }
   const auto path_of = [&](std::uint64_t seed) {
-    return fmt::format("{}/{}-{}-{}.json", args.out_dir, s.name, args.system.system, seed);
+    if (!args.out.empty()) return args.out;
+    return fmt::format("{}/{}-{}-{}.json", dir, s.name, args.system.system, seed);
   };
   // Each repeat's results file can be written: checked on the first before any run.
-  if (!outputs_ok({{"--out-dir", path_of(s.seed), "the results file"}}, {args.what.file})) {
+  if (!outputs_ok({{args.out.empty() ? "--out-dir" : "--out", path_of(s.seed), "the results file"}},
+                  {args.what.file})) {
     return kBadInput;
   }
   const std::uint64_t first = s.seed;
@@ -190,6 +203,8 @@ void declare_real(CLI::App* cmd, RealArgs& args) {
       cmd->add_option("--out-dir", args.out_dir,
                       "Folder for the results, one file per repeat: NAME-SYSTEM-SEED.json (default "
                       "results/real)"));
+  path_option(cmd->add_option("--out", args.out,
+                              "With a single repeat: its results file, instead of --out-dir's"));
   path_option(cmd->add_option("--keep", args.keep,
                               "Copy each run's adapter events and program logs into this folder"));
 }

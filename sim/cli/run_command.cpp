@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "analysis/thresholds.h"
 #include "cli/common.h"
 #include "cli/progress.h"
 #include "cli/run_common.h"
@@ -29,6 +30,7 @@ struct RunArgs {
   std::string out;
   std::string fault;
   // virtual: a limit of events (0: none), and when a run shows its progress
+  std::vector<std::string> fail_on;  // thresholds (analysis/thresholds.h)
   std::uint64_t max_events = 0;
   std::uint64_t progress_events = 100'000'000;
   Duration progress_time = 24 * kHour;
@@ -64,6 +66,15 @@ std::string default_results_path(const Scenario& s, Engine engine) {
 }
 
 int run(const RunArgs& args) {
+  std::vector<Threshold> thresholds;
+  for (const std::string& text : args.fail_on) {
+    auto t = parse_threshold(text);
+    if (const auto* why = std::get_if<std::string>(&t)) {
+      fmt::print(stderr, "error: {}\n", *why);
+      return kBadInput;
+    }
+    thresholds.push_back(std::get<Threshold>(std::move(t)));
+  }
   if (!time_scale_applies(args.engine_args.time_scale, {args.engine},
                           fmt::format("use --engine realtime or process; this run's engine is {}",
                                       to_string(args.engine)))) {
@@ -156,7 +167,16 @@ int run(const RunArgs& args) {
                out.failed ? "run.failed" : "run.interrupted");
     return out.failed ? kRunFailed : kInterrupted;
   }
-  return reported;
+  if (reported != 0 || thresholds.empty()) return reported;
+  const std::vector<std::string> broken = broken_thresholds(thresholds, out.summary);
+  if (broken.empty()) {
+    fmt::print("thresholds: all {} hold\n", thresholds.size());
+    return 0;
+  }
+  fmt::print(stderr, "error: {} of {} --fail-on thresholds broken:\n", broken.size(),
+             thresholds.size());
+  for (const std::string& b : broken) fmt::print(stderr, "  {}\n", b);
+  return kThresholdsBroken;
 }
 
 void declare_run(CLI::App* cmd, RunArgs& args) {
@@ -164,11 +184,17 @@ void declare_run(CLI::App* cmd, RunArgs& args) {
   cmd->add_flag("--timeline", args.timeline, "Record the timeline in the results");
   path_option(
       cmd->add_option("--out", args.out, "Results file (default results/<name>-<seed>.json)"));
-  add_enum_option(cmd, "--engine", args.engine, "virtual (default), realtime or process");
+  add_enum_option(cmd, "--engine", args.engine,
+                  "virtual (default), realtime, process, or real (a real system, --system; as "
+                  "drainsim real with one repeat)");
   add_limit_options(cmd, args);
   add_engine_options(cmd, args.engine_args);
   add_system_options(cmd, args.system);
   add_fault_option(cmd, args.fault);
+  cmd->add_option("--fail-on", args.fail_on,
+                  "Exit 1 when the run breaks this threshold, METRIC OP VALUE over any summary "
+                  "metric (results/README.md), OP one of > >= < <= == !=; repeatable, e.g. "
+                  "--fail-on 'job_loss>0' --fail-on 'drain_latency_s.p99>25s'");
 }
 
 }  // namespace
