@@ -258,6 +258,16 @@ def check_semantics(raw: bytes, doc):
             added = sum(r[figure] for r in rows if r["class"] == cls)
             expect(value == added, f"summary.{group}.{cls} {value} != the {cls} rows' {added}")
 
+    # Returns after a shutdown (3.3): the worker's hand-backs and the backend's recoveries
+    # are the orphan-recovery samples, split.
+    def count(group):
+        return 0 if s[group] is None else s[group]["count"]
+    expect(count("requeue_delay_s") + count("backend_recovery_delay_s")
+           == count("orphan_recovery_delay_s"),
+           f"requeue_delay_s.count {count('requeue_delay_s')} + backend_recovery_delay_s.count "
+           f"{count('backend_recovery_delay_s')} != orphan_recovery_delay_s.count "
+           f"{count('orphan_recovery_delay_s')}")
+
     # The summary against pods[].
     for i, pod in enumerate(doc["pods"]):
         expect(pod["id"] == f"pod-{i}", f"pods[{i}].id is {pod['id']!r}, expected 'pod-{i}'")

@@ -62,7 +62,9 @@ void print_summary(const Scenario& scenario, Engine engine, const RunOutput& out
   const JobTotals& j = s.jobs;
   fmt::print("drainsim {} — scenario {} (seed {}), engine {}\n", DRAINSIM_VERSION, scenario.name,
              scenario.seed, to_string(engine));
-  fmt::print("  simulated {}{}\n", format_seconds(to_seconds(s.ended_at)),
+  // A real run is not simulated: it ran on the wall clock.
+  fmt::print("  {} {}{}\n", engine == Engine::kReal ? "ran" : "simulated",
+             format_seconds(to_seconds(s.ended_at)),
              !s.interrupted.by.empty() ? " (interrupted: the figures are partial)"
              : s.ended_early           ? " (ended once nothing was left to do)"
                                        : " (cut off at duration + settle)");
@@ -93,7 +95,9 @@ void print_summary(const Scenario& scenario, Engine engine, const RunOutput& out
   print_causes(s);
   fmt::print("shutdown\n");
   fmt::print("  drain latency          {}\n", fmt_spread(s.drain_latency));
-  fmt::print("  orphan recovery delay  {}\n", fmt_spread(s.orphan_recovery_delay));
+  // A job the worker handed back is no orphan: said apart from what the backend recovered.
+  fmt::print("  requeued by the worker {}\n", fmt_spread(s.requeue_delay));
+  fmt::print("  recovered by backend   {}\n", fmt_spread(s.backend_recovery_delay));
   fmt::print(
       "  exits: clean {}  died on TERM {}  killed at deadline {}  OOM killed {}  "
       "exited with error {}  killed by signal {}  (still running at the end: {})\n",
@@ -105,7 +109,12 @@ void print_summary(const Scenario& scenario, Engine engine, const RunOutput& out
   fmt::print("  deploys: {}\n", d ? fmt::format("{} finished, mean {}  max {}", d->count,
                                                 format_seconds(d->mean), format_seconds(d->max))
                                   : std::string("none"));
-  for (const Warning& w : s.warnings) fmt::print("warning: {}\n", w.message);
+  // The engine's own lag first: it is why the other figures cannot be read as the fleet's.
+  for (bool behind : {true, false}) {
+    for (const Warning& w : s.warnings) {
+      if ((w.code == "engine_behind") == behind) fmt::print("warning: {}\n", w.message);
+    }
+  }
   if (s.audit.ok) {
     fmt::print("audit: ok ({})\n", s.balance);
   } else {

@@ -149,6 +149,10 @@ void StrandRuntime::fire() {
       const Duration late = std::max<Duration>(0, owner_.now() - at);
       behind_.most = std::max(behind_.most, late);
       if (late > tolerance_) ++behind_.beyond_tolerance;
+      ++lag_.timers;
+      lag_.timers_late += late;
+      lag_.timers_most = std::max(lag_.timers_most, late);
+      lag_.queued.add(to_seconds(late));
       if (record_lateness_) {
         lateness_.push_back(
             std::chrono::duration<double, std::micro>(Clock::now() - slot.timer->expiry()).count());
@@ -169,14 +173,64 @@ void StrandRuntime::fire() {
 }
 
 void StrandRuntime::post(std::function<void()> fn) {
+  const Clock::time_point posted = Clock::now();
   if (lock_ == nullptr) {
-    asio::post(strand_, std::move(fn));
+    asio::post(strand_, [this, posted, fn = std::move(fn)] {
+      handler_waited(Clock::now() - posted);
+      fn();
+    });
     return;
   }
-  asio::post(strand_, [lock = lock_, fn = std::move(fn)] {
+  asio::post(strand_, [this, posted, lock = lock_, fn = std::move(fn)] {
     std::lock_guard held(*lock);
+    handler_waited(Clock::now() - posted);
     fn();
   });
+}
+
+void StrandRuntime::handler_waited(Clock::duration waited) {
+  const auto late = static_cast<Duration>(
+      std::chrono::duration<double, std::micro>(waited).count() * owner_.time_scale());
+  std::lock_guard lock(mu_);
+  ++lag_.handlers;
+  lag_.handlers_late += late;
+  lag_.handlers_most = std::max(lag_.handlers_most, late);
+  lag_.queued.add(to_seconds(late));
+}
+
+std::unique_lock<std::mutex> StrandRuntime::acquire(std::mutex& lock) {
+  const Clock::time_point asked = Clock::now();
+  std::unique_lock<std::mutex> held(lock);
+  handler_waited(Clock::now() - asked);
+  return held;
+}
+
+void StrandRuntime::body_ended_late(Duration work, Duration late) {
+  std::lock_guard lock(mu_);
+  ++lag_.bodies;
+  lag_.bodies_work += work;
+  lag_.bodies_late += late;
+  lag_.bodies_most = std::max(lag_.bodies_most, late);
+}
+
+StrandRuntime::Lag& StrandRuntime::Lag::operator+=(const Lag& o) {
+  timers += o.timers;
+  handlers += o.handlers;
+  bodies += o.bodies;
+  timers_late += o.timers_late;
+  handlers_late += o.handlers_late;
+  bodies_late += o.bodies_late;
+  timers_most = std::max(timers_most, o.timers_most);
+  handlers_most = std::max(handlers_most, o.handlers_most);
+  bodies_most = std::max(bodies_most, o.bodies_most);
+  bodies_work += o.bodies_work;
+  queued.merge(o.queued);
+  return *this;
+}
+
+StrandRuntime::Lag StrandRuntime::lag() const {
+  std::lock_guard lock(mu_);
+  return lag_;
 }
 
 StrandRuntime::Behind StrandRuntime::behind() const {

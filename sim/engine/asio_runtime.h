@@ -24,6 +24,7 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
 
+#include "base/stats.h"
 #include "engine/runtime.h"
 
 namespace drainsim {
@@ -99,6 +100,25 @@ class StrandRuntime final : public Runtime {
   };
   void set_tolerance(Duration tolerance) { tolerance_ = tolerance; }
   Behind behind() const;
+  // How far this strand lagged its time scale, in simulated time (engine_behind,
+  // docs/engines.md): its timers (how late each fired), its handlers (how long each posted
+  // function, or a call that waited for another strand's lock, waited to run) and its job
+  // bodies (how long past the end of its work each one's end reached the strand).
+  struct Lag {
+    std::uint64_t timers = 0, handlers = 0, bodies = 0;            // how many
+    Duration timers_late = 0, handlers_late = 0, bodies_late = 0;  // their lateness, summed
+    Duration timers_most = 0, handlers_most = 0, bodies_most = 0;
+    Duration bodies_work = 0;  // the bodies' work, summed
+    Percentiles queued;        // the timers' and handlers' lateness, in seconds
+    Lag& operator+=(const Lag& o);
+  };
+  Lag lag() const;
+  // A handler that waited `waited` of real time before it ran.
+  void handler_waited(std::chrono::steady_clock::duration waited);
+  // Takes `lock` for a call of this strand's into state another strand guards with it
+  // (--model-access lock), counting its wait as a handler's.
+  std::unique_lock<std::mutex> acquire(std::mutex& lock);
+  void body_ended_late(Duration work, Duration late) override;
 
  private:
   Time read_clock() const override { return owner_.now(); }
@@ -124,7 +144,7 @@ class StrandRuntime final : public Runtime {
 
   AsioRuntime& owner_;
   boost::asio::strand<boost::asio::io_context::executor_type> strand_;
-  mutable std::mutex mu_;  // guards slots_, free_, pending_, next_seq_, lateness_, behind_
+  mutable std::mutex mu_;  // guards slots_, free_, pending_, next_seq_, lateness_, behind_, lag_
   std::vector<Slot> slots_;
   std::vector<std::uint32_t> free_;
   std::set<Due> pending_;
@@ -138,6 +158,7 @@ class StrandRuntime final : public Runtime {
   std::vector<double> lateness_;
   Duration tolerance_ = kNever;
   Behind behind_;
+  Lag lag_;
 };
 
 }  // namespace drainsim

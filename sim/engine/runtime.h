@@ -77,6 +77,11 @@ class Runtime {
   // programs) converts durations with it.
   virtual double time_scale() const = 0;
 
+  // A job body on this Runtime ended `late` after its `work` was done, in simulated time:
+  // how far a paced Runtime fell behind its time scale (engine_behind). Virtual time is
+  // never late, and ignores it. Called only where time_scale() > 0.
+  virtual void body_ended_late(Duration /*work*/, Duration /*late*/) {}
+
  protected:
   // `clock`: where the Runtime keeps its time, read by now(); nullptr: now() asks
   // read_clock() (a clock that moves by itself).

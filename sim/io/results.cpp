@@ -341,7 +341,8 @@ MetricValues summary_values(const json& results, const std::string& where) {
     }
     if (major == 1 && m.name == "completions_rejected") key = "rejected_acks";
     const bool before_3_3 = major < 3 || (major == 3 && minor < 3);
-    if (before_3_3 && (key == "job_loss_by_cause" || key == "interrupted_by_cause")) {
+    if (before_3_3 && (key == "job_loss_by_cause" || key == "interrupted_by_cause" ||
+                       key == "requeue_delay_s" || key == "backend_recovery_delay_s")) {
       out.emplace(m.name, std::nullopt);  // not attributed then
       continue;
     }

@@ -42,6 +42,8 @@ Value loss_by(const RunSummary& s) {
 }
 constexpr auto kDrain = &RunSummary::drain_latency;
 constexpr auto kOrphan = &RunSummary::orphan_recovery_delay;
+constexpr auto kRequeue = &RunSummary::requeue_delay;
+constexpr auto kBackend = &RunSummary::backend_recovery_delay;
 constexpr auto kDeploy = &RunSummary::deploy_duration;
 constexpr auto kLatency = &RunSummary::job_latency;
 
@@ -55,6 +57,10 @@ constexpr Metric kMetrics[] = {
     {"attempts.failed", kCount, attempts<Outcome::kFailed>},
     {"attempts.interrupted", kCount, attempts<Outcome::kInterrupted>},
     {"attempts.killed", kCount, attempts<Outcome::kKilled>},
+    {"backend_recovery_delay_s.count", kCount, member<kBackend, &Spread::count>},
+    {"backend_recovery_delay_s.max", kSeconds, member<kBackend, &Spread::max>},
+    {"backend_recovery_delay_s.p50", kSeconds, member<kBackend, &Spread::p50>},
+    {"backend_recovery_delay_s.p99", kSeconds, member<kBackend, &Spread::p99>},
     {"completions_rejected", kCount, job<&JobTotals::completions_rejected>},
     {"deploy_duration_s.count", kCount, member<kDeploy, &DeployDurations::count>},
     {"deploy_duration_s.max", kSeconds, member<kDeploy, &DeployDurations::max>},
@@ -109,6 +115,10 @@ constexpr Metric kMetrics[] = {
     {"pushes_refused", kCount, job<&JobTotals::pushes_refused>},
     {"redeliveries", kCount, job<&JobTotals::redeliveries>},
     {"rejected_fails", kCount, job<&JobTotals::rejected_fails>},
+    {"requeue_delay_s.count", kCount, member<kRequeue, &Spread::count>},
+    {"requeue_delay_s.max", kSeconds, member<kRequeue, &Spread::max>},
+    {"requeue_delay_s.p50", kSeconds, member<kRequeue, &Spread::p50>},
+    {"requeue_delay_s.p99", kSeconds, member<kRequeue, &Spread::p99>},
     {"shutdown_retries", kCount, job<&JobTotals::shutdown_retries>},
     {"stuck_at_end", kCount, job<&JobTotals::stuck_at_end>},
     {"wasted_work_s", kSeconds,

@@ -79,8 +79,10 @@ TEST(Metrics, CollectMapsANullGroupToItsName) {
   EXPECT_EQ(v.count("orphan_recovery_delay_s.p99"), 0u);
   EXPECT_EQ(v.at("job_loss"), 2.0);
   // Every metric of a present group, plus one key per null group.
-  const std::size_t null_groups = 3;  // orphan recovery, deploy duration, job latency
-  const std::size_t null_leaves = 4 + 3 + 2;
+  // orphan recovery and its two parts (requeues, backend recoveries), deploy duration, job
+  // latency
+  const std::size_t null_groups = 5;
+  const std::size_t null_leaves = 4 + 4 + 4 + 3 + 2;
   EXPECT_EQ(v.size(), metrics().size() - null_leaves + null_groups);
 }
 

@@ -45,7 +45,11 @@ void Recorder::set_state(Entry& e, JobState s, Time now) {
 void Recorder::job_available(std::uint32_t ledger, Time now) {
   Entry& e = entry(ledger);
   if (e.orphaned_at >= 0) {
-    if (count_recovery_) orphan_recovery_.add(to_seconds(now - e.orphaned_at));
+    if (count_recovery_) {
+      const double delay = to_seconds(now - e.orphaned_at);
+      orphan_recovery_.add(delay);
+      (e.handed_back ? requeue_ : backend_recovery_).add(delay);
+    }
     e.orphaned_at = -1;
   }
   set_state(e, JobState::kAvailable, now);
@@ -153,7 +157,10 @@ void Recorder::attempt_ended(const Lease& lease, const AttemptRecord& record, Du
     // Only the run that held the job causes its next one: a stale run (its lease already
     // recovered, the job requeued or running elsewhere) leaves nothing to retry or recover.
     if (latest) e.shutdown_retry_due = true;
-    if (e.state == JobState::kActive && latest) e.orphaned_at = record.end;
+    if (e.state == JobState::kActive && latest) {
+      e.orphaned_at = record.end;
+      e.handed_back = record.outcome == Outcome::kInterrupted;
+    }
   }
   if (sink_) {
     AttemptRecord r = record;

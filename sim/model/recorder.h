@@ -135,7 +135,14 @@ class Recorder {
 
   const JobTotals& totals() const { return totals_; }
   const Percentiles& job_latency() const { return job_latency_; }
+  // From the end of an attempt that left its job (interrupted, killed, abandoned) to the
+  // job's being available again: every such return; those the worker handed back itself
+  // (its attempt interrupted: a requeue, a FAIL at the deadline, a cancelled body's FAIL);
+  // those the backend recovered (killed or abandoned: dead-worker detection, lease expiry,
+  // a rescuer, a redelivery on disconnect).
   const Percentiles& orphan_recovery() const { return orphan_recovery_; }
+  const Percentiles& requeues() const { return requeue_; }
+  const Percentiles& backend_recoveries() const { return backend_recovery_; }
   // The jobs' figures by CauseId (model/causes.h); complete after finish().
   const std::vector<CauseCounts>& cause_counts() const { return cause_counts_; }
   bool timeline() const { return sink_ != nullptr; }
@@ -181,6 +188,7 @@ class Recorder {
     bool redelivery_due = false;      // ... by a recovery while its holder still ran it
     bool discarded_by_shutdown = false;
     bool lost = false;
+    bool handed_back = false;  // the attempt that left it was interrupted (the worker's word)
   };
 
   Entry& entry(std::uint32_t ledger) { return entries_[ledger]; }
@@ -208,6 +216,7 @@ class Recorder {
   JobTotals totals_;
   Percentiles job_latency_;
   Percentiles orphan_recovery_;
+  Percentiles requeue_, backend_recovery_;
   PodCauses pod_causes_;
   std::vector<CauseCounts> cause_counts_;
   bool count_recovery_ = true;

@@ -1,5 +1,7 @@
 #include "model/run_summary.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "model/config_warnings.h"
@@ -75,6 +77,8 @@ RunSummary summarize(const Scenario& scenario, const Recorder& recorder, const P
                    s.exit_count(ExitKind::kKilledBySignal);
   s.drain_latency = spread(drain);
   s.orphan_recovery_delay = spread(recorder.orphan_recovery());
+  s.requeue_delay = spread(recorder.requeues());
+  s.backend_recovery_delay = spread(recorder.backend_recoveries());
 
   Percentiles deploys;
   for (const DeployRecord& d : platform.deploys()) {
@@ -106,10 +110,17 @@ RunSummary summarize(const Scenario& scenario, const Recorder& recorder, const P
   s.warnings = config_warnings(scenario);
   const std::vector<Warning>& during = recorder.warnings();
   s.warnings.insert(s.warnings.end(), during.begin(), during.end());
-  if (auto w = overload_warning(scenario, recorder.queue().max())) {
+  // A paced engine that fell behind grew the queue itself: the offered load is still the
+  // scenario's, but the queue judges the engine, not the fleet.
+  const bool engine_behind = std::any_of(
+      during.begin(), during.end(), [](const Warning& w) { return w.code == "engine_behind"; });
+  if (auto w = overload_warning(
+          scenario, engine_behind ? std::nullopt : std::optional(recorder.queue().max()))) {
     s.warnings.push_back(std::move(*w));
-  } else if (auto g = queue_growth_warning(scenario, recorder.queue(), ended_at)) {
-    s.warnings.push_back(std::move(*g));
+  } else if (!engine_behind) {
+    if (auto g = queue_growth_warning(scenario, recorder.queue(), ended_at)) {
+      s.warnings.push_back(std::move(*g));
+    }
   }
   if (auto w = settle_warning(scenario, s)) s.warnings.push_back(std::move(*w));
   if (auto w = interrupted_warning(scenario, s)) s.warnings.push_back(std::move(*w));

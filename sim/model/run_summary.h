@@ -52,6 +52,8 @@ struct RunSummary {
   std::int64_t forced_kills = 0;        // every SIGKILL: at the deadline, OOM, signal or preStop
   std::optional<Spread> drain_latency;  // TERM to exit, OOM kills left out
   std::optional<Spread> orphan_recovery_delay;  // an orphaned job's death to its recovery
+  // The same split: jobs the worker handed back itself, jobs the backend recovered.
+  std::optional<Spread> requeue_delay, backend_recovery_delay;
   std::optional<DeployDurations> deploy_duration;
   std::int64_t deploys_superseded = 0, deploys_unfinished = 0;
   std::optional<JobLatency> job_latency;

@@ -29,6 +29,7 @@ SimulatedProcess::SimulatedProcess(Runtime& runtime, Backend& backend, Recorder&
                      worker.startup.value == 0),
       pod_(pod),
       pid1_(pid1),
+      paced_(runtime.time_scale() > 0),
       hops_(std::move(hops)) {
   for (const std::string& q : worker.queues) queues_.push_back(backend.queue(q));
   fetched_.reserve(bodies_.size());
@@ -385,6 +386,10 @@ void SimulatedProcess::on_timer(std::uint32_t tag, std::uint64_t arg) {
       Body& body = bodies_[slot];
       if (!body.running || body.generation != arg >> 32) break;  // a body given up on
       const Duration run = rt_.now() - body.start;
+      if (paced_ && tag == JobRunner::kBodyEnded) {  // before the slot can take a new job
+        rt_.body_ended_late(body.natural_end - body.start,
+                            std::max<Duration>(0, rt_.now() - body.natural_end));
+      }
       if (tag == JobRunner::kBodyCancelled) {
         end_attempt(slot, Outcome::kInterrupted, graceful_saves(body, run), true);
         core_.on_job_finished(slot, JobResult::kCancelled);

@@ -174,6 +174,7 @@ class SimulatedProcess final : public ProcessHandle,
   WorkerId worker_id_ = kNoWorker;
   int pod_;
   Pid1 pid1_;
+  bool paced_;  // its Runtime follows the wall clock: its bodies' lateness is told to it
   Hops hops_;
   std::atomic<bool> alive_{false};
   std::atomic<WorkerState> state_{WorkerState::kRunning};

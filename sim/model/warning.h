@@ -11,8 +11,8 @@ namespace drainsim {
 struct Warning {
   // Stable, for scripts: "overload", "queue_growth", "settle_reached", "event_skipped",
   // "event_partial", "pod_unschedulable", "no_checkpoints", "prefetched_unstarted",
-  // "broker_not_asked", "recovery_unreported", "timers_late", "late_reports",
-  // "worker_unregistered", "threads_refused", "interrupted", "run_failed",
+  // "broker_not_asked", "recovery_unreported", "timers_late", "engine_behind",
+  // "late_reports", "worker_unregistered", "threads_refused", "interrupted", "run_failed",
   // "worker_killed_outside", "worker_grace_outlasts_platform", "pre_stop_outlasts_platform".
   std::string code;
   std::string message;  // the sentence a person reads, the figures in it

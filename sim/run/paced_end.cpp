@@ -1,6 +1,7 @@
 #include "run/paced_end.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include <fmt/format.h>
 #include <boost/asio/signal_set.hpp>
@@ -92,6 +93,78 @@ void warn_if_late(Recorder& recorder, const Scenario& s,
        {"tolerance_s", to_seconds(tolerance)},
        {"most_late_s", to_seconds(behind.most)},
        {"time_scale", time_scale}}});
+}
+
+double stretch_bound() { return 0.05; }
+
+namespace {
+
+// At least two significant digits, no exponent: 3030, 99, 0.22.
+std::string two_digits(double v) {
+  const int decimals = v > 0 ? std::max(0, 1 - static_cast<int>(std::floor(std::log10(v)))) : 0;
+  return fmt::format("{:.{}f}", v, decimals);
+}
+
+}  // namespace
+
+void warn_if_behind(Recorder& recorder, const Scenario& s,
+                    const std::vector<const StrandRuntime*>& strands, bool thread_bodies) {
+  StrandRuntime::Lag lag;
+  for (const StrandRuntime* strand : strands) lag += strand->lag();
+  const auto mean = [](Duration sum, std::uint64_t n) {
+    return n ? to_seconds(sum) / static_cast<double>(n) : 0.0;
+  };
+  const double tolerance = to_seconds(lateness_tolerance(s));
+  const double p99 = lag.queued.count() ? lag.queued.quantile(0.99) : 0.0;
+  const double stretch = lag.bodies_work > 0 ? static_cast<double>(lag.bodies_late) /
+                                                   static_cast<double>(lag.bodies_work)
+                                             : 0.0;
+  const bool queues_behind = p99 > tolerance;
+  const bool bodies_behind = stretch > stretch_bound();
+  if (!queues_behind && !bodies_behind) return;
+  // Lateness in real time taken to stay as measured, so in simulated time it scales with
+  // the time scale: the scale at which each figure would meet its bound.
+  const double scale = strands.front()->time_scale();
+  double keeps_up = scale;
+  if (p99 > 0) keeps_up = std::min(keeps_up, scale * tolerance / p99);
+  if (stretch > 0) keeps_up = std::min(keeps_up, scale * stretch_bound() / stretch);
+  std::string what;
+  if (lag.bodies > 0) {
+    what = fmt::format(
+        "job bodies ended on average {} after their work was done, {:.1f} % of it (bound "
+        "{:.0f} %): the fleet's slots were held {:.1f} slot-seconds longer than their jobs asked",
+        format_seconds(mean(lag.bodies_late, lag.bodies)), 100 * stretch, 100 * stretch_bound(),
+        to_seconds(lag.bodies_late));
+  }
+  what += fmt::format(
+      "{}timers and handlers ran up to {} late, {} at the 99th percentile (bound {}, 1 % of the "
+      "duration)",
+      what.empty() ? "" : "; ",
+      format_seconds(to_seconds(std::max(lag.timers_most, lag.handlers_most))), format_seconds(p99),
+      format_seconds(tolerance));
+  recorder.warning(Warning{
+      "engine_behind",
+      fmt::format("the engine fell behind its time scale ({}x): {}. The queue, latencies and "
+                  "completions measure the engine's lag, not the fleet (no queue-growth "
+                  "judgement is made): lower --time-scale to about {} or less (estimated){}",
+                  scale, what, two_digits(keeps_up),
+                  thread_bodies && bodies_behind
+                      ? "; job bodies on threads (--job-body sleep or spin) load the machine "
+                        "at any scale, --job-body timer does not"
+                      : ""),
+      {{"time_scale", scale},
+       {"timers_late_mean_s", mean(lag.timers_late, lag.timers)},
+       {"timers_late_max_s", to_seconds(lag.timers_most)},
+       {"handlers_late_mean_s", mean(lag.handlers_late, lag.handlers)},
+       {"handlers_late_max_s", to_seconds(lag.handlers_most)},
+       {"late_p99_s", p99},
+       {"tolerance_s", tolerance},
+       {"bodies_late_mean_s", mean(lag.bodies_late, lag.bodies)},
+       {"bodies_late_max_s", to_seconds(lag.bodies_most)},
+       {"bodies_late_percent", 100 * stretch},
+       {"bodies_late_bound_percent", 100 * stretch_bound()},
+       {"slot_s_lost", to_seconds(lag.bodies_late)},
+       {"sustainable_time_scale", keeps_up}}});
 }
 
 }  // namespace drainsim

@@ -58,4 +58,16 @@ Duration lateness_tolerance(const Scenario& s);
 void warn_if_late(Recorder& recorder, const Scenario& s,
                   const std::vector<const StrandRuntime*>& strands);
 
+// Job bodies that end, all told, more than this share of their work late make the run
+// warn `engine_behind`: 5 %, fidelity's default tolerance for a time.
+double stretch_bound();
+
+// The `engine_behind` warning (docs/engines.md, "Falling behind the wall clock"), when the
+// strands lagged their time scale past a bound: the 99th percentile of their timers' and
+// handlers' lateness past lateness_tolerance(), or their job bodies' lateness past
+// stretch_bound() of their work. `thread_bodies`: the bodies ran on threads (its advice).
+// REQUIRES: `strands` is not empty; the pool has stopped.
+void warn_if_behind(Recorder& recorder, const Scenario& s,
+                    const std::vector<const StrandRuntime*>& strands, bool thread_bodies);
+
 }  // namespace drainsim

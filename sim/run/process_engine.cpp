@@ -145,6 +145,7 @@ RunOutput run_process(const Scenario& s, const RunOptions& o) {
   const int left = server->shut_down();
   if (!ending.failure.empty()) throw RunError(ending.failure);
   warn_if_late(models.recorder, s, {rt.get()});
+  warn_if_behind(models.recorder, s, {rt.get()}, false);
   if (unregistered) models.recorder.warning(*unregistered);
   const std::string command =
       o.process.worker_cmd.empty() ? "drainsim-worker" : o.process.worker_cmd;

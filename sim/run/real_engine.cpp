@@ -342,7 +342,12 @@ RunOutput run_real(const Scenario& s, const RunOptions& o) {
     out.processes_left = left;
     out.rule_check = check_rule(s, models.platform, pushed, report);
     // What the system cannot tell, so the run does not measure it.
-    if (!manifest.reports_available) out.not_measured.push_back("orphan_recovery_delay_s");
+    if (!manifest.reports_available) {
+      for (const char* group :
+           {"orphan_recovery_delay_s", "requeue_delay_s", "backend_recovery_delay_s"}) {
+        out.not_measured.push_back(group);
+      }
+    }
     out.results["real"] =
         real_json(manifest, ending.last, o.real.repeat, *out.rule_check, out.not_measured);
   });

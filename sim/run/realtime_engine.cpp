@@ -29,8 +29,8 @@ RunOutput run_realtime(const Scenario& s, const RunOptions& o) {
       Hops hops;
       hops.to_process = [&own](std::function<void()> fn) { own.post(std::move(fn)); };
       if (locked) {
-        hops.to_models = [&](std::function<void()> fn) {
-          std::lock_guard held(models_lock);
+        hops.to_models = [&models_lock, &check, strand = &own](std::function<void()> fn) {
+          const std::unique_lock held = strand->acquire(models_lock);
           fn();
           check();
         };
@@ -56,6 +56,7 @@ RunOutput run_realtime(const Scenario& s, const RunOptions& o) {
     all.push_back(strand.get());
   }
   warn_if_late(models.recorder, s, all);
+  warn_if_behind(models.recorder, s, all, o.realtime.job_body != JobBody::kTimer);
   return models.finish(ended, Engine::kRealtime);
 }
 

@@ -94,10 +94,14 @@ TEST(HandWorked, B_ShortGraceFailsJobsWithShutdownError) {
       EXPECT_EQ(a[1], 2);  // second attempt
     }
   }
-  // The orphan-recovery delay of an interrupted job is its backoff.
+  // The orphan-recovery delay of an interrupted job is its backoff. The worker handed the
+  // jobs back itself (FAIL at its deadline): requeues, no backend recovery.
   EXPECT_EQ(s["orphan_recovery_delay_s"]["count"], 4);
   EXPECT_GE(s["orphan_recovery_delay_s"]["max"].get<double>(), 0.5);
   EXPECT_LT(s["orphan_recovery_delay_s"]["max"].get<double>(), 1.5);
+  EXPECT_EQ(s["requeue_delay_s"]["count"], 4);
+  EXPECT_EQ(s["requeue_delay_s"]["max"], s["orphan_recovery_delay_s"]["max"]);
+  EXPECT_EQ(s["backend_recovery_delay_s"], nullptr);
 }
 
 TEST(HandWorked, C_OomKillRecoveredByDeadWorkerDetection) {
@@ -110,6 +114,10 @@ TEST(HandWorked, C_OomKillRecoveredByDeadWorkerDetection) {
   EXPECT_EQ(s["orphan_recovery_delay_s"]["count"], 4);
   EXPECT_EQ(s["orphan_recovery_delay_s"]["p50"], 25.0);
   EXPECT_EQ(s["orphan_recovery_delay_s"]["max"], 25.0);
+  // Orphans the backend recovered (dead-worker detection), none handed back.
+  EXPECT_EQ(s["backend_recovery_delay_s"]["count"], 4);
+  EXPECT_EQ(s["backend_recovery_delay_s"]["p99"], 25.0);
+  EXPECT_EQ(s["requeue_delay_s"], nullptr);
   EXPECT_EQ(s["exits"]["oom_killed"], 1);
   EXPECT_EQ(s["forced_kills"], 1);
   EXPECT_EQ(s["drain_latency_s"], nullptr);  // OOM kills are not drains
@@ -183,6 +191,10 @@ TEST(Causes, SidekiqLosesWhatTheOomKillHeldAndRequeuesWhatTheDeployStopped) {
   EXPECT_EQ(s["job_loss_by_cause"]["oom_kills"], 4);
   EXPECT_EQ(s["job_loss_by_cause"]["deploys"], 0);
   EXPECT_EQ(s["interrupted_by_cause"]["deploys"], 4);
+  // Sidekiq OSS recovers no orphan; its 4 requeues at the deadline are back at once.
+  EXPECT_EQ(s["requeue_delay_s"]["count"], 4);
+  EXPECT_EQ(s["requeue_delay_s"]["max"], 0.0);
+  EXPECT_EQ(s["backend_recovery_delay_s"], nullptr);
 }
 
 TEST(HandWorked, D_PlatformGraceShorterThanWorkerGraceKillsAtDeadline) {

@@ -18,8 +18,10 @@ COMMANDS = {
     "one-pod-rollout.sweep.json": ["sweep", "{scenario}", "--grid",
                                    "worker.grace_period=10s..70s/30s", "--seeds", "2",
                                    "--threads", "1", "--out", "{out}"],
+    # --keep-grace: every profile under the reference run's 20 s grace, as its tests work out.
     "one-pod-rollout.compare.json": ["compare", "{scenario}", "--profiles", "ojs,sidekiq,naive",
-                                     "--seeds", "3", "--format", "json", "--out", "{out}"],
+                                     "--keep-grace", "--seeds", "3", "--format", "json",
+                                     "--out", "{out}"],
 }
 VOLATILE = {"drainsim_version", "result_hash", "result_hashes"}
 

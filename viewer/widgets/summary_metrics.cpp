@@ -75,6 +75,15 @@ std::vector<MetricInfo> make_table() {
       seconds("orphan_recovery_delay_s.p50", "Orphan recovery p50", r),
       seconds("orphan_recovery_delay_s.max", "Orphan recovery max", r),
       count("orphan_recovery_delay_s.count", "Orphans recovered", r, "attempt", "attempts"),
+      // 3.3: the same returns, those the worker handed back apart from the backend's.
+      count("requeue_delay_s.count", "Handed back by the worker", r, "job", "jobs"),
+      seconds("requeue_delay_s.p50", "Requeue delay p50", r),
+      seconds("requeue_delay_s.p99", "Requeue delay p99", r),
+      seconds("requeue_delay_s.max", "Requeue delay max", r),
+      count("backend_recovery_delay_s.count", "Recovered by the backend", r, "job", "jobs"),
+      seconds("backend_recovery_delay_s.p50", "Backend recovery p50", r),
+      seconds("backend_recovery_delay_s.p99", "Backend recovery p99", r),
+      seconds("backend_recovery_delay_s.max", "Backend recovery max", r),
       count("redeliveries", "Redeliveries (job running twice)", r, "execution", "executions"),
       count("stuck_at_end", "Stuck at the end", r, "job", "jobs"),
 
