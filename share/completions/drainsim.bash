@@ -20,7 +20,7 @@ _drainsim_options() {
   case $1 in
     run)
       echo "--help --seed --set --max-memory --timeline --out --engine --max-events" \
-        "--progress-events --progress-time --fail-on $run_engine $system"
+        "--progress-events --progress-time --fail-on --deploys-per-day $run_engine $system"
       ;;
     real)
       echo "--help --seed --set --max-memory $system --repeats --seeds --tolerances --case" \

@@ -188,6 +188,23 @@ TEST_F(Cli, FailOnExits1ListingTheBrokenThresholds) {
   EXPECT_NE(r.err.find("did you mean \"shutdown_retries\"?"), std::string::npos) << r.err;
 }
 
+// Hand-worked case B (run_scenario_test): the deploy at 10 s FAILs the 4 jobs at its 2 s
+// grace, and they run again: its row, and its cost a day at 24 such deploys.
+TEST_F(Cli, TheSummarySaysWhatEachEventCostAndADaysDeploys) {
+  const std::string file =
+      write("b.json", drainsim::test::one_pod("20s", R"(, "grace_period": "2s")"));
+  const drainsim::test::CliResult r =
+      drainsim("run '" + file + "' --out res.json --deploys-per-day 24");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("by cause\n"
+                       "  deploy 1 at 10s  job loss 0 (lost 0 + discarded 0)  interrupted 4  "
+                       "retries 4  duplicates 0\n"
+                       "  a day at 24 deploys: job loss 0  interrupted 96  duplicates 0\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(drainsim("run '" + file + "' --out res.json --deploys-per-day 0").code, 2);
+}
+
 TEST_F(Cli, AuditFailureExits3NamingTheJob) {
   const std::string file = write("ok.json", kValid);
   const drainsim::test::CliResult r =

@@ -31,6 +31,7 @@ struct RunArgs {
   std::string fault;
   // virtual: a limit of events (0: none), and when a run shows its progress
   std::vector<std::string> fail_on;  // thresholds (analysis/thresholds.h)
+  double deploys_per_day = 0;
   std::uint64_t max_events = 0;
   std::uint64_t progress_events = 100'000'000;
   Duration progress_time = 24 * kHour;
@@ -161,7 +162,7 @@ int run(const RunArgs& args) {
   if (!ran) return status;
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
-  const int reported = report(s, options, out, path, wall);
+  const int reported = report(s, options, out, path, wall, args.deploys_per_day);
   if ((out.interrupted || out.failed) && reported != kBadInput) {
     fmt::print(stderr, "partial results written to {} ({})\n", path,
                out.failed ? "run.failed" : "run.interrupted");
@@ -191,6 +192,10 @@ void declare_run(CLI::App* cmd, RunArgs& args) {
   add_engine_options(cmd, args.engine_args);
   add_system_options(cmd, args.system);
   add_fault_option(cmd, args.fault);
+  cmd->add_option("--deploys-per-day", args.deploys_per_day,
+                  "Also say what the scenario's deploys cost a day at this many deploys (their "
+                  "figures per deploy, times N)")
+      ->check(CLI::PositiveNumber);
   cmd->add_option("--fail-on", args.fail_on,
                   "Exit 1 when the run breaks this threshold, METRIC OP VALUE over any summary "
                   "metric (results/README.md), OP one of > >= < <= == !=; repeatable, e.g. "

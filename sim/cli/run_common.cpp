@@ -19,9 +19,9 @@ std::string fmt_spread(const std::optional<Spread>& d) {
                      format_seconds(d->p99), format_seconds(d->max), d->count);
 }
 
-// The run's trouble by the event that caused it: a row per event with any, and what the
-// deploys cost each when there were some.
-void print_causes(const RunSummary& s) {
+// The run's trouble by the event that caused it: a row per event with any, what the
+// deploys cost each, and a day's cost at `deploys_per_day` (0: not given).
+void print_causes(const RunSummary& s, double deploys_per_day) {
   std::vector<const CauseRow*> shown;
   std::size_t width = 0;
   for (const CauseRow& r : s.by_cause) {
@@ -30,8 +30,28 @@ void print_causes(const RunSummary& s) {
     shown.push_back(&r);
     width = std::max(width, r.label().size());
   }
+  const CauseCounts& deploys = s.by_class[static_cast<std::size_t>(CauseClass::kDeploys)];
+  const auto n = std::count_if(s.by_cause.begin(), s.by_cause.end(), [](const CauseRow& r) {
+    return r.cause_class == CauseClass::kDeploys;
+  });
+  const auto per_day = [&] {
+    if (deploys_per_day <= 0) return;
+    if (n == 0) {
+      fmt::print("  --deploys-per-day {:g}: the scenario has no deploy to scale\n",
+                 deploys_per_day);
+      return;
+    }
+    const auto day = [&](std::int64_t v) {
+      return fmt::format("{:.3g}",
+                         static_cast<double>(v) / static_cast<double>(n) * deploys_per_day);
+    };
+    fmt::print("  a day at {:g} deploys: job loss {}  interrupted {}  duplicates {}\n",
+               deploys_per_day, day(deploys.job_loss()), day(deploys.interrupted),
+               day(deploys.duplicate_executions));
+  };
   if (shown.empty()) {
     fmt::print("by cause: no job interrupted, lost or run twice\n");
+    per_day();
     return;
   }
   fmt::print("by cause\n");
@@ -43,10 +63,6 @@ void print_causes(const RunSummary& s) {
         r->label(), width, c.job_loss(), c.lost, c.discarded_by_shutdown, c.interrupted,
         c.shutdown_retries, c.duplicate_executions);
   }
-  const CauseCounts& deploys = s.by_class[static_cast<std::size_t>(CauseClass::kDeploys)];
-  const auto n = std::count_if(s.by_cause.begin(), s.by_cause.end(), [](const CauseRow& r) {
-    return r.cause_class == CauseClass::kDeploys;
-  });
   if (n > 1) {
     const auto each = [&](std::int64_t v) {
       return fmt::format("{:.3g}", static_cast<double>(v) / static_cast<double>(n));
@@ -54,10 +70,11 @@ void print_causes(const RunSummary& s) {
     fmt::print("  per deploy ({} deploys): job loss {}  interrupted {}\n", n,
                each(deploys.job_loss()), each(deploys.interrupted));
   }
+  per_day();
 }
 
 void print_summary(const Scenario& scenario, Engine engine, const RunOutput& out,
-                   const std::string& path, double wall_s) {
+                   const std::string& path, double wall_s, double deploys_per_day) {
   const RunSummary& s = out.summary;
   const JobTotals& j = s.jobs;
   fmt::print("drainsim {} — scenario {} (seed {}), engine {}\n", DRAINSIM_VERSION, scenario.name,
@@ -92,7 +109,7 @@ void print_summary(const Scenario& scenario, Engine engine, const RunOutput& out
              s.job_latency ? fmt::format("p50 {}  p99 {}", format_seconds(s.job_latency->p50),
                                          format_seconds(s.job_latency->p99))
                            : std::string("none"));
-  print_causes(s);
+  print_causes(s, deploys_per_day);
   fmt::print("shutdown\n");
   fmt::print("  drain latency          {}\n", fmt_spread(s.drain_latency));
   // A job the worker handed back is no orphan: said apart from what the backend recovered.
@@ -245,7 +262,7 @@ bool run_or_explain(const Scenario& s, const RunOptions& options, RunOutput& out
 }
 
 int report(const Scenario& s, const RunOptions& options, const RunOutput& out,
-           const std::string& path, double wall_s) {
+           const std::string& path, double wall_s, double deploys_per_day) {
   std::string why;         // the timeline's temporary files could not be read back
   std::string system_why;  // what the system said, when it did
   const bool written = write_whole(
@@ -270,7 +287,7 @@ int report(const Scenario& s, const RunOptions& options, const RunOutput& out,
     fmt::print(stderr, "error: {}: cannot write the results file{}\n", path, why);
     return kBadInput;
   }
-  print_summary(s, options.engine, out, path, wall_s);
+  print_summary(s, options.engine, out, path, wall_s, deploys_per_day);
   if (!out.summary.audit.ok) {
     fmt::print(stderr, "error: the audit failed: {} jobs or totals do not balance\n",
                out.summary.audit.error_count);

@@ -60,10 +60,11 @@ bool prepare(const ScenarioArgs& what, const EngineArgs& engine, const SystemArg
 bool run_or_explain(const Scenario& s, const RunOptions& options, RunOutput& out, int& status,
                     bool partial = false, const std::function<std::string()>& lead = {});
 
-// Writes the results file and prints the summary; the exit status: the audit's, or
-// kBadInput when the file cannot be written.
+// Writes the results file and prints the summary (with what the deploys cost a day at
+// `deploys_per_day`, when above 0); the exit status: the audit's, or kBadInput when the
+// file cannot be written.
 int report(const Scenario& s, const RunOptions& options, const RunOutput& out,
-           const std::string& path, double wall_s);
+           const std::string& path, double wall_s, double deploys_per_day = 0);
 
 // `runs` runs of `s` on `options.engine`, seeds SEED, SEED + 1, ...: each run's metrics and
 // seed appended to `source`. A failed audit is said on stderr and clears `audits_ok`; false
