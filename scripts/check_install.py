@@ -177,8 +177,10 @@ def main():
         if a.man:
             man1 = os.path.join(prefix, "share/man/man1")
             top = run([drainsim, "--help"], cwd=cwd).stdout
+            # A command's line starts at column 3; its wrapped description's further lines
+            # are indented to column 31.
             commands = [line.split()[0] for line in top.split("Subcommands:")[1].splitlines()
-                        if line.startswith("  ")]
+                        if line.startswith("  ") and not line.startswith("   ")]
             check_man_page(os.path.join(man1, "drainsim.1.gz"), "DRAINSIM",
                            ["NAME", "SYNOPSIS", "COMMANDS", "EXIT STATUS", "SEE ALSO", "FILES"] +
                            [f"drainsim {c} [OPTIONS]" for c in commands],

@@ -3,7 +3,7 @@
 # `drainsim --help` lists, with its usage, description, arguments and options, read from
 # `drainsim COMMAND --help`. Relies on CLI11's layout: a name column of 30 characters, the
 # description after it on the same line, or on the next line indented by 30 spaces when
-# the name is longer.
+# the name is longer, and wrapped onto more such lines (help_command.cpp).
 #   share/man/commands.sh BUILD/sim/drainsim [OUT]     (default: stdout)
 set -eu
 drainsim=$1
@@ -30,11 +30,11 @@ while read -r command; do
       print "\\fB" word "\\fR" (rest == "" ? "" : " " text(rest))
       if (description != "") print text(description)
     }
+    # An item: its name, then its description, joined from the lines it is wrapped on.
     function flush() {
-      if (pending == "") return
-      # No description followed on its own line: it is on this one, after column 30.
-      item(trim(substr(pending, 1, 30)), substr(pending, 31))
-      pending = ""
+      if (name != "") item(name, desc)
+      name = ""
+      desc = ""
     }
     function trim(s) { sub(/^ +/, "", s); sub(/ +$/, "", s); return s }
     NR == 1 { description = $0; next }
@@ -45,12 +45,22 @@ while read -r command; do
       next
     }
     BEGIN { indent = sprintf("%30s", "") }
-    substr($0, 1, 30) == indent && length($0) > 30 {  # the description of the line before
-      item(trim(pending), trim($0))
-      pending = ""
+    substr($0, 1, 30) == indent && length($0) > 30 {  # the description, or more of it
+      desc = desc (desc == "" ? "" : " ") trim($0)
       next
     }
-    /^  [^ ]/ { flush(); pending = $0; next }
+    /^  [^ ]/ {
+      flush()
+      # A name shorter than the column has its description after it, from column 31; a
+      # longer one has it on the lines below.
+      if (length($0) > 30 && substr($0, 30, 1) == " ") {
+        name = trim(substr($0, 1, 30))
+        desc = trim(substr($0, 31))
+      } else {
+        name = trim($0)
+      }
+      next
+    }
     { flush() }
     END { flush() }
   '
