@@ -62,18 +62,27 @@ TEST(PacedEnd, AnEngineDrivenPastItsLimitSaysEngineBehindNotThatTheFleetCannotKe
   EXPECT_EQ(f["time_scale"], 20'000);
   EXPECT_DOUBLE_EQ(f["tolerance_s"], 0.6);  // 1 % of 1 m
   EXPECT_EQ(f["bodies_late_bound_percent"], 5);
-  EXPECT_GT(f["bodies_late_percent"], 5);
-  EXPECT_GT(f["bodies_late_mean_s"], 0);
+  // Past one bound or the other: which one depends on the machine and the build (in CI's
+  // sanitizer tree the timers and handlers fall behind first, the bodies' ends not).
+  const bool bodies = f["bodies_late_percent"] > 5;
+  const bool queued = f["late_p99_s"] > f["tolerance_s"];
+  EXPECT_TRUE(bodies || queued) << w->message;
   EXPECT_LE(f["bodies_late_mean_s"], f["bodies_late_max_s"]);
   // Every body's work is 2 s, so its lateness as a share of it is the mean over 2 s.
   EXPECT_NEAR(f["bodies_late_percent"], 100 * f["bodies_late_mean_s"] / 2,
               1e-9 * f["bodies_late_percent"]);
-  EXPECT_GT(f["slot_s_lost"], f["bodies_late_mean_s"]);
+  EXPECT_GE(f["slot_s_lost"], f["bodies_late_mean_s"]);
   EXPECT_GE(f["timers_late_max_s"], f["timers_late_mean_s"]);
   EXPECT_GE(f["handlers_late_max_s"], f["handlers_late_mean_s"]);
-  // The estimate lowers the scale by at least as much as the bodies' lateness overshot.
+  // The estimate lowers the scale by at least as much as the figure past its bound overshot.
   EXPECT_GT(f["sustainable_time_scale"], 0);
-  EXPECT_LE(f["sustainable_time_scale"], 20'000 * 5 / f["bodies_late_percent"] * (1 + 1e-9));
+  if (bodies) {
+    EXPECT_LE(f["sustainable_time_scale"], 20'000 * 5 / f["bodies_late_percent"] * (1 + 1e-9));
+  }
+  if (queued) {
+    EXPECT_LE(f["sustainable_time_scale"],
+              20'000 * f["tolerance_s"] / f["late_p99_s"] * (1 + 1e-9));
+  }
   EXPECT_NE(w->message.find("--time-scale"), std::string::npos) << w->message;
 }
 
