@@ -47,29 +47,30 @@ const Column kColumns[] = {
     {"deploy_duration_s.max", "deploy s", 1, 1},
 };
 // When the targets are judged on some causes only (--causes) and the causes left out cost
-// something: the judged figures first, then the run's whole job loss beside them.
-const Column kJudgedColumns[] = {
+// something: the judged figures in place of kColumns' first two, the run's whole job loss
+// beside them.
+const Column kJudgedHead[] = {
     {"judged.interrupted_fraction", "judged interrupted %", 3, 100},
     {"judged.job_loss", "judged job_loss", 1, 1},
     {"job_loss", "all job_loss", 1, 1},
-    {"shutdown_retries", "retries", 1, 1},
-    {"wasted_work_s", "wasted s", 1, 1},
-    {"drain_latency_s.p99", "drain p99 s", 1, 1},
-    {"deploy_duration_s.max", "deploy s", 1, 1},
 };
-std::span<const Column> columns(const Tune& t) {
-  if (t.causes == TuneCauses::kAll) return kColumns;
-  const auto mean = [](const TuneSetting& e, const char* key) {
-    const auto it = e.metrics.find(key);
-    return it == e.metrics.end() ? 0.0 : it->second.mean;
+std::vector<Column> columns(const Tune& t) {
+  const auto judged_differs = [&] {
+    if (t.causes == TuneCauses::kAll) return false;
+    const auto mean = [](const TuneSetting& e, const char* key) {
+      const auto it = e.metrics.find(key);
+      return it == e.metrics.end() ? 0.0 : it->second.mean;
+    };
+    const std::vector<const TuneSetting*> all = t.settings();
+    return std::any_of(all.begin(), all.end(), [&](const TuneSetting* e) {
+      return mean(*e, "judged.job_loss") != mean(*e, "job_loss") ||
+             mean(*e, "judged.interrupted_fraction") != mean(*e, "interrupted_fraction");
+    });
   };
-  for (const TuneSetting* e : t.settings()) {
-    if (mean(*e, "judged.job_loss") != mean(*e, "job_loss") ||
-        mean(*e, "judged.interrupted_fraction") != mean(*e, "interrupted_fraction")) {
-      return kJudgedColumns;
-    }
-  }
-  return kColumns;
+  if (!judged_differs()) return {std::begin(kColumns), std::end(kColumns)};
+  std::vector<Column> out(std::begin(kJudgedHead), std::end(kJudgedHead));
+  out.insert(out.end(), std::begin(kColumns) + 2, std::end(kColumns));
+  return out;
 }
 
 // "from deploys, scale-downs, node drains and pod deletions (--causes changeable)".

@@ -62,7 +62,7 @@ enum class CauseClass : std::uint8_t {
 constexpr std::array<std::string_view, 7> names(CauseClass) {
   return {"deploys", "scale_downs", "node_drains", "pod_deletions", "oom_kills", "signals", "none"};
 }
-inline constexpr std::size_t kCauseClasses = 7;
+inline constexpr std::size_t kCauseClasses = names(CauseClass{}).size();
 
 // The class of an event kind; nullopt-like kNone for kinds that act on no job (scale_up,
 // directive).
