@@ -85,6 +85,19 @@ void print_summary(const Scenario& scenario, Engine engine, const RunOutput& out
              !s.interrupted.by.empty() ? " (interrupted: the figures are partial)"
              : s.ended_early           ? " (ended once nothing was left to do)"
                                        : " (cut off at duration + settle)");
+  // The paced engines say how well they kept to their time scale, kept up or not.
+  if (const auto run = out.results.find("run");
+      run != out.results.end() && run->contains("pacing")) {
+    const nlohmann::json& p = (*run)["pacing"];
+    std::string bodies;
+    if (p["bodies"].get<std::uint64_t>() > 0) {
+      bodies = fmt::format(", job bodies {:.2f} % late", p["bodies_late_percent"].get<double>());
+    }
+    fmt::print("  paced at {}x: timers and handlers late p50 {}  p99 {} ({:.3g} ms real){}: {}\n",
+               p["time_scale"].get<double>(), format_seconds(p["late_p50_s"].get<double>()),
+               format_seconds(p["late_p99_s"].get<double>()), p["late_p99_real_ms"].get<double>(),
+               bodies, p["behind"].get<bool>() ? "fell behind (engine_behind)" : "kept up");
+  }
   fmt::print("jobs\n");
   fmt::print("  enqueued {}  completed {}  pending {}  discarded {}  lost {}\n", j.enqueued,
              j.completed, j.pending, j.discarded, j.lost);

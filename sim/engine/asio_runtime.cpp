@@ -103,10 +103,17 @@ TimerId StrandRuntime::place_timer(std::uint64_t place, Time at, Priority priori
   slot.priority = priority;
   slot.seq = place;
   pending_.emplace(at, priority, slot.seq, index);
-  slot.timer->expires_at(owner_.real_time(at));
-  slot.timer->async_wait(asio::bind_executor(strand_, [this](const boost::system::error_code& e) {
-    if (e != asio::error::operation_aborted) fire();
-  }));
+  const Clock::time_point due = owner_.real_time(at);
+  if (due <= Clock::now()) {
+    // Due already (a job body's end, a reply): its wake-up is a post, not a wait, which
+    // would move the reactor's timer (a timerfd_settime each) for nothing (issue 39).
+    asio::post(strand_, [this] { fire(); });
+  } else {
+    slot.timer->expires_at(due);
+    slot.timer->async_wait(asio::bind_executor(strand_, [this](const boost::system::error_code& e) {
+      if (e != asio::error::operation_aborted) fire();
+    }));
+  }
   return TimerId{index, slot.generation};
 }
 
@@ -126,9 +133,10 @@ void StrandRuntime::cancel(TimerId& id) {
   id = TimerId{};
 }
 
-// Every live timer's wake-up comes once, after its deadline, so each fires exactly one
-// timer: the earliest due (perhaps itself, perhaps one overdue longer), or none when an
-// earlier wake-up already fired every due timer (a timer cancelled after it expired).
+// Every live timer's wake-up (its wait's completion, or the post of a timer due when
+// scheduled) comes once, after its deadline, so each fires exactly one timer: the earliest due
+// (perhaps itself, perhaps one overdue longer), or none when an earlier wake-up already fired every
+// due timer (a timer cancelled after it expired).
 void StrandRuntime::fire() {
   // Every timer due, earliest first. A wait's completion does not say which timer is
   // due: the earliest may be another whose own completion is still queued (two threads
@@ -144,7 +152,8 @@ void StrandRuntime::fire() {
       if (halted_ || pending_.empty()) return;
       const auto [at, priority, seq, index] = *pending_.begin();
       Slot& slot = slots_[index];
-      if (slot.timer->expiry() > Clock::now()) return;  // nothing due yet (asio's own test)
+      const Clock::time_point due = owner_.real_time(at);
+      if (due > Clock::now()) return;  // nothing due yet (asio's own test)
       pending_.erase(pending_.begin());
       const Duration late = std::max<Duration>(0, owner_.now() - at);
       behind_.most = std::max(behind_.most, late);
@@ -154,8 +163,7 @@ void StrandRuntime::fire() {
       lag_.timers_most = std::max(lag_.timers_most, late);
       lag_.queued.add(to_seconds(late));
       if (record_lateness_) {
-        lateness_.push_back(
-            std::chrono::duration<double, std::micro>(Clock::now() - slot.timer->expiry()).count());
+        lateness_.push_back(std::chrono::duration<double, std::micro>(Clock::now() - due).count());
       }
       target = slot.target;
       tag = slot.tag;

@@ -45,8 +45,13 @@ class TimerRunner final : public JobRunner {
   std::vector<Body> bodies_;
 };
 
-// One thread per running body. The thread waits (or spins) until the body's real
-// deadline, re-reading its token (cancelled, aborted) at least every slice.
+// A thread per slot, started with the slot's first body and kept for the next ones (as a
+// worker's executor threads are): a sleeping body waits on its slot's condition variable
+// until its real deadline, or until start(), cancel() or abort() changes it, so a body
+// costs two wake-ups however long it runs; a spinning body burns CPU and re-reads its
+// slot's state at least every slice. No thread is created per body (bench/README.md,
+// issue 39: creating and reaping one per body, and waking each every millisecond, took
+// both cores in the kernel).
 class ThreadRunner final : public JobRunner {
  public:
   ThreadRunner(Runtime& rt, TimerTarget* owner, int slots, bool spin)
@@ -55,71 +60,88 @@ class ThreadRunner final : public JobRunner {
         scale_(rt.time_scale()),
         spin_(spin),
         fallback_(rt, owner, slots),
-        bodies_(static_cast<std::size_t>(slots)) {
-    for (auto& b : bodies_) b = std::make_unique<Body>();
+        slots_(static_cast<std::size_t>(slots)) {
+    for (auto& s : slots_) s = std::make_unique<Slot>();
   }
   ~ThreadRunner() override {
-    for (std::size_t i = 0; i < bodies_.size(); ++i) abort(static_cast<int>(i));
-    for (auto& b : bodies_) {
-      if (b->thread.joinable()) b->thread.join();
+    for (auto& s : slots_) {
+      {
+        std::lock_guard lock(s->mu);
+        s->quit = true;
+        s->changed.fetch_add(1);
+      }
+      s->cv.notify_one();
+    }
+    for (auto& s : slots_) {
+      if (s->thread.joinable()) s->thread.join();
     }
   }
 
   void start(int slot, std::uint32_t generation, Duration run_for) override {
-    Body& b = *bodies_[slot];
-    if (b.thread.joinable()) b.thread.join();  // the previous body has ended or is ending
-    {
-      std::lock_guard lock(b.mu);
-      b.aborted = false;
-      b.cancel_at = Clock::time_point::max();
-      b.end = Clock::now() + real(run_for);
-    }
-    b.timed = false;
-    try {
-      b.thread = std::thread([this, slot, generation] { run(slot, generation); });
-    } catch (const std::system_error& e) {
-      b.timed = true;
-      fallback_.start(slot, generation, run_for);
-      if (!refused_) {
-        refused_ = true;
-        rt_.schedule(rt_.now(), Priority::kCompletion, owner_, kThreadRefused,
-                     static_cast<std::uint64_t>(e.code().value()));
+    Slot& s = *slots_[slot];
+    s.timed = false;
+    if (!s.thread.joinable()) {
+      try {
+        s.thread = std::thread([this, &s, slot] { serve(s, slot); });
+      } catch (const std::system_error& e) {
+        s.timed = true;
+        fallback_.start(slot, generation, run_for);
+        if (!refused_) {
+          refused_ = true;
+          rt_.schedule(rt_.now(), Priority::kCompletion, owner_, kThreadRefused,
+                       static_cast<std::uint64_t>(e.code().value()));
+        }
+        return;
       }
     }
+    {
+      std::lock_guard lock(s.mu);
+      s.running = true;
+      s.generation = generation;
+      s.cancel_at = Clock::time_point::max();
+      s.end = Clock::now() + real(run_for);
+      s.changed.fetch_add(1);
+    }
+    s.cv.notify_one();
   }
   void cancel(int slot, Duration latency) override {
-    Body& b = *bodies_[slot];
-    if (b.timed) {
+    Slot& s = *slots_[slot];
+    if (s.timed) {
       fallback_.cancel(slot, latency);
       return;
     }
     {
-      std::lock_guard lock(b.mu);
-      b.cancel_at = Clock::now() + real(latency);
+      std::lock_guard lock(s.mu);
+      s.cancel_at = Clock::now() + real(latency);
+      s.changed.fetch_add(1);
     }
-    b.cv.notify_one();
+    s.cv.notify_one();
   }
   void abort(int slot) override {
-    Body& b = *bodies_[slot];
-    if (b.timed) {
+    Slot& s = *slots_[slot];
+    if (s.timed) {
       fallback_.abort(slot);
       return;
     }
     {
-      std::lock_guard lock(b.mu);
-      b.aborted = true;
+      std::lock_guard lock(s.mu);
+      s.running = false;
+      s.changed.fetch_add(1);
     }
-    b.cv.notify_one();
+    s.cv.notify_one();
   }
 
  private:
   using Clock = std::chrono::steady_clock;
-  struct Body {
-    bool timed = false;  // its thread was refused: it runs in fallback_ (the owner's strand)
+  struct Slot {
+    bool timed = false;  // its thread was refused: this body runs in fallback_ (the owner's strand)
     std::thread thread;
     std::mutex mu;  // guards the fields below
     std::condition_variable cv;
-    bool aborted = false;
+    std::atomic<std::uint64_t> changed{0};  // bumped by every change below (spinning reads it)
+    bool quit = false;
+    bool running = false;  // a body runs (not yet ended, cancelled or aborted)
+    std::uint32_t generation = 0;
     Clock::time_point end, cancel_at;
   };
   static constexpr auto kSlice = std::chrono::milliseconds(1);
@@ -129,30 +151,35 @@ class ThreadRunner final : public JobRunner {
         std::chrono::duration<double, std::micro>(static_cast<double>(d) / scale_));
   }
 
-  void run(int slot, std::uint32_t generation) {
-    Body& b = *bodies_[slot];
-    std::unique_lock lock(b.mu);
+  // The slot's thread: runs each body the slot is given until the runner goes.
+  void serve(Slot& s, int slot) {
+    std::unique_lock lock(s.mu);
     while (true) {
-      if (b.aborted) return;
-      const bool cancelled = b.cancel_at < b.end;
-      const Clock::time_point deadline = cancelled ? b.cancel_at : b.end;
+      s.cv.wait(lock, [&s] { return s.quit || s.running; });
+      if (s.quit) return;
+      const bool cancelled = s.cancel_at < s.end;
+      const Clock::time_point deadline = cancelled ? s.cancel_at : s.end;
       const Clock::time_point now = Clock::now();
       if (now >= deadline) {
+        s.running = false;
+        const std::uint64_t arg = body_arg(slot, s.generation);
         lock.unlock();
         // Back to the owner's strand: a zero-delay timer there.
         rt_.schedule(rt_.now(), Priority::kCompletion, owner_,
-                     cancelled ? kBodyCancelled : kBodyEnded, body_arg(slot, generation));
-        return;
-      }
-      const Clock::time_point until = std::min(deadline, now + kSlice);
-      if (spin_) {
-        lock.unlock();
-        while (Clock::now() < until) {
-        }
+                     cancelled ? kBodyCancelled : kBodyEnded, arg);
         lock.lock();
-      } else {
-        b.cv.wait_until(lock, until);
+        continue;
       }
+      if (!spin_) {
+        s.cv.wait_until(lock, deadline);  // woken early by any change, then looked at again
+        continue;
+      }
+      const std::uint64_t seen = s.changed.load();
+      const Clock::time_point until = std::min(deadline, now + kSlice);
+      lock.unlock();
+      while (Clock::now() < until && s.changed.load(std::memory_order_relaxed) == seen) {
+      }
+      lock.lock();
     }
   }
 
@@ -162,7 +189,7 @@ class ThreadRunner final : public JobRunner {
   bool spin_;
   TimerRunner fallback_;  // the bodies whose thread the OS refused
   bool refused_ = false;  // kThreadRefused said (the owner's strand)
-  std::vector<std::unique_ptr<Body>> bodies_;
+  std::vector<std::unique_ptr<Slot>> slots_;
 };
 
 }  // namespace

@@ -5,8 +5,9 @@
 // callback (its process died, or the worker gave up on it); a body that has called back
 // has ended, and needs none.
 //   kTimer: a timer in the Runtime's time (the virtual engine; exact).
-//   kSleep, kSpin: a real thread per running body that sleeps, or burns CPU, until its
-//   (scaled) deadline, checking a cancellation token (the real-time engine).
+//   kSleep, kSpin: a real thread per slot, kept from body to body, that sleeps, or burns
+//   CPU, until its body's (scaled) deadline, woken by a cancel or abort (the real-time
+//   engine).
 #pragma once
 
 #include <array>

@@ -89,6 +89,54 @@ void real_bodies(JobBody kind) {
   }
 }
 
+// One slot's thread runs body after body: an aborted body says nothing, not even to the
+// next body in its slot, and each body ends after its own run time.
+std::size_t seen_count(Ends& ends) {
+  std::lock_guard lock(ends.mu);
+  return ends.seen.size();
+}
+
+void one_slot_in_turn(JobBody kind) {
+  AsioRuntime asio(1, 1000, 2);
+  auto rt = asio.strand();
+  Ends ends;
+  ends.rt = rt.get();
+  ends.expected = 3;
+  asio.start();
+  {
+    auto runner = make_job_runner(kind, *rt, &ends, 1);
+    runner->start(0, 1, 300 * kSecond);  // aborted at once
+    runner->abort(0);
+    Time asked = rt->now();
+    runner->start(0, 2, 10 * kSecond);  // ends by itself 10 s (10 ms) on
+    for (int i = 0; i < 10000 && seen_count(ends) < 1; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    ASSERT_EQ(seen_count(ends), 1u);
+    const Time second = asked + 10 * kSecond;
+    asked = rt->now();
+    runner->start(0, 3, 20 * kSecond);  // 20 s on, cancelled to stop 4 s on
+    runner->cancel(0, 4 * kSecond);
+    for (int i = 0; i < 10000 && seen_count(ends) < 2; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    // Room for a wrong third: past the aborted body's own end.
+    std::this_thread::sleep_for(std::chrono::milliseconds(320));
+    std::lock_guard lock(ends.mu);
+    ASSERT_EQ(ends.seen.size(), 2u);
+    EXPECT_EQ(ends.seen[0].tag, JobRunner::kBodyEnded);
+    EXPECT_EQ(ends.seen[0].arg, JobRunner::body_arg(0, 2));
+    EXPECT_GE(ends.seen[0].at, second);
+    EXPECT_EQ(ends.seen[1].tag, JobRunner::kBodyCancelled);
+    EXPECT_EQ(ends.seen[1].arg, JobRunner::body_arg(0, 3));
+    EXPECT_GE(ends.seen[1].at, asked + 4 * kSecond);
+  }
+  asio.stop();
+}
+
+TEST(ThreadRunner, ASlotsSleepingBodiesRunInTurn) { one_slot_in_turn(JobBody::kSleep); }
+TEST(ThreadRunner, ASlotsSpinningBodiesRunInTurn) { one_slot_in_turn(JobBody::kSpin); }
+
 TEST(ThreadRunner, SleepingBodiesEndCancelAndAbort) { real_bodies(JobBody::kSleep); }
 TEST(ThreadRunner, SpinningBodiesEndCancelAndAbort) { real_bodies(JobBody::kSpin); }
 

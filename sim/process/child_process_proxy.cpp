@@ -245,6 +245,10 @@ void ChildProcessProxy::end_attempt(const Held& h, Outcome outcome) {
 
 json ChildProcessProxy::ack(const json& body) {
   const Held h = held(body);
+  // How late the body's end reached the models past its work (engine_behind): the round
+  // trips and the worker's own lag, which hold the slot as long (issue 39).
+  const Duration work = std::max<Duration>(0, h.lease.spec.work - h.lease.progress);
+  context_.rt.body_ended_late(work, std::max<Duration>(0, context_.rt.now() - h.start - work));
   end_attempt(h, Outcome::kCompleted);  // its work is done, whether or not the ACK counts
   const bool accepted = context_.backend.ack(worker_id_, h.lease);
   context_.recorder.report({context_.rt.now(), pod_, worker_id_, h.lease.id, h.lease.attempt,

@@ -108,6 +108,9 @@ void Connection::connect() {
             self->finish(ec2, 0, {});
             return;
           }
+          // A request goes out at once, not held for the server's delayed ACK (Nagle).
+          error_code ignored;
+          self->stream_.socket().set_option(tcp::no_delay(true), ignored);
           self->write();
         });
       });

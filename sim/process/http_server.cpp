@@ -119,6 +119,10 @@ void Listener::on_accept(error_code ec, tcp::socket socket) {
     std::lock_guard lock(mu_);
     if (stopped_) return;
     if (!ec) {
+      // A response goes out at once, not after the client's delayed ACK (Nagle's algorithm
+      // holds a segment while an earlier one is unacknowledged).
+      error_code ignored;
+      socket.set_option(tcp::no_delay(true), ignored);
       session = std::make_shared<Session>(std::move(socket), shared_from_this());
       std::erase_if(sessions_, [](const std::weak_ptr<Session>& s) { return s.expired(); });
       sessions_.push_back(session);

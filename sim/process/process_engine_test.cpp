@@ -404,6 +404,54 @@ TEST(ProcessEngine, AForeverGraceWaitsForTheJobAtEveryTimeScale) {
   EXPECT_EQ(leftovers(getpid()), 0);
 }
 
+// The process engine measures how late each ACK reaches the models past its job's work
+// (results run.pacing): the round trips and the worker's own lag hold the slot that long.
+// One pod of 2 slots, 4 jobs at once. At 5,000x a 1 s job lasts 0.2 ms of real time and a
+// fetch's reply, the body's end and the ACK over loopback take longer than that, far past
+// the 5 % bound: engine_behind. At 10x a 2 s job lasts 200 ms of real time, and the same
+// round trips are a few milliseconds at most: within the bound (and the handlers' lateness
+// within 1 % of the 20 s duration; the run ends once the jobs are done).
+TEST(ProcessEngine, AcksThatReachTheModelsLateSayTheEngineFellBehind) {
+  struct Case {
+    double scale;
+    int job_s;
+    bool behind;
+  };
+  // Instrumented (ThreadSanitizer, AddressSanitizer), a round trip takes several times as
+  // long: the clock slows as much, and the bounds stay in simulated time.
+  const double slow = test::kThreadSanitizer || test::kAddressSanitizer ? 5 : 1;
+  for (const Case c : {Case{5000, 1, true}, Case{10 / slow, 2, false}}) {
+    SCOPED_TRACE(fmt::format("time scale {}", c.scale));
+    const Scenario s = parse_scenario(fmt::format(
+                                          R"({{"name": "acks", "duration": "20s", "settle": "10m",
+             "workload": {{"arrival": {{"kind": "burst", "count": 4, "at": "0s"}},
+                          "job_duration": {{"kind": "constant", "value": "{}s"}}}},
+             "worker": {{"profile": "ojs", "concurrency": 2}},
+             "platform": {{"replicas": 1, "pod_start_delay": "0s"}}}})",
+                                          c.job_s),
+                                      "acks");
+    RunOptions options;
+    options.engine = Engine::kProcess;
+    options.paced.time_scale = c.scale;
+    const RunOutput r = run_scenario(s, options);
+    ASSERT_TRUE(r.summary.audit.ok) << r.summary.audit.errors.front();
+    ASSERT_EQ(r.summary.jobs.completed, 4);
+    const nlohmann::json& pacing = r.results["run"]["pacing"];
+    EXPECT_EQ(pacing["time_scale"], c.scale);
+    EXPECT_EQ(pacing["bodies"], 4);  // one per ACK
+    EXPECT_EQ(pacing["behind"], c.behind) << pacing.dump();
+    const bool warned = std::any_of(r.summary.warnings.begin(), r.summary.warnings.end(),
+                                    [](const Warning& w) { return w.code == "engine_behind"; });
+    EXPECT_EQ(warned, c.behind);
+    if (c.behind) {
+      EXPECT_GT(pacing["bodies_late_percent"].get<double>(), 5) << pacing.dump();
+    } else {
+      EXPECT_LE(pacing["bodies_late_percent"].get<double>(), 5) << pacing.dump();
+    }
+  }
+  EXPECT_EQ(leftovers(getpid()), 0);
+}
+
 // Ductwork 1.0 kills its threads at its 20 s grace and then deregisters, and the backend
 // runs their jobs again at once. One pod, one 40 s job from t=0, the pod deleted at 5 s
 // (platform grace 30 s): at about 25 s the attempt ends killed, when the goodbye arrives

@@ -81,7 +81,9 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "drainsim-worker: %s\n", e.what());
     return 2;
   }
-  AsioRuntime asio(0, 1.0, 2);
+  // One thread: a worker's strands take turns anyway, and a second thread only added a
+  // wake-up between the two per request (issue 39: 100 workers on 2 cores).
+  AsioRuntime asio(0, 1.0, 1);
   std::unique_ptr<StrandRuntime> rt = asio.strand();
   // Installed before any thread runs, so TSTP never stops the process.
   boost::asio::signal_set signals(asio.context(), SIGTERM, SIGINT, SIGTSTP);

@@ -107,8 +107,21 @@ std::string two_digits(double v) {
 
 }  // namespace
 
-void warn_if_behind(Recorder& recorder, const Scenario& s,
-                    const std::vector<const StrandRuntime*>& strands, bool thread_bodies) {
+nlohmann::json pacing_json(const Pacing& p) {
+  return {{"time_scale", p.time_scale},
+          {"timers", p.timers},
+          {"handlers", p.handlers},
+          {"bodies", p.bodies},
+          {"late_p50_s", p.late_p50_s},
+          {"late_p99_s", p.late_p99_s},
+          {"late_max_s", p.late_max_s},
+          {"late_p99_real_ms", p.time_scale > 0 ? 1000 * p.late_p99_s / p.time_scale : 0.0},
+          {"bodies_late_percent", p.bodies_late_percent},
+          {"behind", p.behind}};
+}
+
+Pacing warn_if_behind(Recorder& recorder, const Scenario& s,
+                      const std::vector<const StrandRuntime*>& strands, bool thread_bodies) {
   StrandRuntime::Lag lag;
   for (const StrandRuntime* strand : strands) lag += strand->lag();
   const auto mean = [](Duration sum, std::uint64_t n) {
@@ -121,10 +134,20 @@ void warn_if_behind(Recorder& recorder, const Scenario& s,
                                              : 0.0;
   const bool queues_behind = p99 > tolerance;
   const bool bodies_behind = stretch > stretch_bound();
-  if (!queues_behind && !bodies_behind) return;
+  const double scale = strands.front()->time_scale();
+  Pacing pacing;
+  pacing.time_scale = scale;
+  pacing.timers = lag.timers;
+  pacing.handlers = lag.handlers;
+  pacing.bodies = lag.bodies;
+  pacing.late_p50_s = lag.queued.count() ? lag.queued.quantile(0.5) : 0.0;
+  pacing.late_p99_s = p99;
+  pacing.late_max_s = to_seconds(std::max(lag.timers_most, lag.handlers_most));
+  pacing.bodies_late_percent = 100 * stretch;
+  pacing.behind = queues_behind || bodies_behind;
+  if (!pacing.behind) return pacing;
   // Lateness in real time taken to stay as measured, so in simulated time it scales with
   // the time scale: the scale at which each figure would meet its bound.
-  const double scale = strands.front()->time_scale();
   double keeps_up = scale;
   if (p99 > 0) keeps_up = std::min(keeps_up, scale * tolerance / p99);
   if (stretch > 0) keeps_up = std::min(keeps_up, scale * stretch_bound() / stretch);
@@ -165,6 +188,7 @@ void warn_if_behind(Recorder& recorder, const Scenario& s,
        {"bodies_late_bound_percent", 100 * stretch_bound()},
        {"slot_s_lost", to_seconds(lag.bodies_late)},
        {"sustainable_time_scale", keeps_up}}});
+  return pacing;
 }
 
 }  // namespace drainsim

@@ -15,6 +15,8 @@
 #include <utility>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "engine/asio_runtime.h"
 #include "model/recorder.h"
 #include "model/scenario.h"
@@ -62,12 +64,23 @@ void warn_if_late(Recorder& recorder, const Scenario& s,
 // warn `engine_behind`: 5 %, fidelity's default tolerance for a time.
 double stretch_bound();
 
+// How far a paced run's strands lagged their time scale, in simulated time (results
+// run.pacing, docs/engines.md): said of every such run, kept up or not.
+struct Pacing {
+  double time_scale = 0;
+  std::uint64_t timers = 0, handlers = 0, bodies = 0;     // how many were measured
+  double late_p50_s = 0, late_p99_s = 0, late_max_s = 0;  // the timers' and handlers'
+  double bodies_late_percent = 0;                         // of the bodies' work
+  bool behind = false;                                    // engine_behind was raised
+};
+nlohmann::json pacing_json(const Pacing& p);
+
 // The `engine_behind` warning (docs/engines.md, "Falling behind the wall clock"), when the
 // strands lagged their time scale past a bound: the 99th percentile of their timers' and
 // handlers' lateness past lateness_tolerance(), or their job bodies' lateness past
 // stretch_bound() of their work. `thread_bodies`: the bodies ran on threads (its advice).
-// REQUIRES: `strands` is not empty; the pool has stopped.
-void warn_if_behind(Recorder& recorder, const Scenario& s,
-                    const std::vector<const StrandRuntime*>& strands, bool thread_bodies);
+// Returns the figures it judged. REQUIRES: `strands` is not empty; the pool has stopped.
+Pacing warn_if_behind(Recorder& recorder, const Scenario& s,
+                      const std::vector<const StrandRuntime*>& strands, bool thread_bodies);
 
 }  // namespace drainsim

@@ -84,6 +84,14 @@ TEST(PacedEnd, AnEngineDrivenPastItsLimitSaysEngineBehindNotThatTheFleetCannotKe
               20'000 * f["tolerance_s"] / f["late_p99_s"] * (1 + 1e-9));
   }
   EXPECT_NE(w->message.find("--time-scale"), std::string::npos) << w->message;
+  // The results say the same of the run (run.pacing), behind or not.
+  const nlohmann::json& p = r.results["run"]["pacing"];
+  EXPECT_EQ(p["behind"], true);
+  EXPECT_EQ(p["time_scale"], 20'000);
+  EXPECT_DOUBLE_EQ(p["late_p99_s"].get<double>(), f["late_p99_s"]);
+  EXPECT_DOUBLE_EQ(p["late_p99_real_ms"].get<double>(), f["late_p99_s"] / 20'000 * 1000);
+  EXPECT_DOUBLE_EQ(p["bodies_late_percent"].get<double>(), f["bodies_late_percent"]);
+  EXPECT_GE(p["bodies"].get<double>(), r.summary.jobs.completed);
 }
 
 TEST(PacedEnd, ARunWellWithinItsLimitIsNotBehind) {
@@ -94,6 +102,11 @@ TEST(PacedEnd, ARunWellWithinItsLimitIsNotBehind) {
   ASSERT_TRUE(r.summary.audit.ok) << r.summary.audit.errors.front();
   EXPECT_GT(r.summary.jobs.completed, 100);
   EXPECT_EQ(find(r.summary, "engine_behind"), nullptr) << codes(r.summary);
+  const nlohmann::json& p = r.results["run"]["pacing"];
+  EXPECT_EQ(p["behind"], false);
+  EXPECT_GE(p["bodies"].get<double>(), r.summary.jobs.completed);  // every body's end measured
+  EXPECT_LE(p["late_p99_s"].get<double>(), 0.2);                   // 1 % of 20 s
+  EXPECT_LE(p["bodies_late_percent"].get<double>(), 5);
 }
 
 }  // namespace

@@ -145,12 +145,13 @@ RunOutput run_process(const Scenario& s, const RunOptions& o) {
   const int left = server->shut_down();
   if (!ending.failure.empty()) throw RunError(ending.failure);
   warn_if_late(models.recorder, s, {rt.get()});
-  warn_if_behind(models.recorder, s, {rt.get()}, false);
+  const Pacing pacing = warn_if_behind(models.recorder, s, {rt.get()}, false);
   if (unregistered) models.recorder.warning(*unregistered);
   const std::string command =
       o.process.worker_cmd.empty() ? "drainsim-worker" : o.process.worker_cmd;
   return models.finish(ended, Engine::kProcess, [&](RunOutput& out) {
     out.results["run"]["worker_command"] = command;
+    out.results["run"]["pacing"] = pacing_json(pacing);
     out.processes_left = left;
   });
 }

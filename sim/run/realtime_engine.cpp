@@ -56,8 +56,10 @@ RunOutput run_realtime(const Scenario& s, const RunOptions& o) {
     all.push_back(strand.get());
   }
   warn_if_late(models.recorder, s, all);
-  warn_if_behind(models.recorder, s, all, o.realtime.job_body != JobBody::kTimer);
-  return models.finish(ended, Engine::kRealtime);
+  const Pacing pacing =
+      warn_if_behind(models.recorder, s, all, o.realtime.job_body != JobBody::kTimer);
+  return models.finish(ended, Engine::kRealtime,
+                       [&](RunOutput& out) { out.results["run"]["pacing"] = pacing_json(pacing); });
 }
 
 }  // namespace drainsim

@@ -458,7 +458,7 @@ TEST(ViewerReader, NonJsonFileSaysWhere) {
 
 TEST(ViewerReader, UnknownSchemaMajorIsRefused) {
   std::string text = slurp(kDir + "/one-pod-rollout.results.json");
-  const std::size_t at = text.find("\"schema_version\":\"3.3\"");
+  const std::size_t at = text.find("\"schema_version\":\"3.");  // today's 3.x
   ASSERT_NE(at, std::string::npos);
   text.replace(at, 22, "\"schema_version\":\"4.0\"");
   const Document doc = parse_document(text, "new.json");
