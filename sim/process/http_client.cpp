@@ -207,13 +207,16 @@ class Client : public std::enable_shared_from_this<Client> {
   std::shared_ptr<Call> current_;            // post()ed and on main_
   std::shared_ptr<Connection> main_;
   std::vector<std::pair<std::shared_ptr<Connection>, std::shared_ptr<Call>>> alone_;
+  // Connections of post_alone() calls that ended well, kept open for the next ones: a
+  // worker's long-polls then cost no connect and close each (issue 39).
+  std::vector<std::shared_ptr<Connection>> idle_alone_;
 };
 
 void Client::post(std::string target, std::string body, Callback done, bool alone) {
   auto request = std::make_shared<Request>(http::verb::post, target, 11);
   request->set(http::field::host, host_ + ":" + port_);
   request->set(http::field::content_type, "application/json");
-  request->keep_alive(!alone);
+  request->keep_alive(true);
   request->body() = std::move(body);
   request->prepare_payload();
   auto call = std::make_shared<Call>(Call{std::move(request), std::move(done)});
@@ -249,16 +252,29 @@ void Client::pump() {
 }
 
 void Client::send_alone(const std::shared_ptr<Call>& call) {
-  auto connection = std::make_shared<Connection>(strand_, host_, port_, timeout_);
+  std::shared_ptr<Connection> connection;
+  if (!idle_alone_.empty()) {
+    connection = std::move(idle_alone_.back());
+    idle_alone_.pop_back();
+  } else {
+    connection = std::make_shared<Connection>(strand_, host_, port_, timeout_);
+  }
   alone_.emplace_back(connection, call);
-  connection->exchange(call->request, /*retry_stale=*/false,
+  // A kept connection the server has closed meanwhile is opened again (retry_stale).
+  connection->exchange(call->request, /*retry_stale=*/true,
                        [weak = weak_from_this(), call, raw = connection.get()](
                            error_code ec, int status, std::string body) {
                          const std::shared_ptr<Client> self = weak.lock();
                          if (!self) return;
-                         std::erase_if(self->alone_,
-                                       [raw](const auto& a) { return a.first.get() == raw; });
-                         raw->close();  // still alive: the handler that called us owns it
+                         const auto it =
+                             std::find_if(self->alone_.begin(), self->alone_.end(),
+                                          [raw](const auto& a) { return a.first.get() == raw; });
+                         if (it != self->alone_.end()) {
+                           if (!ec && !self->closed_) self->idle_alone_.push_back(it->first);
+                           self->alone_.erase(it);
+                         }
+                         if (ec || self->closed_)
+                           raw->close();  // still alive: the handler that called us owns it
                          self->finish(*call, ec, status, std::move(body));
                        });
 }
@@ -276,6 +292,8 @@ void Client::shut() {
     aborted.push_back(call);
   }
   alone_.clear();
+  for (auto& connection : idle_alone_) connection->close();
+  idle_alone_.clear();
   for (const std::shared_ptr<Call>& call : aborted) {
     finish(*call, asio::error::operation_aborted, 0, {});
   }

@@ -2,7 +2,8 @@
 // to post() go out one at a time, in the order given, on one keep-alive connection
 // (opened again when the server has closed it), so the server sees them in that order.
 // post_alone() sends a request on a connection of its own, for a long-poll that must not
-// hold up the rest. Every request has a deadline; callbacks run on the client's strand
+// hold up the rest; such a connection is kept open for the next post_alone() once its
+// exchange has ended well. Every request has a deadline; callbacks run on the client's strand
 // with the error (if any), the HTTP status and the body. Thread-safe.
 #pragma once
 
