@@ -25,6 +25,7 @@ What is not run, each listed with its reason (first rule that matches):
     capitals (SCENARIO, PART..., FILE). A command written with the build path is always
     run, so a real command with a placeholder in it fails rather than being skipped;
   - `scripts/setup.sh`: installs Debian packages as root and builds (network, minutes);
+  - `scripts/package.sh`: builds the project twice, trains and packages it (minutes);
   - apt, apt-get, dpkg, sudo, npm: install system or network packages;
   - cmake, ctest, cpack, ninja, make: build, install or test the project; this test runs
     against the build it is part of, and an install writes outside any temporary folder;
@@ -99,6 +100,8 @@ BUILD_TOOLS = {"cmake", "ctest", "cpack", "ninja", "make"}
 REASON_SYNOPSIS = "a usage synopsis (bare program name with [options] or PLACEHOLDERS)"
 REASON_SETUP = ("scripts/setup.sh installs Debian packages as root and builds "
                 "(network, minutes)")
+REASON_PACKAGE = ("scripts/package.sh builds the project twice, trains and packages it "
+                  "(minutes)")
 REASON_INSTALL = "installs system or network packages"
 REASON_BUILD = ("builds, installs or tests the project: this test runs against the build "
                 "it is part of")
@@ -263,6 +266,8 @@ def classify(text, have_viewer):
         return REASON_SYNOPSIS
     if any(w.endswith("scripts/setup.sh") or w == "setup.sh" for w in words):
         return REASON_SETUP
+    if any(w.endswith("scripts/package.sh") for w in words):
+        return REASON_PACKAGE
     if INSTALLERS & set(names):
         return REASON_INSTALL
     if BUILD_TOOLS & set(names):

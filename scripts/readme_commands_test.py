@@ -100,6 +100,7 @@ class Rules(unittest.TestCase):
     def test_skip_rules(self):
         cases = {
             "bash scripts/setup.sh run     # installs": rc.REASON_SETUP,
+            "bash scripts/package.sh     # the package": rc.REASON_PACKAGE,
             "sudo apt-get install -y foo": rc.REASON_INSTALL,
             "apt-get install -y foo": rc.REASON_INSTALL,
             "cmake --install build --prefix /usr/local": rc.REASON_BUILD,
