@@ -153,7 +153,7 @@ void StrandRuntime::fire() {
       const auto [at, priority, seq, index] = *pending_.begin();
       Slot& slot = slots_[index];
       const Clock::time_point due = owner_.real_time(at);
-      if (due > Clock::now()) return;  // nothing due yet (asio's own test)
+      if (due > Clock::now()) return;  // nothing due yet (the deadline its wait was given)
       pending_.erase(pending_.begin());
       const Duration late = std::max<Duration>(0, owner_.now() - at);
       behind_.most = std::max(behind_.most, late);
