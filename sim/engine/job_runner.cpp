@@ -48,10 +48,10 @@ class TimerRunner final : public JobRunner {
 // A thread per slot, started with the slot's first body and kept for the next ones (as a
 // worker's executor threads are): a sleeping body waits on its slot's condition variable
 // until its real deadline, or until start(), cancel() or abort() changes it, so a body
-// costs two wake-ups however long it runs; a spinning body burns CPU and re-reads its
-// slot's state at least every slice. No thread is created per body (bench/README.md,
-// issue 39: creating and reaping one per body, and waking each every millisecond, took
-// both cores in the kernel).
+// costs two wake-ups however long it runs; a spinning body burns CPU until its deadline
+// or until its slot's state changes (the `changed` count it watches). No thread is created per body
+// (bench/README.md, issue 39: creating and reaping one per body, and waking each every millisecond,
+// took both cores in the kernel).
 class ThreadRunner final : public JobRunner {
  public:
   ThreadRunner(Runtime& rt, TimerTarget* owner, int slots, bool spin)
@@ -144,7 +144,6 @@ class ThreadRunner final : public JobRunner {
     std::uint32_t generation = 0;
     Clock::time_point end, cancel_at;
   };
-  static constexpr auto kSlice = std::chrono::milliseconds(1);
 
   Clock::duration real(Duration d) const {
     return std::chrono::duration_cast<Clock::duration>(
@@ -175,9 +174,8 @@ class ThreadRunner final : public JobRunner {
         continue;
       }
       const std::uint64_t seen = s.changed.load();
-      const Clock::time_point until = std::min(deadline, now + kSlice);
       lock.unlock();
-      while (Clock::now() < until && s.changed.load(std::memory_order_relaxed) == seen) {
+      while (Clock::now() < deadline && s.changed.load(std::memory_order_relaxed) == seen) {
       }
       lock.lock();
     }
