@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -410,7 +411,9 @@ TEST(ProcessEngine, AForeverGraceWaitsForTheJobAtEveryTimeScale) {
 // fetch's reply, the body's end and the ACK over loopback take longer than that, far past
 // the 5 % bound: engine_behind. At 10x a 2 s job lasts 200 ms of real time, and the same
 // round trips are a few milliseconds at most: within the bound (and the handlers' lateness
-// within 1 % of the 20 s duration; the run ends once the jobs are done).
+// within 1 % of the 20 s duration; the run ends once the jobs are done). The backend's
+// heartbeat and visibility timeouts are 10 h: this far behind, the default 30 s is a few
+// milliseconds of real time, and instrumented, jobs would run again (and be discarded).
 TEST(ProcessEngine, AcksThatReachTheModelsLateSayTheEngineFellBehind) {
   struct Case {
     double scale;
@@ -422,23 +425,34 @@ TEST(ProcessEngine, AcksThatReachTheModelsLateSayTheEngineFellBehind) {
   const double slow = test::kThreadSanitizer || test::kAddressSanitizer ? 5 : 1;
   for (const Case c : {Case{5000, 1, true}, Case{10 / slow, 2, false}}) {
     SCOPED_TRACE(fmt::format("time scale {}", c.scale));
+    // The settle is a minute of real time at least: at 5,000x ten simulated minutes are
+    // 120 ms, less than an instrumented worker takes to start and fetch.
+    const long settle_s = std::lround(std::max(600.0, c.scale * 60));
     const Scenario s = parse_scenario(fmt::format(
-                                          R"({{"name": "acks", "duration": "20s", "settle": "10m",
+                                          R"({{"name": "acks", "duration": "20s", "settle": "{}s",
              "workload": {{"arrival": {{"kind": "burst", "count": 4, "at": "0s"}},
                           "job_duration": {{"kind": "constant", "value": "{}s"}}}},
              "worker": {{"profile": "ojs", "concurrency": 2}},
+             "backend": {{"heartbeat_timeout": "10h", "visibility_timeout": "10h"}},
              "platform": {{"replicas": 1, "pod_start_delay": "0s"}}}})",
-                                          c.job_s),
+                                          settle_s, c.job_s),
                                       "acks");
     RunOptions options;
     options.engine = Engine::kProcess;
     options.paced.time_scale = c.scale;
+    options.timeline = true;
+    options.timeline_records = true;
     const RunOutput r = run_scenario(s, options);
     ASSERT_TRUE(r.summary.audit.ok) << r.summary.audit.errors.front();
     ASSERT_EQ(r.summary.jobs.completed, 4);
     const nlohmann::json& pacing = r.results["run"]["pacing"];
     EXPECT_EQ(pacing["time_scale"], c.scale);
-    EXPECT_EQ(pacing["bodies"], 4);  // one per ACK
+    // One per ACK, each ending an attempt completed: one attempt per job.
+    const auto acks =
+        std::count_if(r.records->attempts.begin(), r.records->attempts.end(),
+                      [](const AttemptRecord& a) { return a.outcome == Outcome::kCompleted; });
+    EXPECT_EQ(acks, 4);
+    EXPECT_EQ(pacing["bodies"], acks);
     EXPECT_EQ(pacing["behind"], c.behind) << pacing.dump();
     const bool warned = std::any_of(r.summary.warnings.begin(), r.summary.warnings.end(),
                                     [](const Warning& w) { return w.code == "engine_behind"; });
