@@ -79,6 +79,10 @@ class StrandRuntime final : public Runtime {
 
   // Runs `fn` on this strand as soon as possible.
   void post(std::function<void()> fn);
+  // The strand itself, for I/O whose completions should run on it (HttpWorker's client).
+  const boost::asio::strand<boost::asio::io_context::executor_type>& executor() const {
+    return strand_;
+  }
   // From now on every callback on this strand (timers, posted functions, after_each) runs
   // holding `lock`, so code on other strands may share this strand's state under it. Set
   // it before start().

@@ -8,8 +8,10 @@
 #include <vector>
 
 #include <fmt/core.h>
+#include <boost/asio/connect.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
@@ -26,6 +28,11 @@ using boost::system::error_code;
 namespace http_client_impl {
 
 using Strand = asio::strand<asio::io_context::executor_type>;
+// Typed on the strand, not on any_io_executor: no type-erased executor per operation.
+using Socket = asio::basic_stream_socket<tcp, Strand>;
+using Resolver = asio::ip::basic_resolver<tcp, Strand>;
+using Timer = asio::basic_waitable_timer<std::chrono::steady_clock,
+                                         asio::wait_traits<std::chrono::steady_clock>, Strand>;
 using Request = http::request<http::string_body>;
 using Done = std::function<void(error_code, int status, std::string body)>;
 
@@ -37,12 +44,21 @@ bool stale(error_code ec) {
 }
 
 // One connection to the server, carrying one exchange (request, response) at a time.
-// Everything runs on the client's strand.
+// Everything runs on the client's strand. The exchange's deadline is one timer per
+// connection, armed when none is and moved along lazily: no timer per read or write
+// (issue 39).
 class Connection : public std::enable_shared_from_this<Connection> {
  public:
   Connection(const Strand& strand, const std::string& host, const std::string& port,
              std::chrono::milliseconds timeout)
-      : stream_(strand), resolver_(strand), host_(host), port_(port), timeout_(timeout) {}
+      : stream_(strand),
+        resolver_(strand),
+        timer_(strand),
+        host_(host),
+        port_(port),
+        timeout_(timeout) {
+    buffer_.reserve(4096);  // a fetch's reply in one read
+  }
 
   // Sends `request` and reads the answer within the timeout, connecting first if need be;
   // calls `done` once. With `retry_stale`, a connection used before that turns out to have
@@ -58,9 +74,16 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void fail(error_code ec);
   void finish(error_code ec, int status, std::string body);
   void drop();  // closes the socket; the next exchange connects again
+  // Arms the timer for deadline_ unless it is armed already; on_deadline() ends an
+  // exchange that is past it with beast::error::timeout.
+  void arm();
+  void on_deadline();
+  // The error an operation ended with, as the exchange should report it.
+  error_code why(error_code ec) const;
 
-  beast::tcp_stream stream_;
-  tcp::resolver resolver_;
+  Socket stream_;
+  Resolver resolver_;
+  Timer timer_;
   beast::flat_buffer buffer_;
   http::response<http::string_body> response_;
   const std::string host_;
@@ -71,6 +94,10 @@ class Connection : public std::enable_shared_from_this<Connection> {
   bool used_ = false;   // the socket has carried an exchange already
   bool retry_ = false;  // the exchange under way may be sent again on a new connection
   bool closed_ = false;
+  bool busy_ = false;       // an exchange is under way
+  bool armed_ = false;      // timer_ has a wait under way
+  bool timed_out_ = false;  // the exchange under way passed its deadline
+  std::chrono::steady_clock::time_point deadline_;
 };
 
 void Connection::exchange(std::shared_ptr<const Request> request, bool retry_stale, Done done) {
@@ -80,8 +107,12 @@ void Connection::exchange(std::shared_ptr<const Request> request, bool retry_sta
     finish(asio::error::operation_aborted, 0, {});
     return;
   }
-  stream_.expires_after(timeout_);  // one deadline for the exchange, a retry included
-  if (stream_.socket().is_open()) {
+  // One deadline for the exchange, a retry included.
+  busy_ = true;
+  timed_out_ = false;
+  deadline_ = std::chrono::steady_clock::now() + timeout_;
+  arm();
+  if (stream_.is_open()) {
     retry_ = retry_stale && used_;
     write();
   } else {
@@ -96,13 +127,13 @@ void Connection::connect() {
   resolver_.async_resolve(
       host_, port_,
       [self = shared_from_this()](error_code ec, const tcp::resolver::results_type& results) {
-        if (!ec && self->closed_) ec = asio::error::operation_aborted;
+        ec = self->why(ec);
         if (ec) {
           self->finish(ec, 0, {});
           return;
         }
-        self->stream_.async_connect(results, [self](error_code ec2, const tcp::endpoint&) {
-          if (!ec2 && self->closed_) ec2 = asio::error::operation_aborted;
+        asio::async_connect(self->stream_, results, [self](error_code ec2, const tcp::endpoint&) {
+          ec2 = self->why(ec2);
           if (ec2) {
             self->drop();
             self->finish(ec2, 0, {});
@@ -110,7 +141,7 @@ void Connection::connect() {
           }
           // A request goes out at once, not held for the server's delayed ACK (Nagle).
           error_code ignored;
-          self->stream_.socket().set_option(tcp::no_delay(true), ignored);
+          self->stream_.set_option(tcp::no_delay(true), ignored);
           self->write();
         });
       });
@@ -118,7 +149,7 @@ void Connection::connect() {
 
 void Connection::write() {
   http::async_write(stream_, *request_, [self = shared_from_this()](error_code ec, std::size_t) {
-    if (!ec && self->closed_) ec = asio::error::operation_aborted;
+    ec = self->why(ec);
     if (ec) {
       self->fail(ec);
       return;
@@ -126,13 +157,12 @@ void Connection::write() {
     self->response_ = {};
     http::async_read(
         self->stream_, self->buffer_, self->response_, [self](error_code ec2, std::size_t) {
-          if (!ec2 && self->closed_) ec2 = asio::error::operation_aborted;
+          ec2 = self->why(ec2);
           if (ec2) {
             self->fail(ec2);
             return;
           }
           self->used_ = true;
-          self->stream_.expires_never();
           if (!self->response_.keep_alive()) self->drop();
           self->finish({}, self->response_.result_int(), std::move(self->response_.body()));
         });
@@ -149,7 +179,34 @@ void Connection::fail(error_code ec) {
   finish(ec, 0, {});
 }
 
+error_code Connection::why(error_code ec) const {
+  if (timed_out_) return beast::error::timeout;  // on_deadline() cancelled the operation
+  if (!ec && closed_) return asio::error::operation_aborted;
+  return ec;
+}
+
+void Connection::arm() {
+  if (armed_ || closed_) return;
+  armed_ = true;
+  timer_.expires_at(deadline_);
+  timer_.async_wait([self = shared_from_this()](error_code) { self->on_deadline(); });
+}
+
+void Connection::on_deadline() {
+  armed_ = false;
+  if (closed_ || !busy_ || timed_out_) return;
+  if (std::chrono::steady_clock::now() < deadline_) {  // a later exchange's: wait on
+    arm();
+    return;
+  }
+  timed_out_ = true;
+  resolver_.cancel();
+  error_code ignored;
+  stream_.cancel(ignored);  // the operation under way ends, with why() = timeout
+}
+
 void Connection::finish(error_code ec, int status, std::string body) {
+  busy_ = false;
   request_.reset();
   Done done = std::exchange(done_, nullptr);
   done(ec, status, std::move(body));  // may start the next exchange
@@ -157,13 +214,14 @@ void Connection::finish(error_code ec, int status, std::string body) {
 
 void Connection::drop() {
   error_code ignored;
-  stream_.socket().shutdown(tcp::socket::shutdown_both, ignored);
-  stream_.close();
+  stream_.shutdown(tcp::socket::shutdown_both, ignored);
+  stream_.close(ignored);
 }
 
 void Connection::close() {
   closed_ = true;
   resolver_.cancel();
+  timer_.cancel();
   drop();
 }
 
@@ -172,12 +230,9 @@ class Client : public std::enable_shared_from_this<Client> {
  public:
   using Callback = HttpClient::Callback;
 
-  Client(asio::io_context& io, std::string host, std::uint16_t port,
+  Client(const Strand& strand, std::string host, std::uint16_t port,
          std::chrono::milliseconds timeout)
-      : strand_(asio::make_strand(io)),
-        host_(std::move(host)),
-        port_(std::to_string(port)),
-        timeout_(timeout) {}
+      : strand_(strand), host_(std::move(host)), port_(std::to_string(port)), timeout_(timeout) {}
 
   void post(std::string target, std::string body, Callback done, bool alone);
   std::size_t pending() const { return pending_.load(); }
@@ -321,7 +376,11 @@ struct HttpClient::State : http_client_impl::Client {
 
 HttpClient::HttpClient(asio::io_context& io, std::string host, std::uint16_t port,
                        std::chrono::milliseconds timeout)
-    : state_(std::make_shared<State>(io, std::move(host), port, timeout)) {}
+    : HttpClient(asio::make_strand(io), std::move(host), port, timeout) {}
+
+HttpClient::HttpClient(const Strand& strand, std::string host, std::uint16_t port,
+                       std::chrono::milliseconds timeout)
+    : state_(std::make_shared<State>(strand, std::move(host), port, timeout)) {}
 
 HttpClient::~HttpClient() { close(); }
 

@@ -4,7 +4,8 @@
 // post_alone() sends a request on a connection of its own, for a long-poll that must not
 // hold up the rest; such a connection is kept open for the next post_alone() once its
 // exchange has ended well. Every request has a deadline; callbacks run on the client's strand
-// with the error (if any), the HTTP status and the body. Thread-safe.
+// with the error (if any), the HTTP status and the body: a strand of the client's own, or
+// the one given (then a caller on that strand gets its replies with no hop). Thread-safe.
 #pragma once
 
 #include <chrono>
@@ -14,6 +15,7 @@
 #include <string>
 
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/strand.hpp>
 #include <boost/system/error_code.hpp>
 
 namespace drainsim {
@@ -22,7 +24,10 @@ class HttpClient {
  public:
   using Callback = std::function<void(boost::system::error_code, int status, std::string body)>;
 
+  using Strand = boost::asio::strand<boost::asio::io_context::executor_type>;
   HttpClient(boost::asio::io_context& io, std::string host, std::uint16_t port,
+             std::chrono::milliseconds timeout = std::chrono::seconds(10));
+  HttpClient(const Strand& strand, std::string host, std::uint16_t port,
              std::chrono::milliseconds timeout = std::chrono::seconds(10));
   ~HttpClient();  // close()s
 

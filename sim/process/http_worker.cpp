@@ -172,11 +172,10 @@ HttpWorkerConfig worker_config_from_env(const std::function<const char*(const ch
   return c;
 }
 
-HttpWorker::HttpWorker(StrandRuntime& rt, boost::asio::io_context& io, HttpWorkerConfig config,
-                       std::function<void(int)> on_exit)
+HttpWorker::HttpWorker(StrandRuntime& rt, HttpWorkerConfig config, std::function<void(int)> on_exit)
     : rt_(rt),
       config_(std::move(config)),
-      client_(io, config_.host, config_.port),
+      client_(rt.executor(), config_.host, config_.port),
       core_(rt, *this, config_.worker),
       runner_(make_job_runner(config_.bodies, rt, this, config_.worker.concurrency)),
       bodies_(static_cast<std::size_t>(config_.worker.concurrency)),
@@ -187,28 +186,27 @@ HttpWorker::~HttpWorker() { client_.close(); }
 void HttpWorker::send(const std::string& op, json body, Reply reply, bool alone) {
   body["worker_id"] = config_.name;
   if (!alone) ++in_flight_;
+  // The client shares the worker's strand: its replies run here, with no hop (issue 39).
   auto done = [this, op, reply = std::move(reply), alone](boost::system::error_code ec, int status,
-                                                          std::string text) {
-    rt_.post([this, op, reply, alone, ec, status, text = std::move(text)] {
-      if (!alone) --in_flight_;
-      if (ec && ec != boost::asio::error::operation_aborted) {
-        give_up(fmt::format("{}: {}", op, ec.message()));
-        return;
-      }
-      const json parsed = json::parse(text, nullptr, false);
-      const bool ok = !ec && status >= 200 && status < 300 && !parsed.is_discarded();
-      if (!ok && !ec) {
-        std::fprintf(stderr, "%s: %s answered %d: %s\n", config_.name.c_str(), op.c_str(), status,
-                     text.c_str());
-      }
-      try {
-        if (reply && exit_code_ < 0) reply(ok, parsed);
-      } catch (const json::exception& e) {  // a reply that does not follow the protocol
-        give_up(fmt::format("{}: malformed reply: {}", op, e.what()));
-        return;
-      }
-      finish_if_quiet();
-    });
+                                                          const std::string& text) {
+    if (!alone) --in_flight_;
+    if (ec && ec != boost::asio::error::operation_aborted) {
+      give_up(fmt::format("{}: {}", op, ec.message()));
+      return;
+    }
+    const json parsed = json::parse(text, nullptr, false);
+    const bool ok = !ec && status >= 200 && status < 300 && !parsed.is_discarded();
+    if (!ok && !ec) {
+      std::fprintf(stderr, "%s: %s answered %d: %s\n", config_.name.c_str(), op.c_str(), status,
+                   text.c_str());
+    }
+    try {
+      if (reply && exit_code_ < 0) reply(ok, parsed);
+    } catch (const json::exception& e) {  // a reply that does not follow the protocol
+      give_up(fmt::format("{}: malformed reply: {}", op, e.what()));
+      return;
+    }
+    finish_if_quiet();
   };
   const std::string target = "/ojs/v1/workers/" + op;
   if (alone) {

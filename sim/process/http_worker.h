@@ -47,8 +47,7 @@ HttpWorkerConfig worker_config_from_env(const std::function<const char*(const ch
 class HttpWorker final : public WorkerPort, public TimerTarget {
  public:
   // `on_exit` gets the process's exit code, once, on the strand.
-  HttpWorker(StrandRuntime& rt, boost::asio::io_context& io, HttpWorkerConfig config,
-             std::function<void(int)> on_exit);
+  HttpWorker(StrandRuntime& rt, HttpWorkerConfig config, std::function<void(int)> on_exit);
   ~HttpWorker();
 
   void start();

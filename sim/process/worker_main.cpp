@@ -89,7 +89,7 @@ int main(int argc, char** argv) {
   boost::asio::signal_set signals(asio.context(), SIGTERM, SIGINT, SIGTSTP);
   signals.add(SIGCONT);
   std::promise<int> exited;
-  HttpWorker worker(*rt, asio.context(), config, [&](int code) { exited.set_value(code); });
+  HttpWorker worker(*rt, config, [&](int code) { exited.set_value(code); });
   std::function<void()> arm = [&] {
     signals.async_wait([&](const boost::system::error_code& ec, int number) {
       if (ec) return;
