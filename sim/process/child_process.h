@@ -49,6 +49,11 @@ struct SpawnSpec {
   // The child adopts its orphaned descendants (PR_SET_CHILD_SUBREAPER, kept across exec),
   // as a container's PID 1 does, so they stay in its subtree while it lives.
   bool subreaper = false;
+  // The child runs under SCHED_BATCH (kept across exec, inherited by its children): a
+  // wake-up of its does not preempt the task running, which finishes its turn first.
+  // For the process engine's workers, which share the cores with drainsim's server as
+  // they would not on a real fleet (issue 39).
+  bool batch = false;
 };
 
 // Starts the child; throws std::runtime_error naming the program when it cannot.

@@ -2,6 +2,7 @@
 // runs the default scenario, and no run leaves a process behind, even one interrupted
 // with Ctrl+C. Spawned workers carry DRAINSIM_RUN=<pid of the drainsim that ran them> in
 // their environment, which is how leftovers are found.
+#include <sched.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -246,6 +247,37 @@ TEST(ProcessEngine, AWorkerThatExitsAtOnceIsAWarningNotASilentCrashLoop) {
   EXPECT_EQ(f["processes_unregistered"], f["processes_started"]);  // not one registered
   EXPECT_EQ(f["first_exit_code"], 1.0);
   EXPECT_NE(warning->message.find("never registered"), std::string::npos) << warning->message;
+}
+
+// The workers run under SCHED_BATCH: a worker woken by a reply does not preempt drainsim's
+// server (on a real fleet they would not share cores; issue 39). A worker command that
+// writes its scheduling policy (field 41 of /proc/self/stat: 3 is SCHED_BATCH, 0
+// SCHED_OTHER) and exits; the platform restarts it, so there is a line per start. drainsim
+// itself stays as it was.
+TEST(ProcessEngine, WorkersRunUnderSchedBatchAndDrainsimDoesNot) {
+  const std::filesystem::path out =
+      std::filesystem::temp_directory_path() / fmt::format("drainsim-policy-{}", getpid());
+  std::filesystem::remove(out);
+  RunOptions options;
+  options.engine = Engine::kProcess;
+  options.paced.time_scale = 10;
+  options.process.worker_cmd =
+      fmt::format("awk '{{print $41}}' /proc/self/stat >> {}; exit 1", shell_quote(out.string()));
+  options.process.on_warning = [](const std::string&) {};
+  const int before = sched_getscheduler(0);
+  const RunOutput r = run_scenario(one_slot_for_20s(), options);
+  ASSERT_TRUE(r.summary.audit.ok);
+  std::ifstream lines(out);
+  std::string line;
+  int starts = 0;
+  while (std::getline(lines, line)) {
+    EXPECT_EQ(line, "3") << "a worker's scheduling policy";
+    ++starts;
+  }
+  EXPECT_GE(starts, 1);
+  EXPECT_EQ(sched_getscheduler(0), before);
+  EXPECT_EQ(before, SCHED_OTHER);
+  std::filesystem::remove(out);
 }
 
 TEST(ProcessEngine, AFloodingWorkersLogStopsAtItsCap) {
