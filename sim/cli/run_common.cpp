@@ -93,10 +93,13 @@ void print_summary(const Scenario& scenario, Engine engine, const RunOutput& out
     if (p["bodies"].get<std::uint64_t>() > 0) {
       bodies = fmt::format(", job bodies {:.2f} % late", p["bodies_late_percent"].get<double>());
     }
-    fmt::print("  paced at {}x: timers and handlers late p50 {}  p99 {} ({:.3g} ms real){}: {}\n",
-               p["time_scale"].get<double>(), format_seconds(p["late_p50_s"].get<double>()),
-               format_seconds(p["late_p99_s"].get<double>()), p["late_p99_real_ms"].get<double>(),
-               bodies, p["behind"].get<bool>() ? "fell behind (engine_behind)" : "kept up");
+    fmt::print(
+        "  paced at {}x: timers and handlers late p50 {}  p99 {} ({:.3g} ms real; timers {:.3g}, "
+        "handlers {:.3g}){}: {}\n",
+        p["time_scale"].get<double>(), format_seconds(p["late_p50_s"].get<double>()),
+        format_seconds(p["late_p99_s"].get<double>()), p["late_p99_real_ms"].get<double>(),
+        p["timers_late_p99_real_ms"].get<double>(), p["handlers_late_p99_real_ms"].get<double>(),
+        bodies, p["behind"].get<bool>() ? "fell behind (engine_behind)" : "kept up");
   }
   fmt::print("jobs\n");
   fmt::print("  enqueued {}  completed {}  pending {}  discarded {}  lost {}\n", j.enqueued,

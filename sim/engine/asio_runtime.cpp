@@ -161,7 +161,7 @@ void StrandRuntime::fire() {
       ++lag_.timers;
       lag_.timers_late += late;
       lag_.timers_most = std::max(lag_.timers_most, late);
-      lag_.queued.add(to_seconds(late));
+      lag_.timers_queued.add(to_seconds(late));
       if (record_lateness_) {
         lateness_.push_back(std::chrono::duration<double, std::micro>(Clock::now() - due).count());
       }
@@ -203,7 +203,7 @@ void StrandRuntime::handler_waited(Clock::duration waited) {
   ++lag_.handlers;
   lag_.handlers_late += late;
   lag_.handlers_most = std::max(lag_.handlers_most, late);
-  lag_.queued.add(to_seconds(late));
+  lag_.handlers_queued.add(to_seconds(late));
 }
 
 std::unique_lock<std::mutex> StrandRuntime::acquire(std::mutex& lock) {
@@ -232,8 +232,15 @@ StrandRuntime::Lag& StrandRuntime::Lag::operator+=(const Lag& o) {
   handlers_most = std::max(handlers_most, o.handlers_most);
   bodies_most = std::max(bodies_most, o.bodies_most);
   bodies_work += o.bodies_work;
-  queued.merge(o.queued);
+  timers_queued.merge(o.timers_queued);
+  handlers_queued.merge(o.handlers_queued);
   return *this;
+}
+
+Percentiles StrandRuntime::Lag::queued() const {
+  Percentiles both = timers_queued;
+  both.merge(handlers_queued);
+  return both;
 }
 
 StrandRuntime::Lag StrandRuntime::lag() const {

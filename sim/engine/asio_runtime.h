@@ -112,8 +112,10 @@ class StrandRuntime final : public Runtime {
     std::uint64_t timers = 0, handlers = 0, bodies = 0;            // how many
     Duration timers_late = 0, handlers_late = 0, bodies_late = 0;  // their lateness, summed
     Duration timers_most = 0, handlers_most = 0, bodies_most = 0;
-    Duration bodies_work = 0;  // the bodies' work, summed
-    Percentiles queued;        // the timers' and handlers' lateness, in seconds
+    Duration bodies_work = 0;     // the bodies' work, summed
+    Percentiles timers_queued;    // the timers' lateness, in seconds
+    Percentiles handlers_queued;  // the handlers' lateness, in seconds
+    Percentiles queued() const;   // both together
     Lag& operator+=(const Lag& o);
   };
   Lag lag() const;

@@ -22,7 +22,7 @@
 
 namespace drainsim {
 
-inline constexpr const char* kResultsSchemaVersion = "3.4";
+inline constexpr const char* kResultsSchemaVersion = "3.5";
 inline constexpr int kResultsSchemaMajor = 3;  // its MAJOR: the newest this drainsim reads
 // The version of the sweep, compare and tune files (docs/sweep.md). Files of drainsim
 // before it have none: they are 1.0.

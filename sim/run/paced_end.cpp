@@ -108,6 +108,7 @@ std::string two_digits(double v) {
 }  // namespace
 
 nlohmann::json pacing_json(const Pacing& p) {
+  const auto real_ms = [&p](double s) { return p.time_scale > 0 ? 1000 * s / p.time_scale : 0.0; };
   return {{"time_scale", p.time_scale},
           {"timers", p.timers},
           {"handlers", p.handlers},
@@ -115,7 +116,11 @@ nlohmann::json pacing_json(const Pacing& p) {
           {"late_p50_s", p.late_p50_s},
           {"late_p99_s", p.late_p99_s},
           {"late_max_s", p.late_max_s},
-          {"late_p99_real_ms", p.time_scale > 0 ? 1000 * p.late_p99_s / p.time_scale : 0.0},
+          {"late_p99_real_ms", real_ms(p.late_p99_s)},
+          {"timers_late_p99_s", p.timers_late_p99_s},
+          {"timers_late_p99_real_ms", real_ms(p.timers_late_p99_s)},
+          {"handlers_late_p99_s", p.handlers_late_p99_s},
+          {"handlers_late_p99_real_ms", real_ms(p.handlers_late_p99_s)},
           {"bodies_late_percent", p.bodies_late_percent},
           {"behind", p.behind}};
 }
@@ -128,7 +133,9 @@ Pacing warn_if_behind(Recorder& recorder, const Scenario& s,
     return n ? to_seconds(sum) / static_cast<double>(n) : 0.0;
   };
   const double tolerance = to_seconds(lateness_tolerance(s));
-  const double p99 = lag.queued.count() ? lag.queued.quantile(0.99) : 0.0;
+  const Percentiles queued = lag.queued();
+  const auto p99_of = [](const Percentiles& p) { return p.count() ? p.quantile(0.99) : 0.0; };
+  const double p99 = p99_of(queued);
   const double stretch = lag.bodies_work > 0 ? static_cast<double>(lag.bodies_late) /
                                                    static_cast<double>(lag.bodies_work)
                                              : 0.0;
@@ -140,8 +147,10 @@ Pacing warn_if_behind(Recorder& recorder, const Scenario& s,
   pacing.timers = lag.timers;
   pacing.handlers = lag.handlers;
   pacing.bodies = lag.bodies;
-  pacing.late_p50_s = lag.queued.count() ? lag.queued.quantile(0.5) : 0.0;
+  pacing.late_p50_s = queued.count() ? queued.quantile(0.5) : 0.0;
   pacing.late_p99_s = p99;
+  pacing.timers_late_p99_s = p99_of(lag.timers_queued);
+  pacing.handlers_late_p99_s = p99_of(lag.handlers_queued);
   pacing.late_max_s = to_seconds(std::max(lag.timers_most, lag.handlers_most));
   pacing.bodies_late_percent = 100 * stretch;
   pacing.behind = queues_behind || bodies_behind;

@@ -70,6 +70,7 @@ struct Pacing {
   double time_scale = 0;
   std::uint64_t timers = 0, handlers = 0, bodies = 0;     // how many were measured
   double late_p50_s = 0, late_p99_s = 0, late_max_s = 0;  // the timers' and handlers'
+  double timers_late_p99_s = 0, handlers_late_p99_s = 0;  // each kind's own (3.5)
   double bodies_late_percent = 0;                         // of the bodies' work
   bool behind = false;                                    // engine_behind was raised
 };

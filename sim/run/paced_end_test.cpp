@@ -90,6 +90,14 @@ TEST(PacedEnd, AnEngineDrivenPastItsLimitSaysEngineBehindNotThatTheFleetCannotKe
   EXPECT_EQ(p["time_scale"], 20'000);
   EXPECT_DOUBLE_EQ(p["late_p99_s"].get<double>(), f["late_p99_s"]);
   EXPECT_DOUBLE_EQ(p["late_p99_real_ms"].get<double>(), f["late_p99_s"] / 20'000 * 1000);
+  // Each kind's own p99 (3.5): both kinds' together lies between them, within a histogram
+  // bucket (Percentiles: a bucket spans under 2 % of its value).
+  const double timers = p["timers_late_p99_s"].get<double>();
+  const double handlers = p["handlers_late_p99_s"].get<double>();
+  EXPECT_LE(std::min(timers, handlers), f["late_p99_s"] * 1.02);
+  EXPECT_GE(std::max(timers, handlers), f["late_p99_s"] / 1.02);
+  EXPECT_DOUBLE_EQ(p["timers_late_p99_real_ms"].get<double>(), timers / 20'000 * 1000);
+  EXPECT_DOUBLE_EQ(p["handlers_late_p99_real_ms"].get<double>(), handlers / 20'000 * 1000);
   EXPECT_DOUBLE_EQ(p["bodies_late_percent"].get<double>(), f["bodies_late_percent"]);
   EXPECT_GE(p["bodies"].get<double>(), r.summary.jobs.completed);
 }
