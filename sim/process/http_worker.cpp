@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstring>
 #include <stdexcept>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -265,6 +266,18 @@ void HttpWorker::on_posix_signal(int number) {
 }
 
 void HttpWorker::fetch(int count) {
+  if (waiting_) {
+    // A /wait still out means a fetch would get nothing (the backend answers it as soon as
+    // one would), and a fetch would end the backend's side of the wait, which this worker
+    // would not send again while its long-poll is out: the next job would wait for the
+    // long-poll's timeout. So the core's fetch is answered empty here and the wait stays,
+    // as in the models, where the fetch and the wait again come in one step and leave the
+    // worker listed where it was (Backend::fetch, Backend::wait_for_jobs).
+    rt_.post([this] {
+      if (exit_code_ < 0) core_.on_fetched({});
+    });
+    return;
+  }
   send("fetch", json{{"count", count}}, [this](bool ok, const json& reply) {
     std::vector<Lease> leases;
     if (ok && reply.contains("jobs") && reply["jobs"].is_array()) {
@@ -289,14 +302,22 @@ void HttpWorker::fetch(int count) {
 }
 
 void HttpWorker::wait_for_jobs() {
-  if (waiting_) return;
+  if (waiting_) {
+    rewait_ = true;  // if the one out comes back empty (its timeout), wait again at once
+    return;
+  }
   waiting_ = true;
+  rewait_ = false;
   const auto timeout = config_.worker.poll_interval / kMillisecond;
   send(
       "wait", json{{"timeout_ms", std::max<Duration>(1, timeout)}},
       [this](bool ok, const json& reply) {
         waiting_ = false;
-        if (ok && reply.value("available", false)) core_.on_jobs_available();
+        if (ok && reply.value("available", false)) {
+          core_.on_jobs_available();
+        } else if (ok && std::exchange(rewait_, false)) {
+          wait_for_jobs();
+        }
       },
       true);
 }

@@ -106,6 +106,7 @@ class HttpWorker final : public WorkerPort, public TimerTarget {
   bool reported_ = false;
   int in_flight_ = 0;     // requests sent and not answered, the long-poll aside
   bool waiting_ = false;  // a /wait long-poll is out
+  bool rewait_ = false;   // the core asked to wait while one was out
 };
 
 }  // namespace drainsim

@@ -280,6 +280,42 @@ TEST(ProcessEngine, WorkersRunUnderSchedBatchAndDrainsimDoesNot) {
   std::filesystem::remove(out);
 }
 
+// A job that arrives while a worker waits with a free slot starts at once, though the
+// worker fetched since its long-poll went out. One pod of 2 slots, polling every 20 s;
+// 1 s jobs arrive at 0 s and 3 s. The first is fetched at once and the worker waits for
+// more; at 1 s it ends, and the core fetches for its free slots (the models' fetch ends
+// the wait and waits again in one step). The second job is handed to the waiting worker
+// at 3 s and ends at 4 s. (When drainsim-worker sent that fetch, the backend's wait ended
+// and the long-poll stayed out: the second job waited for the poll, at about 20 s.)
+TEST(ProcessEngine, AJobArrivingWhileAWorkerWaitsStartsAtOnceThoughItFetchedMeanwhile) {
+  const double scale = test::kThreadSanitizer || test::kAddressSanitizer ? 2 : 10;
+  const Scenario s = parse_scenario(
+      R"({"name": "rewait", "duration": "5s", "settle": "1m",
+          "workload": {"arrival": {"kind": "list", "at": ["0s", "3s"]},
+                       "job_duration": {"kind": "constant", "value": "1s"}},
+          "worker": {"profile": "ojs", "concurrency": 2, "poll_interval": "20s"},
+          "platform": {"replicas": 1, "pod_start_delay": "0s"}})",
+      "rewait");
+  RunOptions options;
+  options.engine = Engine::kProcess;
+  options.paced.time_scale = scale;
+  options.timeline = true;
+  options.timeline_records = true;
+  const RunOutput r = run_scenario(s, options);
+  ASSERT_TRUE(r.summary.audit.ok) << r.summary.audit.errors.front();
+  EXPECT_EQ(r.summary.jobs.completed, 2);
+  ASSERT_EQ(r.records->attempts.size(), 2u);
+  const Duration slack = static_cast<Duration>(100 * kMillisecond * scale);  // 100 ms real
+  std::vector<AttemptRecord> a = r.records->attempts;
+  std::sort(a.begin(), a.end(),
+            [](const AttemptRecord& x, const AttemptRecord& y) { return x.start < y.start; });
+  EXPECT_LT(a[0].start, slack);  // the worker's start-up, in real time
+  EXPECT_GE(a[1].start, 3 * kSecond);
+  EXPECT_LT(a[1].start, 3 * kSecond + slack) << "the second job waited for the poll";
+  EXPECT_EQ(a[1].outcome, Outcome::kCompleted);
+  EXPECT_EQ(leftovers(getpid()), 0);
+}
+
 TEST(ProcessEngine, AFloodingWorkersLogStopsAtItsCap) {
   // A worker that writes 3 MiB to stderr at once (`yes >&2` grew the log to 1.6 GB in
   // 4.5 s) with --worker-log-max 1 MiB: the log holds exactly the first 1 MiB of the
