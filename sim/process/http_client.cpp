@@ -27,7 +27,7 @@ using boost::system::error_code;
 // Named, not anonymous: HttpClient::State derives from it (a unity build includes this file).
 namespace http_client_impl {
 
-using Strand = asio::strand<asio::io_context::executor_type>;
+using Strand = HttpClient::Strand;
 // Typed on the strand, not on any_io_executor: no type-erased executor per operation.
 using Socket = asio::basic_stream_socket<tcp, Strand>;
 using Resolver = asio::ip::basic_resolver<tcp, Strand>;

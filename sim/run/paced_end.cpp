@@ -134,8 +134,8 @@ Pacing warn_if_behind(Recorder& recorder, const Scenario& s,
   };
   const double tolerance = to_seconds(lateness_tolerance(s));
   const Percentiles queued = lag.queued();
-  const auto p99_of = [](const Percentiles& p) { return p.count() ? p.quantile(0.99) : 0.0; };
-  const double p99 = p99_of(queued);
+  const auto at = [](const Percentiles& p, double q) { return p.count() ? p.quantile(q) : 0.0; };
+  const double p99 = at(queued, 0.99);
   const double stretch = lag.bodies_work > 0 ? static_cast<double>(lag.bodies_late) /
                                                    static_cast<double>(lag.bodies_work)
                                              : 0.0;
@@ -147,10 +147,10 @@ Pacing warn_if_behind(Recorder& recorder, const Scenario& s,
   pacing.timers = lag.timers;
   pacing.handlers = lag.handlers;
   pacing.bodies = lag.bodies;
-  pacing.late_p50_s = queued.count() ? queued.quantile(0.5) : 0.0;
+  pacing.late_p50_s = at(queued, 0.5);
   pacing.late_p99_s = p99;
-  pacing.timers_late_p99_s = p99_of(lag.timers_queued);
-  pacing.handlers_late_p99_s = p99_of(lag.handlers_queued);
+  pacing.timers_late_p99_s = at(lag.timers_queued, 0.99);
+  pacing.handlers_late_p99_s = at(lag.handlers_queued, 0.99);
   pacing.late_max_s = to_seconds(std::max(lag.timers_most, lag.handlers_most));
   pacing.bodies_late_percent = 100 * stretch;
   pacing.behind = queues_behind || bodies_behind;
