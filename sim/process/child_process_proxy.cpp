@@ -107,6 +107,7 @@ void ChildProcessProxy::start() {
   if (startup_ > 0)
     spec.env.push_back("DRAINSIM_STARTUP=" + env_duration(context_.real_ms(startup_)));
   slots_.assign(static_cast<std::size_t>(w.concurrency), false);
+  concurrency_ = w.concurrency;
   spec.subreaper = true;  // its orphans stay in its subtree, as in a container
   // A worker woken by a reply does not preempt drainsim's server or another worker: on a
   // real fleet they would not share cores. At 5x the timers' and handlers' p99 fell from
@@ -177,6 +178,14 @@ json ChildProcessProxy::register_worker(const json& body) {
     if (!q.is_string()) throw RequestError{400, "invalid_request", "'queues' must hold strings"};
     queues.push_back(context_.backend.queue(q.get<std::string>()));
   }
+  if (const auto it = body.find("concurrency"); it != body.end()) {
+    if (!it->is_number_integer() || it->get<std::int64_t>() < 1 ||
+        it->get<std::int64_t>() > 10000) {
+      throw RequestError{400, "invalid_request",
+                         "'concurrency' must be an integer from 1 to 10000"};
+    }
+    concurrency_ = it->get<int>();
+  }
   if (const auto it = body.find("pid"); it != body.end() && it->is_number_integer()) {
     // Only a process of this container's group is signalled, whatever a worker says.
     const pid_t pid = it->get<pid_t>();
@@ -190,8 +199,12 @@ json ChildProcessProxy::register_worker(const json& body) {
 json ChildProcessProxy::fetch(const json& body) {
   const std::int64_t count = int_field(body, "count");
   if (count < 0) throw RequestError{400, "invalid_request", "'count' must not be negative"};
+  return json{{"jobs", hand_out(static_cast<int>(std::min<std::int64_t>(count, 1 << 20)))}};
+}
+
+json ChildProcessProxy::hand_out(int count) {
   std::vector<Lease> leases;
-  context_.backend.fetch(worker_id_, static_cast<int>(count), leases);
+  context_.backend.fetch(worker_id_, count, leases);
   const WorkloadConfig& workload = context_.scenario.workload;
   json jobs = json::array();
   for (const Lease& lease : leases) {
@@ -220,7 +233,7 @@ json ChildProcessProxy::fetch(const json& body) {
                         {"attempt", lease.attempt},
                         {"args", json::array({args})}});
   }
-  return json{{"jobs", jobs}};
+  return jobs;
 }
 
 ChildProcessProxy::Held& ChildProcessProxy::held(const json& body) {
@@ -316,16 +329,26 @@ json ChildProcessProxy::heartbeat(const json& body) {
 
 void ChildProcessProxy::wait(const json& body, const Responder& respond) {
   const std::int64_t timeout = int_field(body, "timeout_ms");
+  std::int64_t count = 0;
+  if (const auto it = body.find("count"); it != body.end()) {
+    if (!it->is_number_integer() || it->get<std::int64_t>() < 0) {
+      throw RequestError{400, "invalid_request", "'count' must be a non-negative integer"};
+    }
+    count = std::min<std::int64_t>(it->get<std::int64_t>(), 1 << 20);
+  }
   answer_wait(false);  // a new wait replaces an old one
+  ++waits_;
+  waiting_ = respond;
+  wait_count_ = static_cast<int>(count);
   if (context_.backend.has_jobs_for(worker_id_)) {
-    respond(HttpResponse{200, json{{"available", true}}.dump()});
+    answer_wait(true);
     return;
   }
   if (state_ != WorkerState::kRunning || timeout <= 0) {
+    waiting_ = nullptr;  // it never waited on the backend's side: nothing to cancel there
     respond(HttpResponse{200, json{{"available", false}}.dump()});
     return;
   }
-  waiting_ = respond;
   context_.backend.wait_for_jobs(worker_id_);
   wait_timer_ =
       context_.rt.schedule(context_.rt.now() + context_.simulated(static_cast<double>(timeout)),
@@ -338,10 +361,27 @@ void ChildProcessProxy::answer_wait(bool available) {
   const Responder respond = std::move(waiting_);
   waiting_ = nullptr;
   if (!available && worker_id_ != kNoWorker) context_.backend.cancel_wait(worker_id_);
-  respond(HttpResponse{200, json{{"available", available}}.dump()});
+  json reply{{"available", available}};
+  // A wait with a count is a fetch that waits: the jobs come with the answer, no more than
+  // the worker has slots free by this side's count (its ACKs on their way hold theirs).
+  const int free = concurrency_ - static_cast<int>(held_.size());
+  if (available && wait_count_ > 0 && free > 0) {
+    reply["jobs"] = hand_out(std::min(wait_count_, free));
+  }
+  respond(HttpResponse{200, reply.dump()});
 }
 
-void ChildProcessProxy::on_jobs_available() { answer_wait(true); }
+void ChildProcessProxy::on_jobs_available() {
+  if (wait_count_ == 0) {
+    answer_wait(true);
+    return;
+  }
+  // The jobs are fetched once the backend, which is handing them out, has returned: a
+  // hop on the models' strand (a handler, as the requests are), for this wait only.
+  context_.rt.post([this, wait = waits_] {
+    if (wait == waits_) answer_wait(true);
+  });
+}
 
 void ChildProcessProxy::on_timer(std::uint32_t tag, std::uint64_t /*arg*/) {
   if (tag == kWaitTimeout) {

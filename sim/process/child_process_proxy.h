@@ -3,10 +3,11 @@
 // that swallows signals when PID 1 is a shell; deliver() signals it with kill(2), a
 // SIGKILL aimed at PID 1 taking its whole process group as a container kill does. It
 // serves the worker's requests to the backend, learns the worker's state from its
-// registration and heartbeats, and records its attempts from the outside: a fetch
-// starts an attempt, an ACK completes it, a NACK fails it (interrupted for
-// ShutdownError), and the jobs it holds when its process ends (ended(), from waitpid)
-// were killed (it died of a signal) or abandoned (it exited). Runs on the models' strand.
+// registration and heartbeats, and records its attempts from the outside: a fetch (or a
+// wait's answer that carries jobs) starts an attempt, an ACK completes it, a NACK fails it
+// (interrupted for ShutdownError), and the jobs it holds when its process ends (ended(),
+// from waitpid) were killed (it died of a signal) or abandoned (it exited). Runs on the
+// models' strand.
 #pragma once
 
 #include <sys/types.h>
@@ -17,7 +18,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "engine/runtime.h"
+#include "engine/asio_runtime.h"
 #include "model/backend.h"
 #include "model/process_handle.h"
 #include "model/recorder.h"
@@ -37,7 +38,7 @@ struct RequestError {
 
 // What every process of a run shares.
 struct ProxyContext {
-  Runtime& rt;
+  StrandRuntime& rt;  // the models' strand
   Backend& backend;
   Recorder& recorder;
   Reaper& reaper;
@@ -101,6 +102,9 @@ class ChildProcessProxy final : public ProcessHandle, public WorkerListener, pub
 
   nlohmann::json register_worker(const nlohmann::json& body);
   nlohmann::json fetch(const nlohmann::json& body);
+  // Fetches up to `count` jobs for the worker and starts their attempts: the jobs array
+  // of a fetch reply.
+  nlohmann::json hand_out(int count);
   nlohmann::json ack(const nlohmann::json& body);
   nlohmann::json nack(const nlohmann::json& body);
   nlohmann::json heartbeat(const nlohmann::json& body);
@@ -125,8 +129,11 @@ class ChildProcessProxy final : public ProcessHandle, public WorkerListener, pub
   bool term_delivered_ = false;  // a TERM or INT reached the worker: "quiet" means draining
   std::map<JobId, Held> held_;
   std::vector<bool> slots_;  // for the attempt records' slot numbers
+  int concurrency_ = 0;      // the worker's slots, as it registered
   Responder waiting_;        // a /wait long-poll not yet answered
+  int wait_count_ = 0;       // its count: the jobs to carry in its answer (0: none)
   TimerId wait_timer_;
+  std::uint64_t waits_ = 0;  // waits served: a posted answer is for the wait it counted
 };
 
 }  // namespace drainsim

@@ -263,9 +263,23 @@ void HttpWorker::on_posix_signal(int number) {
     default:
       break;
   }
+  return_carried_if_stopped();
 }
 
 void HttpWorker::fetch(int count) {
+  if (!carried_.empty()) {
+    // The jobs a wait's answer carried: the backend fetched them for this worker as it
+    // answered, never more than its free slots (so never more than `count`).
+    rt_.post([this, leases = std::exchange(carried_, {}),
+              fail_after = std::exchange(carried_fail_after_, {})]() mutable {
+      if (exit_code_ >= 0) return;
+      fail_after_ = std::move(fail_after);
+      fetched_index_ = 0;
+      core_.on_fetched(leases);
+      fail_after_.clear();
+    });
+    return;
+  }
   if (waiting_) {
     // A /wait still out means a fetch would get nothing (the backend answers it as soon as
     // one would), and a fetch would end the backend's side of the wait, which this worker
@@ -280,25 +294,30 @@ void HttpWorker::fetch(int count) {
   }
   send("fetch", json{{"count", count}}, [this](bool ok, const json& reply) {
     std::vector<Lease> leases;
-    if (ok && reply.contains("jobs") && reply["jobs"].is_array()) {
-      for (const json& job : reply["jobs"]) {
-        const json args = job.value("args", json::array());
-        const json a = args.is_array() && !args.empty() ? args[0] : json::object();
-        Lease lease;
-        lease.id = parse_number<JobId>(job.value("id", "0")).value_or(0);
-        lease.attempt = job.value("attempt", 1);
-        lease.spec.work = std::max<Duration>(0, from_ms(a.value("duration_ms", json(0))));
-        lease.spec.cancel_latency =
-            std::max<Duration>(0, from_ms(a.value("cancel_latency_ms", json(0))));
-        lease.spec.cooperative = a.value("cooperative", true);
-        leases.push_back(lease);
-        fail_after_.push_back(from_ms(a.value("fail_after_ms", json(nullptr))));
-      }
-    }
+    if (ok) read_jobs(reply, leases, fail_after_);
     fetched_index_ = 0;
     core_.on_fetched(leases);
     fail_after_.clear();
   });
+}
+
+void HttpWorker::read_jobs(const json& reply, std::vector<Lease>& leases,
+                           std::vector<Duration>& fail_after) {
+  const auto jobs = reply.find("jobs");
+  if (jobs == reply.end() || !jobs->is_array()) return;
+  for (const json& job : *jobs) {
+    const json args = job.value("args", json::array());
+    const json a = args.is_array() && !args.empty() ? args[0] : json::object();
+    Lease lease;
+    lease.id = parse_number<JobId>(job.value("id", "0")).value_or(0);
+    lease.attempt = job.value("attempt", 1);
+    lease.spec.work = std::max<Duration>(0, from_ms(a.value("duration_ms", json(0))));
+    lease.spec.cancel_latency =
+        std::max<Duration>(0, from_ms(a.value("cancel_latency_ms", json(0))));
+    lease.spec.cooperative = a.value("cooperative", true);
+    leases.push_back(lease);
+    fail_after.push_back(from_ms(a.value("fail_after_ms", json(nullptr))));
+  }
 }
 
 void HttpWorker::wait_for_jobs() {
@@ -306,20 +325,40 @@ void HttpWorker::wait_for_jobs() {
     rewait_ = true;  // if the one out comes back empty (its timeout), wait again at once
     return;
   }
+  if (!carried_.empty()) {  // jobs carried while the core's own fetch was answered
+    rt_.post([this] {
+      if (exit_code_ < 0) core_.on_jobs_available();
+    });
+    return;
+  }
   waiting_ = true;
   rewait_ = false;
   const auto timeout = config_.worker.poll_interval / kMillisecond;
+  // With a count the answer carries the jobs, which saves a fetch per job (issue 39).
   send(
-      "wait", json{{"timeout_ms", std::max<Duration>(1, timeout)}},
+      "wait",
+      json{{"timeout_ms", std::max<Duration>(1, timeout)}, {"count", config_.worker.concurrency}},
       [this](bool ok, const json& reply) {
         waiting_ = false;
         if (ok && reply.value("available", false)) {
-          core_.on_jobs_available();
+          read_jobs(reply, carried_, carried_fail_after_);
+          core_.on_jobs_available();  // a running core fetches, and fetch() hands it these
+          // Else a fetch of its own is answered (empty) first, and its next wait takes them.
+          return_carried_if_stopped();
         } else if (ok && std::exchange(rewait_, false)) {
           wait_for_jobs();
         }
       },
       true);
+}
+
+void HttpWorker::return_carried_if_stopped() {
+  // (An exited worker reports nothing more: the backend counts what it held at its end.)
+  if (carried_.empty() || core_.state() == WorkerState::kRunning || exit_code_ >= 0) return;
+  // A core that stopped taking jobs (a signal overtook the answer that carried them)
+  // never fetches them: they go back as shutdown NACKs, as release() sends.
+  for (const Lease& lease : std::exchange(carried_, {})) nack(lease, true, true);
+  carried_fail_after_.clear();
 }
 
 void HttpWorker::ack(int /*slot*/, const Lease& lease) {
@@ -363,9 +402,10 @@ void HttpWorker::requeue(int slot, const Lease& lease) {
 // this NACKs like requeue should it ever be reached.
 void HttpWorker::release(const Lease& lease) { nack(lease, true, true); }
 
-// Nor a late fetch: the process engine refuses profiles with one (run_process), and its
-// backend hands nothing to a worker that stopped fetching, so this is never reached.
-void HttpWorker::keep(const Lease& /*lease*/) {}
+// Nor a late fetch: the process engine refuses profiles with one (run_process). A fetch
+// whose reply reaches a core that has stopped taking jobs (a signal overtook the reply)
+// lands here too: the backend handed the job before it knew, so it goes back as release().
+void HttpWorker::keep(const Lease& lease) { nack(lease, true, true); }
 
 void HttpWorker::deregister() { send("deregister", json::object()); }
 

@@ -87,6 +87,11 @@ class HttpWorker final : public WorkerPort, public TimerTarget {
   void send(const std::string& op, nlohmann::json body, Reply reply = {}, bool alone = false);
   // NACKs the job: a ShutdownError or a HandlerError.
   void nack(const Lease& lease, bool shutdown, bool retryable);
+  // Appends the jobs of a fetch reply (or a wait's answer) and their fail_after_ms.
+  static void read_jobs(const nlohmann::json& reply, std::vector<Lease>& leases,
+                        std::vector<Duration>& fail_after);
+  // NACKs the jobs a wait's answer carried when the core no longer takes jobs.
+  void return_carried_if_stopped();
   void finish_if_quiet();
   void give_up(const std::string& why);
   void register_worker();
@@ -99,6 +104,8 @@ class HttpWorker final : public WorkerPort, public TimerTarget {
   std::unique_ptr<JobRunner> runner_;
   std::vector<Body> bodies_;
   std::vector<Duration> fail_after_;  // of the jobs of the fetch reply being started
+  std::vector<Lease> carried_;        // jobs a wait's answer carried, for the core's fetch
+  std::vector<Duration> carried_fail_after_;
   std::size_t fetched_index_ = 0;
   std::function<void(int)> on_exit_;
   int exit_code_ = -1;    // set once the core has exited

@@ -316,6 +316,75 @@ TEST(ProcessEngine, AJobArrivingWhileAWorkerWaitsStartsAtOnceThoughItFetchedMean
   EXPECT_EQ(leftovers(getpid()), 0);
 }
 
+// A /wait with a count is a fetch that waits (docs/worker-protocol.md), spoken by a
+// scripted Python worker of 2 slots: three 1 s jobs queued at 0 s, a fourth at 2 s. Its
+// first wait (count 5) carries 2 jobs, its free slots; a second, with both held and not
+// yet ACKed, answers `available` with no jobs; after the two ACKs a third carries the
+// third job; a fourth waits until the job of 2 s is handed to it, and carries it.
+TEST(ProcessEngine, AWaitWithACountCarriesTheJobsForTheWorkersFreeSlots) {
+  const double scale = test::kThreadSanitizer || test::kAddressSanitizer ? 2 : 10;
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / fmt::format("drainsim-carry-{}", getpid());
+  std::filesystem::create_directories(dir);
+  {
+    std::ofstream script(dir / "worker.py");
+    script << R"(import json, os, sys, urllib.request
+url, me = os.environ["OJS_URL"], os.environ["OJS_WORKER_ID"]
+def call(op, **body):
+    body["worker_id"] = me
+    request = urllib.request.Request(url + "/ojs/v1/workers/" + op, json.dumps(body).encode(),
+                                     {"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=60) as reply:
+        return json.load(reply)
+call("register", queues=["default"], concurrency=2)
+replies = [call("wait", timeout_ms=60000, count=5), call("wait", timeout_ms=60000, count=5)]
+for job in replies[0]["jobs"]:
+    call("ack", job_id=job["id"])
+replies.append(call("wait", timeout_ms=60000, count=5))
+replies.append(call("wait", timeout_ms=60000, count=5))
+with open(sys.argv[1], "a") as out:  # before the last ACKs, which end the run
+    print(json.dumps([[r["available"], len(r["jobs"]) if "jobs" in r else None]
+                      for r in replies]), file=out)
+for reply in replies[2:]:
+    for job in reply["jobs"]:
+        call("ack", job_id=job["id"])
+call("deregister")
+)";
+  }
+  const Scenario s = parse_scenario(
+      R"({"name": "carry", "duration": "3s", "settle": "5s",
+          "workload": {"arrival": {"kind": "list", "at": ["0s", "0s", "0s", "2s"]},
+                       "job_duration": {"kind": "constant", "value": "1s"}},
+          "worker": {"concurrency": 2},
+          "platform": {"replicas": 1, "pod_start_delay": "0s"}})",
+      "carry");
+  RunOptions options;
+  options.engine = Engine::kProcess;
+  options.paced.time_scale = scale;
+  options.timeline = true;
+  options.timeline_records = true;
+  options.process.on_warning = [](const std::string&) {};
+  options.process.worker_cmd =
+      fmt::format("{} {} {}", DRAINSIM_PYTHON, shell_quote((dir / "worker.py").string()),
+                  shell_quote((dir / "replies").string()));
+  const RunOutput r = run_scenario(s, options);
+  ASSERT_TRUE(r.summary.audit.ok) << r.summary.audit.errors.front();
+  EXPECT_EQ(r.summary.jobs.completed, 4);
+  std::ifstream replies(dir / "replies");
+  std::string first;
+  ASSERT_TRUE(std::getline(replies, first));
+  EXPECT_EQ(json::parse(first), json::parse("[[true, 2], [true, null], [true, 1], [true, 1]]"));
+  ASSERT_EQ(r.records->attempts.size(), 4u);
+  const Duration slack = static_cast<Duration>(100 * kMillisecond * scale);  // 100 ms real
+  const AttemptRecord& last = *std::max_element(
+      r.records->attempts.begin(), r.records->attempts.end(),
+      [](const AttemptRecord& x, const AttemptRecord& y) { return x.start < y.start; });
+  EXPECT_GE(last.start, 2 * kSecond);
+  EXPECT_LT(last.start, 2 * kSecond + slack) << "handed as it arrived, with the answer";
+  EXPECT_EQ(leftovers(getpid()), 0);
+  std::filesystem::remove_all(dir);
+}
+
 TEST(ProcessEngine, AFloodingWorkersLogStopsAtItsCap) {
   // A worker that writes 3 MiB to stderr at once (`yes >&2` grew the log to 1.6 GB in
   // 4.5 s) with --worker-log-max 1 MiB: the log holds exactly the first 1 MiB of the
