@@ -77,6 +77,12 @@ class ScriptedBackend {
     ASSERT_TRUE(respond);
     respond({200, reply.dump()});
   }
+  // Lets go of a request still held: its connection must close while the io_context that
+  // owns its socket is alive.
+  void drop_held() {
+    std::lock_guard lock(mu_);
+    held_ = nullptr;
+  }
   std::vector<Request> requests() {
     std::lock_guard lock(mu_);
     return requests_;
@@ -133,6 +139,8 @@ class WorkerAgainstScript {
   ~WorkerAgainstScript() {
     server_.stop();
     asio_.stop();
+    backend_.drop_held();
+    worker_.reset();
   }
   ScriptedBackend& backend() { return backend_; }
   // Hands the worker a signal and returns once it has taken it.
