@@ -35,20 +35,25 @@ def check(what, got, expected):
 def parse_help(drainsim):
     """{command: {"options": [...], "values": {option: [...]}}} from the help texts."""
     top = subprocess.run([drainsim, "--help"], capture_output=True, text=True, check=True).stdout
-    commands = re.findall(r"^  ([a-z]+) ", top.split("Subcommands:")[1], re.M)
+    commands = [[c] for c in re.findall(r"^  ([a-z0-9]+) ", top.split("Subcommands:")[1], re.M)]
     out = {}
-    for command in commands:
-        text = subprocess.run([drainsim, command, "--help"], capture_output=True, text=True,
+    while commands:
+        command = commands.pop(0)
+        text = subprocess.run([drainsim, *command, "--help"], capture_output=True, text=True,
                               check=True).stdout
         options, values = [], {}
-        for line in text.split("Options:")[1].splitlines():
-            m = re.match(r"^  (--[a-z-]+)(?: [A-Z]+(?::\{([^}]*)\})?)?", line)
+        for line in text.split("Options:")[1].split("Subcommands:")[0].splitlines():
+            m = re.match(r"^  (?:-[a-z],)?(--[a-z-]+)(?: [A-Z]+(?::\{([^}]*)\})?)?", line)
             if not m or m.group(1) == "--help":
                 continue
             options.append(m.group(1))
             if m.group(2):
                 values[m.group(1)] = m.group(2).split(",")
-        out[command] = {"options": options, "values": values}
+        # A command of commands (import k8s): each is checked as well.
+        subs = re.findall(r"^  ([a-z0-9]+) ", text.split("Subcommands:")[1], re.M) \
+            if "Subcommands:" in text else []
+        commands += [command + [sub] for sub in subs]
+        out[" ".join(command)] = {"options": options, "values": values, "subcommands": subs}
     return out
 
 
@@ -117,7 +122,7 @@ def zsh_complete_all(source_dir, cwd, lines):
 def main():
     drainsim, source_dir = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
     cli = parse_help(drainsim)
-    commands = list(cli)
+    commands = [c for c in cli if " " not in c]
     bash_script = os.path.join(source_dir, "share", "completions", "drainsim.bash")
 
     with tempfile.TemporaryDirectory() as cwd:
@@ -131,9 +136,12 @@ def main():
                  (["drainsim", "run", ""], scenario_files),
                  (["drainsim", "validate", "a.json", ""], scenario_files)]
         for command, spec in cli.items():
-            cases.append((["drainsim", command, "--"], ["--help"] + spec["options"]))
+            words = ["drainsim", *command.split()]
+            cases.append((words + ["--"], ["--help"] + spec["options"]))
             for option, values in spec["values"].items():
-                cases.append((["drainsim", command, option, ""], values))
+                cases.append((words + [option, ""], values))
+            if spec["subcommands"]:
+                cases.append((words + [""], spec["subcommands"]))
 
         for words, expected in cases:
             check("bash: " + " ".join(words), bash_complete(bash_script, cwd, words), expected)

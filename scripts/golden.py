@@ -142,9 +142,10 @@ def cases(c, source):
           files=["fault.json"], mask_wall=True)
 
     c.run("help", ["--help"])
-    for sub in ("run", "real", "fidelity", "compare", "sweep", "merge", "tune", "validate", "profiles",
-                "conformance", "export"):
+    for sub in ("run", "real", "fidelity", "compare", "sweep", "merge", "tune", "import", "validate",
+                "profiles", "conformance", "export"):
         c.run(f"help/{sub}", [sub, "--help"])
+    c.run("help/import-k8s", ["import", "k8s", "--help"])
     c.run("version", ["--version"])
     c.run("validate/shipped", ["validate"] + [f"scenarios/{n}.json" for n in scenarios])
     c.run("profiles/table", ["profiles"])
@@ -197,6 +198,12 @@ def cases(c, source):
     c.run("export/oom-kill", ["export", "--format", "chrome-trace", "oom-kill.json",
                               "--out", "oom.trace.json"], files=["oom.trace.json"])
 
+    c.run("import/sidekiq-deployment", ["import", "k8s", "examples/k8s/sidekiq-deployment.yaml",
+                                        "-o", "imported.json"], files=["imported.json"])
+    c.run("import/stdout", ["import", "k8s", "examples/k8s/sidekiq-deployment.yaml"])
+    c.run("run/imported", ["run", "imported.json", "--out", "imported-run.json"],
+          files=["imported-run.json"], mask_wall=True)
+
     # Bad input: the message (file, JSON path, what was expected) and exit 2.
     base = json.load(open(os.path.join(source, "scenarios", "oom-kill.json")))
     for name, text in broken_scenarios(base).items():
@@ -238,6 +245,19 @@ def cases(c, source):
     c.run("error/tune-interrupted", ["tune", "scenarios/oom-kill.json", "--max-interrupted",
                                      "150%"])
     c.run("error/export-no-timeline", ["export", "--format", "chrome-trace", "oom7.json"])
+    # drainsim import k8s: the file and the YAML path, exit 2.
+    c.write("broken/service.yaml", "kind: Service\nmetadata: {name: web}\n")
+    c.write("broken/not-yaml.yaml", "kind: [Deployment\n")
+    c.write("broken/two-containers.yaml",
+            "kind: Deployment\nmetadata: {name: w}\nspec:\n  template:\n    spec:\n"
+            "      containers:\n        - {name: app, args: [sidekiq]}\n"
+            "        - {name: statsd, image: statsd}\n")
+    for name in ("service", "not-yaml", "two-containers"):
+        c.run(f"error/import-{name}", ["import", "k8s", f"broken/{name}.yaml"])
+    c.run("error/import-container", ["import", "k8s", "broken/two-containers.yaml",
+                                     "--container", "web"])
+    c.run("error/import-missing-file", ["import", "k8s", "broken/no-such-file.yaml"])
+    c.run("error/import-no-source", ["import"])
     c.run("error/export-not-json", ["export", "--format", "chrome-trace",
                                     "broken/syntax-error.json"])
     c.run("error/export-missing", ["export", "--format", "chrome-trace", "nothing.json"])
@@ -257,6 +277,7 @@ def main():
     with tempfile.TemporaryDirectory(prefix="drainsim-golden-") as work:
         os.symlink(os.path.join(source, "scenarios"), os.path.join(work, "scenarios"))
         os.symlink(os.path.join(source, "adapters"), os.path.join(work, "adapters"))
+        os.symlink(os.path.join(source, "examples"), os.path.join(work, "examples"))
         c = Cases(drainsim, source, work)
         cases(c, source)
     got = c.lines

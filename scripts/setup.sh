@@ -14,7 +14,7 @@ action="${1:-run}"
 
 packages=(
   cmake ninja-build g++ pkg-config
-  nlohmann-json3-dev libfmt-dev libcli11-dev libboost-dev
+  nlohmann-json3-dev libfmt-dev libcli11-dev libboost-dev libyaml-cpp-dev
   libgtest-dev libbenchmark-dev
   python3 python3-jsonschema
   qt6-base-dev qt6-charts-dev libqt6opengl6-dev fonts-dejavu-core

@@ -6,8 +6,8 @@
 # is expected. Needs nothing of the bash-completion package. ctest Completions.* checks
 # that it knows every command and option `drainsim --help` lists.
 
-_drainsim_commands="run real fidelity compare sweep merge tune validate profiles conformance
-  export help"
+_drainsim_commands="run real fidelity compare sweep merge tune import validate profiles
+  conformance export help"
 _drainsim_profiles="ojs ojs-go-sdk ojs-js-sdk sidekiq sidekiq-pro river bullmq oban faktory
   celery temporal graphile-worker pg-boss ductwork naive"
 _drainsim_systems="sidekiq bullmq celery-redis celery-rabbitmq pg-boss graphile-worker"
@@ -39,6 +39,8 @@ _drainsim_options() {
         "--seeds --seed" \
         "--threads --set --format --out"
       ;;
+    import) echo "--help" ;;
+    import-k8s) echo "--help --workload --container --profile --out" ;;
     validate) echo "--help --set --max-memory" ;;
     profiles) echo "--help --format" ;;
     conformance) echo "--help --profile --format --out" ;;
@@ -114,6 +116,15 @@ _drainsim() {
     fi
     return
   fi
+  # import's own commands: the next word that is no option.
+  if [[ $command == import ]]; then
+    for ((i = i + 1; i < COMP_CWORD; i++)); do
+      case ${COMP_WORDS[i]} in
+        -* | "=") ;;
+        *) command=import-${COMP_WORDS[i]}; break ;;
+      esac
+    done
+  fi
 
   # An option's value.
   case $command:$prev in
@@ -164,6 +175,8 @@ _drainsim() {
       _drainsim_files "*.json"
       ;;
     profiles) _drainsim_words "$_drainsim_profiles" ;;
+    import) _drainsim_words "k8s" ;;
+    import-k8s) _drainsim_files ;;
     help) _drainsim_words "$_drainsim_commands" ;;
   esac
 }

@@ -1,18 +1,28 @@
 #!/bin/sh
 # Writes the COMMANDS section of drainsim(1) for help2man's --include: every command that
-# `drainsim --help` lists, with its usage, description, arguments and options, read from
-# `drainsim COMMAND --help`. Relies on CLI11's layout: a name column of 30 characters, the
-# description after it on the same line, or on the next line indented by 30 spaces when
-# the name is longer, and wrapped onto more such lines (help_command.cpp).
+# `drainsim --help` lists (and those of a command of commands: import k8s), with its
+# usage, description, arguments and options, read from `drainsim COMMAND --help`. Relies
+# on CLI11's layout: a name column of 30 characters, the description after it on the same
+# line, or on the next line indented by 30 spaces when the name is longer, and wrapped onto
+# more such lines (help_command.cpp).
 #   share/man/commands.sh BUILD/sim/drainsim [OUT]     (default: stdout)
 set -eu
 drainsim=$1
 if [ $# -gt 1 ]; then exec > "$2"; fi
 
 echo "[COMMANDS]"
-"$drainsim" --help | awk '/^Subcommands:$/ { on = 1; next } on && /^  [a-z]/ { print $1 }' |
+# The commands `drainsim [COMMAND] --help` lists under "Subcommands:".
+commands() {
+  "$drainsim" "$@" --help | awk '/^Subcommands:$/ { on = 1; next } on && /^  [a-z]/ { print $1 }'
+}
+# Every command, and the commands of a command of commands (import k8s) after it.
+for command in $(commands); do
+  echo "$command"
+  for sub in $(commands "$command"); do echo "$command $sub"; done
+done |
 while read -r command; do
-  "$drainsim" "$command" --help | awk '
+  # shellcheck disable=SC2086 # "import k8s" is two words
+  "$drainsim" $command --help | awk '
     # roff: a backslash is \e, a line may not begin with a control character.
     function text(s) {
       gsub(/\\/, "\\e", s)

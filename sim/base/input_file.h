@@ -17,7 +17,9 @@ namespace drainsim {
 // The largest file of each kind a reader takes. Scenarios are a few KB; the reference
 // hour's results with its timeline are 731 MB (bench/README.md).
 inline constexpr std::uint64_t kMaxScenarioBytes = std::uint64_t{4} << 20;  // 4 MiB
-inline constexpr std::uint64_t kMaxResultsBytes = std::uint64_t{2} << 30;   // 2 GiB
+// A Kubernetes manifest (drainsim import k8s): Helm's rendered output of a whole chart.
+inline constexpr std::uint64_t kMaxManifestBytes = std::uint64_t{16} << 20;  // 16 MiB
+inline constexpr std::uint64_t kMaxResultsBytes = std::uint64_t{2} << 30;    // 2 GiB
 
 // "4 MiB", "2 GiB": a limit as the messages name it.
 std::string format_bytes_limit(std::uint64_t bytes);

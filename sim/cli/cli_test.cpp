@@ -120,8 +120,9 @@ TEST_F(Cli, ParserErrorsSayErrorAndSuggestTheOptionMeant) {
 
 // Help lines stay within 100 columns, each command's.
 TEST_F(Cli, HelpIsWrappedAt100Columns) {
-  for (const char* cmd : {"", "run", "real", "fidelity", "compare", "sweep", "merge", "tune",
-                          "validate", "profiles", "conformance", "export", "help"}) {
+  for (const char* cmd :
+       {"", "run", "real", "fidelity", "compare", "sweep", "merge", "tune", "import", "import k8s",
+        "validate", "profiles", "conformance", "export", "help"}) {
     const drainsim::test::CliResult r = drainsim(std::string(cmd) + " --help");
     ASSERT_EQ(r.code, 0) << cmd;
     std::istringstream in(r.out);
@@ -477,7 +478,7 @@ TEST_F(Cli, AnUnknownCommandIsExit2NamingTheNearestOne) {
   EXPECT_EQ(far.code, 2);
   EXPECT_EQ(far.err,
             "error: unknown command \"deploy\", expected one of run, real, fidelity, compare, "
-            "sweep, merge, tune, validate, profiles, conformance, export, help\n");
+            "sweep, merge, tune, import, validate, profiles, conformance, export, help\n");
 }
 
 TEST_F(Cli, HelpShowsTheTopLevelHelpOrACommands) {
@@ -608,6 +609,37 @@ TEST_F(Cli, TimeScaleIsPositiveAndOnlyForTheRealTimeEngines) {
   const drainsim::test::CliResult realtime =
       drainsim("run '" + file + "' --engine realtime --time-scale 50.5 --out res.json");
   EXPECT_EQ(realtime.code, 0) << realtime.err;
+}
+
+// examples/k8s/sidekiq-deployment.yaml: 30 pods of `sidekiq -c 10 -t 25`, a 30 s grace,
+// a quiet-then-sleep-5 preStop. The scenario written loads; the report is on stdout with
+// the scenario in a file, on stderr with the scenario on stdout.
+TEST_F(Cli, ImportK8sWritesAScenarioThatLoadsAndSaysWhereEachFieldCameFrom) {
+  const std::string manifest =
+      std::string(DRAINSIM_SOURCE_DIR) + "/examples/k8s/sidekiq-deployment.yaml";
+  const std::string out = (dir_ / "ours.json").string();
+  drainsim::test::CliResult r = drainsim("import k8s '" + manifest + "' -o '" + out + "'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("platform.replicas                  30  <- "), std::string::npos) << r.out;
+  // The Deployment is the file's second document, after a ServiceAccount.
+  EXPECT_NE(r.out.find("sidekiq-deployment.yaml: document 2: spec.replicas"), std::string::npos)
+      << r.out;
+  const nlohmann::json s = nlohmann::json::parse(std::ifstream(out));
+  EXPECT_EQ(s["worker"]["concurrency"], 10);
+  EXPECT_EQ(s["worker"]["grace_period"], "25s");
+  EXPECT_EQ(s["platform"]["pre_stop"]["kind"], "quiet_then_sleep");
+  EXPECT_EQ(drainsim("validate '" + out + "'").code, 0);
+  r = drainsim("import k8s '" + manifest + "'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out), s);
+  EXPECT_NE(r.err.find("platform.replicas"), std::string::npos) << r.err;
+  // Bad input: exit 2 naming the file and the YAML path.
+  const std::string bad = write("bad.yaml",
+                                "kind: Deployment\nmetadata: {name: w}\nspec:\n"
+                                "  replicas: many\n");
+  r = drainsim("import k8s '" + bad + "'");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("bad.yaml: spec.replicas: expected an integer"), std::string::npos) << r.err;
 }
 
 TEST_F(Cli, ValidateAcceptsEveryShippedScenario) {

@@ -56,6 +56,7 @@ void add_fidelity_commands(CLI::App& app, std::vector<Command>& out);  // fideli
 void add_compare_commands(CLI::App& app, std::vector<Command>& out);   // compare
 void add_sweep_commands(CLI::App& app, std::vector<Command>& out);     // sweep, merge
 void add_tune_commands(CLI::App& app, std::vector<Command>& out);      // tune
+void add_import_commands(CLI::App& app, std::vector<Command>& out);    // import k8s
 // validate, profiles, conformance, export
 void add_catalog_commands(CLI::App& app, std::vector<Command>& out);
 // help [COMMAND]: added last, it shows the commands added before it.

@@ -1,6 +1,6 @@
 // drainsim: what will your workers' shutdown settings cost? The command line: each
 // subcommand lives in its own file under sim/cli/ (run, real, fidelity, compare, sweep and
-// merge, tune, the catalog: validate, profiles, conformance, export; and help); main()
+// merge, tune, import, the catalog: validate, profiles, conformance, export; and help); main()
 // parses and dispatches.
 // Exit codes: 0 ok, 2 bad input (file, JSON path and what was expected on stderr; an
 // unknown command or option, an invalid value), 3 audit failure (which jobs, and why),
@@ -23,7 +23,8 @@ int main(int argc, char** argv) {
   use_wrapped_help(app);
   std::vector<Command> commands;
   for (auto add : {add_run_commands, add_real_commands, add_fidelity_commands, add_compare_commands,
-                   add_sweep_commands, add_tune_commands, add_catalog_commands, add_help_command}) {
+                   add_sweep_commands, add_tune_commands, add_import_commands, add_catalog_commands,
+                   add_help_command}) {
     add(app, commands);
   }
   try {

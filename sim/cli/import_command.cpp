@@ -1,0 +1,73 @@
+// `drainsim import k8s`: a scenario from the worker's Kubernetes manifests
+// (io/k8s_import.h, docs/import.md). The scenario goes to --out (or stdout), checked by
+// the scenario reader first; the report of where each field came from goes to stdout
+// beside a file, to stderr beside the scenario on stdout.
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "base/input_file.h"
+#include "cli/common.h"
+#include "io/k8s_import.h"
+#include "io/scenario_reader.h"
+
+namespace drainsim::cli {
+namespace {
+
+struct ImportK8sArgs {
+  std::vector<std::string> files;
+  std::string workload, container, profile, out;
+};
+
+int import_k8s_files(const ImportK8sArgs& args) {
+  if (!outputs_ok({{"--out", args.out, "the scenario"}}, args.files)) return kBadInput;
+  std::string text, report;
+  try {
+    std::vector<ManifestFile> files;
+    for (const std::string& f : args.files) {
+      files.push_back({f, read_input_file(f, kMaxManifestBytes, "a manifest")});
+    }
+    const K8sImport imported = import_k8s(files, {args.workload, args.container, args.profile});
+    text = imported.scenario.dump(2) + "\n";
+    report = import_report(imported);
+    // What the import wrote must load: a manifest past drainsim's limits (replicas x
+    // concurrency) is said here, with the scenario's path.
+    parse_scenario(text, args.out.empty() ? "the imported scenario" : args.out);
+  } catch (const InputError& e) {
+    fmt::print(stderr, "error: {}\n", e.what());
+    return kBadInput;
+  }
+  if (!emit(text, args.out)) return kBadInput;
+  fmt::print(args.out.empty() ? stderr : stdout, "{}", report);
+  return 0;
+}
+
+void declare_import_k8s(CLI::App* cmd, ImportK8sArgs& args) {
+  cmd->add_option("files", args.files,
+                  "Manifest files: YAML, several documents or a List (kubectl get -o yaml, "
+                  "helm template)")
+      ->required();
+  cmd->add_option("--workload", args.workload,
+                  "The Deployment or StatefulSet to read, by name (default: the only one)");
+  cmd->add_option("--container", args.container,
+                  "The worker's container, by name (default: the pod's only one)");
+  cmd->add_option("--profile", args.profile,
+                  "The job system (drainsim profiles lists them; default: read from the "
+                  "container's command)");
+  path_option(cmd->add_option("-o,--out", args.out, "Write the scenario here (default stdout)"));
+}
+
+}  // namespace
+
+void add_import_commands(CLI::App& app, std::vector<Command>& out) {
+  CLI::App* import = app.add_subcommand(
+      "import", "Write a scenario from a deployment's own files (k8s: Kubernetes manifests)");
+  import->require_subcommand(1);
+  out.push_back(subcommand(*import, "k8s",
+                           "A scenario from the worker's Deployment or StatefulSet, each field "
+                           "with the YAML path it came from",
+                           declare_import_k8s, import_k8s_files));
+}
+
+}  // namespace drainsim::cli

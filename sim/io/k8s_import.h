@@ -1,0 +1,52 @@
+// A scenario from Kubernetes manifests (drainsim import k8s, docs/import.md): the worker's
+// Deployment or StatefulSet, read from YAML as kubectl writes it (several documents, `List`
+// objects, Helm's rendered output), mapped field by field onto a scenario, each field
+// with the YAML path it came from or the reason drainsim chose it. Pure: the caller reads
+// the files. Bad input is an InputError naming the file, the YAML path and what was
+// expected.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace drainsim {
+
+struct K8sImportOptions {
+  std::string workload;   // the Deployment's or StatefulSet's name; empty: the only one
+  std::string container;  // the worker container's name; empty: the pod's only one
+  std::string profile;    // the job system; empty: read from the container's command
+};
+
+// A manifest file: its name in messages, and its text.
+struct ManifestFile {
+  std::string name;
+  std::string text;
+};
+
+// One scenario field the import set, and why it has that value.
+struct ImportedField {
+  std::string path;  // in the scenario: "platform.termination_grace_period"
+  nlohmann::json value;
+  std::string source;  // "deploy.yaml: spec.replicas"; empty: drainsim chose it
+  std::string note;    // how it was read, or why that default
+};
+
+struct K8sImport {
+  nlohmann::json scenario;            // a scenario document, for the scenario reader
+  std::vector<ImportedField> fields;  // in the order the report gives them
+  std::string workload;               // "Deployment sidekiq (deploy.yaml)"
+};
+
+// The scenario of the worker the manifests describe. Throws InputError.
+K8sImport import_k8s(const std::vector<ManifestFile>& files, const K8sImportOptions& options);
+
+// The report: the workload, then a line per field with its value and its source.
+std::string import_report(const K8sImport& import);
+
+// Words of a shell command line as sh would split them: whitespace, single and double
+// quotes, backslashes (no expansions); `ok`, when given, is false for an unclosed quote.
+std::vector<std::string> shell_words(const std::string& line, bool* ok = nullptr);
+
+}  // namespace drainsim
