@@ -36,40 +36,49 @@ std::string where(const Object& o, std::string_view path) {
   throw InputError(fmt::format("{}: {}", where(o, path), what));
 }
 
+// yaml-cpp's const operator[] gives a "zombie" node for a missing key, whose type asked
+// throws YAML::InvalidNode; only IsDefined() is safe on it. These ask that first.
+bool is_map(const YAML::Node& n) { return n.IsDefined() && n.IsMap(); }
+bool is_sequence(const YAML::Node& n) { return n.IsDefined() && n.IsSequence(); }
+bool is_scalar(const YAML::Node& n) { return n.IsDefined() && n.IsScalar(); }
+bool is_null(const YAML::Node& n) { return n.IsDefined() && n.IsNull(); }
+// n[key] for a mapping (else a null node): a subscript of a scalar throws in yaml-cpp.
+YAML::Node at(const YAML::Node& n, const char* key) { return is_map(n) ? n[key] : YAML::Node(); }
+
 std::string shown(const YAML::Node& n) {
-  if (!n.IsDefined() || n.IsNull()) return "nothing";
-  if (n.IsScalar()) {
+  if (!n.IsDefined() || is_null(n)) return "nothing";
+  if (is_scalar(n)) {
     std::string s = n.Scalar();
     if (s.size() > 60) s = s.substr(0, 57) + "...";
     return fmt::format("\"{}\"", s);
   }
-  return n.IsSequence() ? "a list" : "a mapping";
+  return is_sequence(n) ? "a list" : "a mapping";
 }
 
 const char* kind_name(const YAML::Node& n) {
-  return n.IsMap() ? "mapping" : n.IsSequence() ? "list" : n.IsScalar() ? "scalar" : "nothing";
+  return is_map(n) ? "mapping" : is_sequence(n) ? "list" : is_scalar(n) ? "scalar" : "nothing";
 }
 
 // The mapping at `path` of `parent` (a child of o's node), or an undefined node when absent.
 YAML::Node child(const Object& o, const YAML::Node& parent, const char* key,
                  std::string_view path) {
-  if (!parent.IsDefined() || parent.IsNull()) return YAML::Node(YAML::NodeType::Undefined);
-  if (!parent.IsMap()) fail(o, path, fmt::format("expected a mapping, got {}", shown(parent)));
+  if (!parent.IsDefined() || is_null(parent)) return YAML::Node(YAML::NodeType::Undefined);
+  if (!is_map(parent)) fail(o, path, fmt::format("expected a mapping, got {}", shown(parent)));
   const YAML::Node n = parent[key];
   return n;
 }
 
-bool present(const YAML::Node& n) { return n.IsDefined() && !n.IsNull(); }
+bool present(const YAML::Node& n) { return n.IsDefined() && !is_null(n); }
 
 std::string scalar(const Object& o, const YAML::Node& n, std::string_view path) {
-  if (!n.IsScalar()) fail(o, path, fmt::format("expected a string, got a {}", kind_name(n)));
+  if (!is_scalar(n)) fail(o, path, fmt::format("expected a string, got a {}", kind_name(n)));
   return n.Scalar();
 }
 
 std::int64_t integer(const Object& o, const YAML::Node& n, std::string_view path, std::int64_t min,
                      std::int64_t max) {
   const std::optional<std::int64_t> v =
-      n.IsScalar() ? parse_number<std::int64_t>(n.Scalar()) : std::nullopt;
+      is_scalar(n) ? parse_number<std::int64_t>(n.Scalar()) : std::nullopt;
   if (!v || *v < min || *v > max) {
     fail(o, path, fmt::format("expected an integer from {} to {}, got {}", min, max, shown(n)));
   }
@@ -79,7 +88,7 @@ std::int64_t integer(const Object& o, const YAML::Node& n, std::string_view path
 std::vector<std::string> strings(const Object& o, const YAML::Node& n, std::string_view path) {
   std::vector<std::string> out;
   if (!present(n)) return out;
-  if (!n.IsSequence()) fail(o, path, fmt::format("expected a list of strings, got {}", shown(n)));
+  if (!is_sequence(n)) fail(o, path, fmt::format("expected a list of strings, got {}", shown(n)));
   for (std::size_t i = 0; i < n.size(); ++i) {
     out.push_back(scalar(o, n[i], fmt::format("{}[{}]", path, i)));
   }
@@ -109,21 +118,81 @@ std::string scenario_name(const std::string& name) {
   return out.empty() ? "imported" : out;
 }
 
+// YAML is Unicode: a file that is not UTF-8 is refused before yaml-cpp reads it (it would
+// pass the bytes on, and the scenario's JSON cannot hold them).
+void check_utf8(const ManifestFile& f) {
+  try {
+    (void)json(f.text).dump();
+  } catch (const json::type_error& e) {
+    // "invalid UTF-8 byte at index N: 0xXX": N is the byte's offset in the text.
+    const std::string_view what = e.what();
+    const std::size_t at = what.find("at index ");
+    const std::size_t index =
+        at == std::string_view::npos
+            ? 0
+            : parse_number<std::size_t>(what.substr(at + 9, what.find(':', at) - at - 9))
+                  .value_or(0);
+    const std::size_t bad = std::min(index, f.text.size() - 1);
+    const std::size_t line =
+        1 + static_cast<std::size_t>(
+                std::count(f.text.begin(), f.text.begin() + static_cast<long>(bad), '\n'));
+    const std::size_t start = bad == 0 ? std::string::npos : f.text.rfind('\n', bad - 1);
+    const std::size_t column = start == std::string::npos ? bad + 1 : bad - start;
+    throw InputError(fmt::format("{}: not YAML: line {}, column {}: not UTF-8 text (byte 0x{:02X})",
+                                 f.name, line, column, static_cast<unsigned char>(f.text[bad])));
+  }
+}
+
+// The documents of a YAML stream, each with the number of lines before it. A line that
+// starts with "---" (then a space, a tab or its end) begins a document, its marker blanked
+// so that columns stay; one that starts with "..." ends one. YAML allows neither inside a
+// document's content, so this is the split a parser makes. Each document then goes to
+// YAML::Load: yaml-cpp 0.7's LoadAll loops for ever, allocating, on a stray `,` at the top
+// level (jbeder/yaml-cpp#1040; fixed upstream in #1319, after the 0.7 Debian 12 ships).
+struct DocumentText {
+  std::string text;
+  std::size_t first_line = 0;
+};
+
+std::vector<DocumentText> documents_of(const std::string& text) {
+  std::vector<DocumentText> out(1);
+  std::size_t line = 0;
+  const auto marker = [](std::string_view l, std::string_view m) {
+    return l.substr(0, 3) == m && (l.size() == 3 || l[3] == ' ' || l[3] == '\t' || l[3] == '\r');
+  };
+  for (std::size_t at = 0; at < text.size(); ++line) {
+    const std::size_t end = std::min(text.find('\n', at), text.size());
+    const std::string_view l(text.data() + at, end - at);
+    if (marker(l, "---")) {
+      out.push_back({"   " + std::string(l.substr(3)) + "\n", line});
+    } else if (marker(l, "...")) {
+      out.push_back({"", line + 1});
+    } else {
+      out.back().text.append(l).push_back('\n');
+    }
+    at = end + 1;
+  }
+  return out;
+}
+
 // The YAML documents of every file, `List` objects opened into their items.
 std::vector<Object> objects_of(const std::vector<ManifestFile>& files) {
   std::vector<Object> out;
   for (const ManifestFile& f : files) {
+    check_utf8(f);
     std::vector<YAML::Node> docs;
-    try {
-      docs = YAML::LoadAll(f.text);
-    } catch (const YAML::DeepRecursion& e) {  // yaml-cpp's guard for its own stack
-      throw InputError(
-          fmt::format("{}: not YAML drainsim can read: line {}, column {}: nested "
-                      "deeper than {} levels",
-                      f.name, e.mark.line + 1, e.mark.column + 1, e.depth() - 1));
-    } catch (const YAML::Exception& e) {
-      throw InputError(fmt::format("{}: not YAML: line {}, column {}: {}", f.name, e.mark.line + 1,
-                                   e.mark.column + 1, e.msg));
+    for (const DocumentText& d : documents_of(f.text)) {
+      try {
+        docs.push_back(YAML::Load(d.text));
+      } catch (const YAML::DeepRecursion& e) {  // yaml-cpp's guard for its own stack
+        throw InputError(
+            fmt::format("{}: not YAML drainsim can read: line {}, column {}: nested "
+                        "deeper than {} levels",
+                        f.name, d.first_line + e.mark.line + 1, e.mark.column + 1, e.depth() - 1));
+      } catch (const YAML::Exception& e) {
+        throw InputError(fmt::format("{}: not YAML: line {}, column {}: {}", f.name,
+                                     d.first_line + e.mark.line + 1, e.mark.column + 1, e.msg));
+      }
     }
     std::size_t non_empty = 0;
     for (const YAML::Node& d : docs) non_empty += present(d);
@@ -132,15 +201,15 @@ std::vector<Object> objects_of(const std::vector<ManifestFile>& files) {
       if (!present(d)) continue;
       ++index;
       Object o{&f, non_empty > 1 ? fmt::format("document {}: ", index) : std::string(), d};
-      if (!d.IsMap()) {
+      if (!is_map(d)) {
         throw InputError(fmt::format("{}: {}expected a Kubernetes object (a mapping), got {}",
                                      f.name, o.prefix, shown(d)));
       }
       const YAML::Node kind = d["kind"];
-      if (kind.IsScalar() && kind.Scalar().size() >= 4 &&
+      if (is_scalar(kind) && kind.Scalar().size() >= 4 &&
           kind.Scalar().compare(kind.Scalar().size() - 4, 4, "List") == 0) {
         const YAML::Node items = d["items"];
-        if (present(items) && !items.IsSequence()) fail(o, "items", "expected a list of objects");
+        if (present(items) && !is_sequence(items)) fail(o, "items", "expected a list of objects");
         for (std::size_t i = 0; present(items) && i < items.size(); ++i) {
           out.push_back({&f, fmt::format("{}items[{}].", o.prefix, i), items[i]});
         }
@@ -153,14 +222,13 @@ std::vector<Object> objects_of(const std::vector<ManifestFile>& files) {
 }
 
 std::string kind_of(const Object& o) {
-  const YAML::Node k = o.node.IsMap() ? o.node["kind"] : YAML::Node();
-  return k.IsScalar() ? k.Scalar() : std::string();
+  const YAML::Node k = at(o.node, "kind");
+  return is_scalar(k) ? k.Scalar() : std::string();
 }
 
 std::string name_of(const Object& o) {
-  const YAML::Node meta = o.node.IsMap() ? o.node["metadata"] : YAML::Node();
-  const YAML::Node n = meta.IsMap() ? meta["name"] : YAML::Node();
-  return n.IsScalar() ? n.Scalar() : std::string();
+  const YAML::Node n = at(at(o.node, "metadata"), "name");
+  return is_scalar(n) ? n.Scalar() : std::string();
 }
 
 // How the container starts its worker: the words of its job system's command, with what
@@ -332,20 +400,22 @@ namespace {
 class Importer {
  public:
   Importer(const std::vector<ManifestFile>& files, const K8sImportOptions& options)
-      : options_(options), objects_(objects_of(files)) {}
+      : options_(options), objects_(objects_of(files)) {
+    for (const ManifestFile& f : files) names_ += (names_.empty() ? "" : ", ") + f.name;
+  }
 
   K8sImport run() {
     workload_ = pick_workload();
     const std::string kind = kind_of(workload_);
     out_.workload = fmt::format("{} {} ({})", kind, name_of(workload_), workload_.file->name);
     const YAML::Node spec = child(workload_, workload_.node, "spec", "");
-    if (!spec.IsMap()) fail(workload_, "spec", "expected the workload's spec, a mapping");
+    if (!is_map(spec)) fail(workload_, "spec", "expected the workload's spec, a mapping");
     set("name", scenario_name(name_of(workload_)), "metadata.name", "");
     set("duration", "10m", "", "drainsim's default: ten minutes of arrivals");
     replicas(spec, kind);
     const YAML::Node tmpl = child(workload_, spec, "template", "spec");
     const YAML::Node pod = child(workload_, tmpl, "spec", "spec.template");
-    if (!pod.IsMap()) fail(workload_, "spec.template.spec", "expected the pod's spec, a mapping");
+    if (!is_map(pod)) fail(workload_, "spec.template.spec", "expected the pod's spec, a mapping");
     grace(pod);
     const int container = pick_container(pod);
     const std::string cpath = fmt::format("spec.template.spec.containers[{}]", container);
@@ -388,12 +458,7 @@ class Importer {
         others.push_back(k);
       }
     }
-    std::string files;
-    for (const Object& o : objects_) {
-      if (files.find(o.file->name) == std::string::npos) {
-        files += (files.empty() ? "" : ", ") + o.file->name;
-      }
-    }
+    const std::string& files = names_;
     if (found.empty()) {
       if (!options_.workload.empty()) {
         throw InputError(fmt::format("{}: no Deployment or StatefulSet named \"{}\" (--workload)",
@@ -445,13 +510,13 @@ class Importer {
   int pick_container(const YAML::Node& pod) {
     const std::string path = "spec.template.spec.containers";
     const YAML::Node cs = pod["containers"];
-    if (!cs.IsSequence() || cs.size() == 0) {
+    if (!is_sequence(cs) || cs.size() == 0) {
       fail(workload_, path, fmt::format("expected a list of containers, got {}", shown(cs)));
     }
     std::vector<std::string> names;
     for (std::size_t i = 0; i < cs.size(); ++i) {
-      const YAML::Node n = cs[i].IsMap() ? cs[i]["name"] : YAML::Node();
-      names.push_back(n.IsScalar() ? n.Scalar() : fmt::format("[{}]", i));
+      const YAML::Node n = at(cs[i], "name");
+      names.push_back(is_scalar(n) ? n.Scalar() : fmt::format("[{}]", i));
     }
     if (!options_.container.empty()) {
       const auto it = std::find(names.begin(), names.end(), options_.container);
@@ -471,7 +536,7 @@ class Importer {
   }
 
   void worker(const YAML::Node& c, const std::string& cpath) {
-    if (!c.IsMap()) fail(workload_, cpath, "expected a container, a mapping");
+    if (!is_map(c)) fail(workload_, cpath, "expected a container, a mapping");
     const std::vector<std::string> command = strings(workload_, c["command"], cpath + ".command");
     const std::vector<std::string> args = strings(workload_, c["args"], cpath + ".args");
     std::vector<std::string> argv = command;
@@ -625,10 +690,10 @@ class Importer {
           "no lifecycle.preStop: TERM as soon as the pod is deleted");
       return;
     }
-    if (!hook.IsMap()) fail(workload_, path, "expected a hook, a mapping");
+    if (!is_map(hook)) fail(workload_, path, "expected a hook, a mapping");
     if (present(hook["sleep"])) {
       const std::int64_t s =
-          integer(workload_, hook["sleep"]["seconds"], path + ".sleep.seconds", 0, 1000000);
+          integer(workload_, at(hook["sleep"], "seconds"), path + ".sleep.seconds", 0, 1000000);
       set("platform.pre_stop", json{{"kind", "sleep"}, {"duration", fmt::format("{}s", s)}},
           path + ".sleep.seconds", "");
       return;
@@ -639,8 +704,8 @@ class Importer {
           "say; modelled as returning at once (edit pre_stop if it quiets the worker)");
       return;
     }
-    const std::vector<std::string> argv =
-        strings(workload_, child(workload_, hook, "exec", path)["command"], path + ".exec.command");
+    const std::vector<std::string> argv = strings(
+        workload_, at(child(workload_, hook, "exec", path), "command"), path + ".exec.command");
     if (argv.empty()) fail(workload_, path, "expected exec.command, sleep or httpGet");
     std::vector<std::string> commands;
     if (argv.size() >= 3 && is_shell(argv[0]) && argv[1] == "-c") {
@@ -772,12 +837,21 @@ class Importer {
   Object workload_;
   K8sImport out_;
   std::string config_;
+  std::string names_;  // the files', for messages about them all
 };
 
 }  // namespace
 
 K8sImport import_k8s(const std::vector<ManifestFile>& files, const K8sImportOptions& options) {
-  return Importer(files, options).run();
+  try {
+    return Importer(files, options).run();
+  } catch (const YAML::Exception& e) {
+    // Every node is asked its type before it is read (is_map and its kin), so this is a
+    // reader's bug; it is said as bad input rather than crashing the command.
+    std::string names;
+    for (const ManifestFile& f : files) names += (names.empty() ? "" : ", ") + f.name;
+    throw InputError(fmt::format("{}: cannot read the manifest: {}", names, e.what()));
+  }
 }
 
 std::string import_report(const K8sImport& import) {

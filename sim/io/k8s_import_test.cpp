@@ -263,6 +263,31 @@ spec:
 )"),
             "deploy.yaml: document 2: spec.template.spec.terminationGracePeriodSeconds: expected "
             "an integer from 0 to 3600000000, got \"-1\"");
+  // Found by the fuzzer: a document without `kind` (yaml-cpp's node for a missing key
+  // throws when asked its type), and a hook whose `sleep` is not a mapping.
+  EXPECT_EQ(error_of("kin`d: Deployment\nmetadata: {name: w}\n"),
+            "deploy.yaml: no Deployment or StatefulSet: expected the worker's workload object");
+  EXPECT_EQ(error_of(R"(kind: Deployment
+metadata: {name: w}
+spec:
+  template:
+    spec:
+      containers:
+        - name: w
+          args: [sidekiq]
+          lifecycle: {preStop: {sleep: 5}}
+)"),
+            "deploy.yaml: spec.template.spec.containers[0].lifecycle.preStop.sleep.seconds: "
+            "expected an integer from 0 to 1000000, got nothing");
+  // Found by the fuzzer: a name that is not UTF-8 (the scenario's JSON cannot hold it), and
+  // a stray `,` after the top-level node, on which yaml-cpp 0.7's LoadAll never returned.
+  EXPECT_EQ(error_of("kind: Deployment\nmetadata: {name: w\x8b}\n"),
+            "deploy.yaml: not YAML: line 2, column 19: not UTF-8 text (byte 0x8B)");
+  EXPECT_EQ(error_of("kind: Service\n---\n\"a\",\n"),
+            "deploy.yaml: document 2: expected a Kubernetes object (a mapping), got \"a\"");
+  EXPECT_EQ(error_of(","),
+            "deploy.yaml: no Deployment or StatefulSet: expected the worker's "
+            "workload object");
   // --profile names the system a command does not; an unknown one is refused.
   const std::string node = R"(kind: Deployment
 metadata: {name: w}
