@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/yaml.h>
 
@@ -98,15 +99,6 @@ std::vector<std::string> strings(const Object& o, const YAML::Node& n, std::stri
 std::string base_name(const std::string& word) {
   const std::size_t slash = word.rfind('/');
   return slash == std::string::npos ? word : word.substr(slash + 1);
-}
-
-std::string joined(const std::vector<std::string>& words, std::size_t from = 0) {
-  std::string out;
-  for (std::size_t i = from; i < words.size(); ++i) {
-    if (!out.empty()) out += ' ';
-    out += words[i];
-  }
-  return out;
 }
 
 // A scenario name from the workload's: letters, digits, '-' and '_'.
@@ -466,7 +458,7 @@ class Importer {
       }
       throw InputError(fmt::format(
           "{}: no Deployment or StatefulSet: expected the worker's workload object{}", files,
-          others.empty() ? std::string() : fmt::format(" (found {})", joined(others))));
+          others.empty() ? std::string() : fmt::format(" (found {})", fmt::join(others, " "))));
     }
     if (found.size() > 1) {
       std::string names;
@@ -523,14 +515,14 @@ class Importer {
       if (it == names.end()) {
         fail(workload_, path,
              fmt::format("no container named \"{}\" (--container): the pod has {}",
-                         options_.container, joined(names)));
+                         options_.container, fmt::join(names, " ")));
       }
       return static_cast<int>(it - names.begin());
     }
     if (cs.size() > 1) {
       fail(workload_, path,
            fmt::format("{} containers ({}): pass --container NAME to choose the worker's",
-                       cs.size(), joined(names)));
+                       cs.size(), fmt::join(names, " ")));
     }
     return 0;
   }
@@ -568,9 +560,9 @@ class Importer {
              "no command or args: the image's own command starts the worker, which the "
              "manifest does not show: pass --profile NAME");
       } else {
-        fail(
-            workload_, from,
-            fmt::format("cannot tell the job system from `{}`: pass --profile NAME", joined(argv)));
+        fail(workload_, from,
+             fmt::format("cannot tell the job system from `{}`: pass --profile NAME",
+                         fmt::join(argv, " ")));
       }
       set("worker.profile", profile, from, fmt::format("the command runs {}", program));
     } else {
@@ -711,7 +703,7 @@ class Importer {
     if (argv.size() >= 3 && is_shell(argv[0]) && argv[1] == "-c") {
       commands = commands_of(argv[2]);
     } else {
-      commands = {joined(argv)};
+      commands = {fmt::format("{}", fmt::join(argv, " "))};
     }
     bool quiet = false;
     std::optional<std::int64_t> sleep;
@@ -739,7 +731,7 @@ class Importer {
       set("platform.pre_stop", json{{"kind", "none"}}, from,
           fmt::format("`{}` is not a sleep or a quiet drainsim can read: modelled as returning "
                       "at once (edit pre_stop to say what it does)",
-                      joined(argv)));
+                      fmt::join(argv, " ")));
     } else if (quiet) {
       set("platform.pre_stop",
           json{{"kind", "quiet_then_sleep"}, {"duration", fmt::format("{}s", sleep.value_or(0))}},
