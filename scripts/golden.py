@@ -203,6 +203,9 @@ def cases(c, source):
     c.run("import/stdout", ["import", "k8s", "examples/k8s/sidekiq-deployment.yaml"])
     c.run("run/imported", ["run", "imported.json", "--out", "imported-run.json"],
           files=["imported-run.json"], mask_wall=True)
+    c.run("tune/patch", ["tune", "imported.json", "--grace-range", "0s..120s/5s", "--seeds", "2",
+                         "--threads", "1", "--max-interrupted", "0.1%", "--patch", "fix.yaml"],
+          files=["fix.yaml"])
 
     # Bad input: the message (file, JSON path, what was expected) and exit 2.
     base = json.load(open(os.path.join(source, "scenarios", "oom-kill.json")))
@@ -244,6 +247,8 @@ def cases(c, source):
     c.run("error/tune-target", ["tune", "scenarios/oom-kill.json", "--max-job-loss", "-1"])
     c.run("error/tune-interrupted", ["tune", "scenarios/oom-kill.json", "--max-interrupted",
                                      "150%"])
+    c.run("error/tune-patch-no-origin", ["tune", "scenarios/oom-kill.json", "--patch",
+                                         "fix.yaml"])
     c.run("error/export-no-timeline", ["export", "--format", "chrome-trace", "oom7.json"])
     # drainsim import k8s: the file and the YAML path, exit 2.
     c.write("broken/service.yaml", "kind: Service\nmetadata: {name: web}\n")

@@ -37,7 +37,7 @@ _drainsim_options() {
       echo "--help --max-job-loss --max-interrupted --max-deploy-duration --causes --grace-range" \
         "--pre-stop --platform-grace --platform-range --timeout-range --margin --safety-margin" \
         "--seeds --seed" \
-        "--threads --set --format --out"
+        "--threads --set --format --out --patch"
       ;;
     import) echo "--help" ;;
     import-k8s) echo "--help --workload --container --profile --out" ;;
@@ -145,6 +145,7 @@ _drainsim() {
     conformance:--format | tune:--format) _drainsim_words "text json"; return ;;
     export:--format) _drainsim_words "chrome-trace"; return ;;
     *:--out) _drainsim_files; return ;;
+    tune:--patch) _drainsim_files "*.yaml"; return ;;
     *:--csv) _drainsim_files "*.csv"; return ;;
     *:--worker-log) _drainsim_files; return ;;
     *:--tolerances) _drainsim_files "*.json"; return ;;

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -640,6 +641,64 @@ TEST_F(Cli, ImportK8sWritesAScenarioThatLoadsAndSaysWhereEachFieldCameFrom) {
   r = drainsim("import k8s '" + bad + "'");
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("bad.yaml: spec.replicas: expected an integer"), std::string::npos) << r.err;
+}
+
+// The import names its manifests relative to the scenario; tune --patch reads them from
+// there, wherever it runs, and writes the recommendation it printed into a patch of them.
+TEST_F(Cli, TunePatchWritesTheRecommendationIntoTheImportedManifest) {
+  namespace fs = std::filesystem;
+  fs::create_directories(dir_ / "k8s");
+  fs::create_directories(dir_ / "scen");
+  write("k8s/app.yaml",
+        "kind: Deployment\nmetadata: {name: app, namespace: jobs}\nspec:\n  replicas: 2\n"
+        "  template:\n    spec:\n      containers:\n        - name: sidekiq\n"
+        "          command: [bundle, exec, sidekiq, -c, '4']\n");
+  drainsim::test::CliResult r = drainsim("import k8s k8s/app.yaml -o scen/ours.json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  nlohmann::json s = nlohmann::json::parse(slurp(dir_ / "scen" / "ours.json"));
+  EXPECT_EQ(s["origin"], (nlohmann::json{{"kind", "kubernetes"},
+                                         {"files", {"../k8s/app.yaml"}},
+                                         {"workload", "app"},
+                                         {"container", "sidekiq"}}));
+  // Jobs of 20 s, a few of them: a grace that lets them finish exists on the grid.
+  s["workload"] = {{"arrival", {{"kind", "poisson"}, {"rate_per_s", 0.2}}},
+                   {"job_duration", {{"kind", "constant"}, {"value", "20s"}}}};
+  s["duration"] = "5m";
+  std::ofstream(dir_ / "scen" / "ours.json") << s.dump(2);
+  r = shell("(cd scen && '" + std::string(DRAINSIM_BINARY) +
+            "' tune ours.json --seeds 3 --grace-range 0s..40s/1s --format json --out ../tune.json "
+            "--patch ../fix.yaml)");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const nlohmann::json t = nlohmann::json::parse(slurp(dir_ / "tune.json"));
+  const double grace = t["recommended"]["grace_period_s"];
+  const double platform = t["recommended"]["termination_grace_period_s"];
+  ASSERT_GT(grace, 0);
+  const std::string patch = slurp(dir_ / "fix.yaml");
+  const auto whole = [](double v) { return std::to_string(static_cast<long long>(std::ceil(v))); };
+  EXPECT_NE(patch.find("terminationGracePeriodSeconds: " + whole(platform) + "\n"),
+            std::string::npos)
+      << patch;
+  // -t added after the command's words, as Sidekiq ran with its default.
+  EXPECT_NE(patch.find("args:\n            - \"-t\"\n            - \"" + whole(grace) + "\"\n"),
+            std::string::npos)
+      << patch;
+  EXPECT_NE(r.out.find("kubectl patch deployment app -n jobs --type strategic --patch-file "
+                       "../fix.yaml"),
+            std::string::npos)
+      << r.out;
+  // A scenario not imported has nothing to patch; a manifest gone is said by name.
+  r = drainsim("tune '" + std::string(DRAINSIM_SOURCE_DIR) +
+               "/scenarios/rolling-restart.json' --patch fix2.yaml");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("rolling-restart.json has no origin: it was not written by drainsim "
+                       "import k8s"),
+            std::string::npos)
+      << r.err;
+  fs::remove(dir_ / "k8s" / "app.yaml");
+  r = drainsim("tune scen/ours.json --patch fix2.yaml");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("error: k8s/app.yaml: "), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir_ / "fix2.yaml"));
 }
 
 TEST_F(Cli, ValidateAcceptsEveryShippedScenario) {

@@ -2,10 +2,12 @@
 // (io/k8s_import.h, docs/import.md). The scenario goes to --out (or stdout), checked by
 // the scenario reader first; the report of where each field came from goes to stdout
 // beside a file, to stderr beside the scenario on stdout.
+#include <filesystem>
 #include <string>
 #include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "base/input_file.h"
 #include "cli/common.h"
@@ -20,6 +22,30 @@ struct ImportK8sArgs {
   std::string workload, container, profile, out;
 };
 
+// The scenario's origin (docs/scenario.md): the manifests relative to the directory the
+// scenario is written to (the current one for stdout), so that tune --patch finds them from
+// the scenario wherever it is run.
+nlohmann::json origin(const ImportK8sArgs& args, const K8sImport& imported) {
+  namespace fs = std::filesystem;
+  const fs::path base =
+      args.out.empty() ? fs::current_path() : fs::absolute(args.out).parent_path();
+  std::vector<std::string> files;
+  for (const std::string& f : args.files) {
+    const fs::path p(f);
+    files.push_back(p.is_absolute() ? p.lexically_normal().string()
+                                    : fs::absolute(p)
+                                          .lexically_normal()
+                                          .lexically_relative(base.lexically_normal())
+                                          .string());
+  }
+  nlohmann::json o = {{"kind", "kubernetes"},
+                      {"files", files},
+                      {"workload", imported.anchors.name},
+                      {"container", imported.anchors.container}};
+  if (!args.profile.empty()) o["profile"] = args.profile;
+  return o;
+}
+
 int import_k8s_files(const ImportK8sArgs& args) {
   if (!outputs_ok({{"--out", args.out, "the scenario"}}, args.files)) return kBadInput;
   std::string text, report;
@@ -28,9 +54,19 @@ int import_k8s_files(const ImportK8sArgs& args) {
     for (const std::string& f : args.files) {
       files.push_back({f, read_input_file(f, kMaxManifestBytes, "a manifest")});
     }
-    const K8sImport imported = import_k8s(files, {args.workload, args.container, args.profile});
+    K8sImport imported = import_k8s(files, {args.workload, args.container, args.profile});
+    const K8sAnchors& a = imported.anchors;
+    // A strategic-merge patch finds the workload and its container by name.
+    const bool named = !a.name.empty() && !a.container.empty();
+    if (named) imported.scenario["origin"] = origin(args, imported);
     text = imported.scenario.dump(2) + "\n";
     report = import_report(imported);
+    report += named ? fmt::format(
+                          "  origin: {} {} in {}, container {}: what tune --patch "
+                          "writes its recommendation back into\n",
+                          a.kind, a.name, fmt::join(args.files, ", "), a.container)
+                    : "  no origin: the workload or its container has no name, so tune --patch "
+                      "cannot write a patch of it\n";
     // What the import wrote must load: a manifest past drainsim's limits (replicas x
     // concurrency) is said here, with the scenario's path.
     parse_scenario(text, args.out.empty() ? "the imported scenario" : args.out);

@@ -1,6 +1,9 @@
 // `drainsim tune`: the cheapest grace period (and preStop) that meets the targets.
 #include <unistd.h>
 
+#include <cstdio>
+#include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -8,9 +11,12 @@
 
 #include "analysis/sweep.h"
 #include "analysis/tune.h"
+#include "base/input_file.h"
 #include "base/parse.h"
 #include "cli/common.h"
 #include "cli/progress.h"
+#include "io/k8s_import.h"
+#include "io/k8s_patch.h"
 #include "io/scenario_reader.h"
 
 namespace drainsim::cli {
@@ -33,7 +39,50 @@ struct TuneArgs {
   std::vector<std::string> sets;
   OutputFormat format = OutputFormat::kText;
   std::string out;
+  std::string patch;
 };
+
+// The manifests an imported scenario names (its origin), read and imported again: what
+// --patch rewrites. Throws InputError.
+K8sImport manifests_of(const TuneArgs& args, const Scenario& s) {
+  if (!s.origin) {
+    throw InputError(fmt::format(
+        "--patch: {} has no origin: it was not written by drainsim import k8s, so there is "
+        "no manifest to patch",
+        args.scenario));
+  }
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::path(args.scenario).parent_path();
+  std::vector<ManifestFile> files;
+  for (const std::string& f : s.origin->files) {
+    const std::string path = fs::path(f).is_absolute() ? f : (dir / f).lexically_normal().string();
+    files.push_back({path, read_input_file(path, kMaxManifestBytes, "a manifest")});
+  }
+  return import_k8s(files, {s.origin->workload, s.origin->container, s.origin->profile});
+}
+
+// Writes the patch of the recommendation (io/k8s_patch.h) and says what it changes.
+bool write_patch(const TuneArgs& args, const TuneSpec& spec, const Tune& t,
+                 const K8sImport& manifest) {
+  const TuneSetting* r = t.recommended();
+  K8sSettings settings{r->grace, r->platform_grace, std::nullopt};
+  const TuneSearch& best = t.searches[*t.best];
+  if (t.knob == TuneKnob::kPreStopTimeout) {
+    settings.pre_stop = best.pre_stop;
+    settings.pre_stop->timeout = r->pre_stop_timeout;
+  } else if (!spec.pre_stops.empty()) {
+    settings.pre_stop = best.pre_stop;  // tune chose among preStops: write its choice
+  }
+  const K8sPatch patch = k8s_patch(manifest, t.base.worker.profile, settings, args.patch);
+  if (!emit(patch.yaml, args.patch)) return false;
+  // Beside the report on stdout, or on stderr when stdout carries JSON.
+  std::FILE* to = args.format == OutputFormat::kJson && args.out.empty() ? stderr : stdout;
+  fmt::print(to, "\npatch written to {} ({}):\n", args.patch, manifest.workload);
+  for (const std::string& c : patch.changes) fmt::print(to, "  {}\n", c);
+  for (const std::string& n : patch.notes) fmt::print(to, "  note: {}\n", n);
+  fmt::print(to, "apply it with:\n  {}\n", patch.kubectl);
+  return true;
+}
 
 // 0 when a setting meets the targets, 1 when none on the grid does.
 int tune(const TuneArgs& args) {
@@ -138,7 +187,17 @@ int tune(const TuneArgs& args) {
                progress.status(fmt::format("preStop {}: {} settings evaluated, {} runs",
                                            format_duration(pre_stop), settings, runs)));
   };
-  if (!outputs_ok({{"--out", args.out}}, {args.scenario})) return kBadInput;
+  if (!outputs_ok({{"--out", args.out}, {"--patch", args.patch, "the patch"}}, {args.scenario})) {
+    return kBadInput;
+  }
+  std::optional<K8sImport> manifest;
+  if (!args.patch.empty()) {
+    try {
+      manifest = manifests_of(args, load_scenario_file(args.scenario, args.sets));
+    } catch (const InputError& e) {
+      return bad(e.what());
+    }
+  }
   Tune result;
   try {
     result = run_tune(spec);
@@ -162,6 +221,15 @@ int tune(const TuneArgs& args) {
     }
   }
   if (!result.audits_ok()) return kAuditFailed;
+  if (manifest && result.recommended()) {
+    try {
+      if (!write_patch(args, spec, result, *manifest)) return kBadInput;
+    } catch (const InputError& e) {
+      return bad(e.what());
+    }
+  } else if (manifest) {
+    fmt::print(stderr, "--patch: nothing recommended, so no patch written\n");
+  }
   return result.recommended() ? 0 : 1;
 }
 
@@ -203,6 +271,10 @@ void declare_tune(CLI::App* cmd, TuneArgs& args) {
   add_set_option(cmd, args.sets);
   add_enum_option(cmd, "--format", args.format, "text (default) or json");
   path_option(cmd->add_option("--out", args.out, "Write the report here (default stdout)"));
+  path_option(cmd->add_option(
+      "--patch", args.patch,
+      "For a scenario from drainsim import k8s: write the recommendation here as a "
+      "strategic-merge patch of its manifest, and print the kubectl patch command"));
 }
 
 }  // namespace

@@ -96,11 +96,6 @@ std::vector<std::string> strings(const Object& o, const YAML::Node& n, std::stri
   return out;
 }
 
-std::string base_name(const std::string& word) {
-  const std::size_t slash = word.rfind('/');
-  return slash == std::string::npos ? word : word.substr(slash + 1);
-}
-
 // A scenario name from the workload's: letters, digits, '-' and '_'.
 std::string scenario_name(const std::string& name) {
   std::string out;
@@ -289,11 +284,6 @@ std::optional<std::string> flag_value(const std::vector<std::string>& w, std::si
   return std::nullopt;
 }
 
-bool is_shell(const std::string& word) {
-  const std::string b = base_name(word);
-  return b == "sh" || b == "bash" || b == "ash" || b == "dash" || b == "zsh";
-}
-
 Launch launch_of(const Object& o, const std::vector<std::string>& argv, const std::string& path) {
   Launch l;
   std::vector<std::string> words = argv;
@@ -345,6 +335,16 @@ Launch launch_of(const Object& o, const std::vector<std::string>& argv, const st
 }
 
 }  // namespace
+
+std::string base_name(const std::string& word) {
+  const std::size_t slash = word.rfind('/');
+  return slash == std::string::npos ? word : word.substr(slash + 1);
+}
+
+bool is_shell(const std::string& word) {
+  const std::string b = base_name(word);
+  return b == "sh" || b == "bash" || b == "ash" || b == "dash" || b == "zsh";
+}
 
 std::vector<std::string> shell_words(const std::string& line, bool* ok) {
   std::vector<std::string> out;
@@ -400,6 +400,7 @@ class Importer {
     workload_ = pick_workload();
     const std::string kind = kind_of(workload_);
     out_.workload = fmt::format("{} {} ({})", kind, name_of(workload_), workload_.file->name);
+    anchor_workload(kind);
     const YAML::Node spec = child(workload_, workload_.node, "spec", "");
     if (!is_map(spec)) fail(workload_, "spec", "expected the workload's spec, a mapping");
     set("name", scenario_name(name_of(workload_)), "metadata.name", "");
@@ -412,6 +413,9 @@ class Importer {
     const int container = pick_container(pod);
     const std::string cpath = fmt::format("spec.template.spec.containers[{}]", container);
     const YAML::Node c = pod["containers"][container];
+    out_.anchors.container_index = static_cast<std::size_t>(container);
+    const YAML::Node cname = at(c, "name");
+    out_.anchors.container = is_scalar(cname) ? cname.Scalar() : std::string();
     worker(c, cpath);
     pre_stop(c, cpath);
     strategy(spec, kind);
@@ -437,6 +441,19 @@ class Importer {
     }
     out_.fields.push_back({path, std::move(value),
                            from.empty() ? std::string() : where(workload_, from), std::move(note)});
+  }
+
+  void anchor_workload(const std::string& kind) {
+    K8sAnchors& a = out_.anchors;
+    a.kind = kind;
+    a.name = name_of(workload_);
+    const YAML::Node metadata = at(workload_.node, "metadata");
+    const YAML::Node ns = at(metadata, "namespace");
+    if (is_scalar(ns)) a.namespace_name = ns.Scalar();
+    const YAML::Node labels = at(metadata, "labels");
+    const YAML::Node managed = at(labels, "app.kubernetes.io/managed-by");
+    a.helm =
+        present(at(labels, "helm.sh/chart")) || (is_scalar(managed) && managed.Scalar() == "Helm");
   }
 
   Object pick_workload() {
@@ -544,6 +561,9 @@ class Importer {
     if (!l.shell_note.empty()) set("platform.pid1_shell", l.pid1_shell, head, l.shell_note);
 
     const std::string program = l.words.empty() ? std::string() : base_name(l.words[0]);
+    out_.anchors.command = command;
+    out_.anchors.args = args;
+    out_.anchors.program = program;
     const bool in_command = std::any_of(command.begin(), command.end(), [&](const std::string& w) {
       return !program.empty() && (base_name(w) == program || w.find(program) != std::string::npos);
     });
@@ -683,6 +703,9 @@ class Importer {
       return;
     }
     if (!is_map(hook)) fail(workload_, path, "expected a hook, a mapping");
+    out_.anchors.pre_stop = present(hook["sleep"])     ? "sleep"
+                            : present(hook["httpGet"]) ? "httpGet"
+                                                       : "exec";
     if (present(hook["sleep"])) {
       const std::int64_t s =
           integer(workload_, at(hook["sleep"], "seconds"), path + ".sleep.seconds", 0, 1000000);
@@ -699,6 +722,7 @@ class Importer {
     const std::vector<std::string> argv = strings(
         workload_, at(child(workload_, hook, "exec", path), "command"), path + ".exec.command");
     if (argv.empty()) fail(workload_, path, "expected exec.command, sleep or httpGet");
+    out_.anchors.pre_stop_exec = argv;
     std::vector<std::string> commands;
     if (argv.size() >= 3 && is_shell(argv[0]) && argv[1] == "-c") {
       commands = commands_of(argv[2]);

@@ -33,10 +33,23 @@ struct ImportedField {
   std::string note;    // how it was read, or why that default
 };
 
+// Where the settings a patch changes are written in the manifest (io/k8s_patch.h).
+struct K8sAnchors {
+  std::string kind, name, namespace_name;  // the workload's; namespace_name empty: not given
+  bool helm = false;                       // labelled as Helm's (managed-by, helm.sh/chart)
+  std::size_t container_index = 0;
+  std::string container;                   // its name
+  std::vector<std::string> command, args;  // as written
+  std::string program;                     // the worker program the command runs: "sidekiq"
+  std::string pre_stop;                    // its handler: "", "exec", "sleep", "httpGet"
+  std::vector<std::string> pre_stop_exec;  // exec.command, as written
+};
+
 struct K8sImport {
   nlohmann::json scenario;            // a scenario document, for the scenario reader
   std::vector<ImportedField> fields;  // in the order the report gives them
   std::string workload;               // "Deployment sidekiq (deploy.yaml)"
+  K8sAnchors anchors;
 };
 
 // The scenario of the worker the manifests describe. Throws InputError.
@@ -48,5 +61,11 @@ std::string import_report(const K8sImport& import);
 // Words of a shell command line as sh would split them: whitespace, single and double
 // quotes, backslashes (no expansions); `ok`, when given, is false for an unclosed quote.
 std::vector<std::string> shell_words(const std::string& line, bool* ok = nullptr);
+
+// A command word's program: "/usr/bin/sidekiq" -> "sidekiq".
+std::string base_name(const std::string& word);
+
+// Whether the word runs a POSIX-like shell (sh, bash, ash, dash, zsh).
+bool is_shell(const std::string& word);
 
 }  // namespace drainsim

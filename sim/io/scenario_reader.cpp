@@ -446,11 +446,33 @@ bool valid_name(const std::string& name) {
   });
 }
 
+// {"kind": "kubernetes", "files": [...], "workload", "container", "profile"}.
+ScenarioOrigin read_origin(const Reader& r) {
+  r.need("kind", "\"kubernetes\"");
+  r.allow({"kind", "files", "workload", "container", "profile"});
+  if (*r.find("kind") != "kubernetes") r.expected("kind", "\"kubernetes\"");
+  ScenarioOrigin o;
+  r.need("files", "a list of the manifest files");
+  const json& files = r.array("files", "a non-empty list of file names", true);
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    if (!files[i].is_string() || files[i].get<std::string>().empty()) {
+      r.context().expected(fmt::format("{}[{}]", r.at("files"), i), "a file name", files[i]);
+    }
+    o.files.push_back(files[i].get<std::string>());
+  }
+  r.need("workload", "the workload's name");
+  r.string("workload", o.workload, true);
+  r.need("container", "the worker container's name");
+  r.string("container", o.container, true);
+  r.string("profile", o.profile);
+  return o;
+}
+
 Scenario read_scenario(const Context& c, const json& root) {
   Scenario s;
   const Reader r(c, root, "");
   r.allow({"name", "description", "seed", "duration", "settle", "workload", "backend", "worker",
-           "platform", "events"});
+           "platform", "events", "origin"});
   constexpr std::string_view kName =
       "a name of letters, digits, '-' and '_' (it names result files)";
   r.need("name", kName);
@@ -504,6 +526,7 @@ Scenario read_scenario(const Context& c, const json& root) {
                      [](const ScenarioEvent& a, const ScenarioEvent& b) { return a.at < b.at; });
   }
   check_slots(c, most_at, most, s.worker.concurrency);
+  if (r.find("origin")) s.origin = read_origin(r.object("origin"));
   return s;
 }
 

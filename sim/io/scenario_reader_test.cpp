@@ -372,6 +372,29 @@ TEST(ScenarioLoaderTest, EmpiricalNeedsExactlyOneOfValuesAndHistogram) {
             "[\"1s\", \"2s\"], got []");
 }
 
+TEST(ScenarioLoaderTest, AnImportedScenariosOriginIsKeptAndChecked) {
+  const json origin = {{"kind", "kubernetes"},
+                       {"files", {"../k8s/app.yaml"}},
+                       {"workload", "app"},
+                       {"container", "sidekiq"}};
+  const Scenario s = parse_scenario(with(minimal(), "/origin", origin).dump(), "x.json");
+  ASSERT_TRUE(s.origin.has_value());
+  EXPECT_EQ(s.origin->files, (std::vector<std::string>{"../k8s/app.yaml"}));
+  EXPECT_EQ(s.origin->container, "sidekiq");
+  EXPECT_EQ(scenario_to_json(s)["origin"], origin);
+  EXPECT_FALSE(parse_scenario(minimal().dump(), "x.json").origin.has_value());
+  EXPECT_FALSE(scenario_to_json(parse_scenario(minimal().dump(), "x.json")).contains("origin"));
+  EXPECT_EQ(error_of(with(minimal(), "/origin/kind", "helm")),
+            "x.json: origin.kind: expected \"kubernetes\", got \"helm\"");
+  EXPECT_EQ(error_of(with(minimal(), "/origin", without(origin, "/container"))),
+            "x.json: origin.container: required field missing, expected the worker container's "
+            "name");
+  EXPECT_EQ(error_of(with(with(minimal(), "/origin", origin), "/origin/files", json::array())),
+            "x.json: origin.files: expected a non-empty list of file names, got []");
+  EXPECT_EQ(error_of(with(with(minimal(), "/origin", origin), "/origin/files/0", 3)),
+            "x.json: origin.files[0]: expected a file name, got 3");
+}
+
 TEST(ScenarioLoaderTest, DistributionParameterRelations) {
   EXPECT_EQ(error_of(with(minimal(), "/workload/job_duration",
                           {{"kind", "lognormal"}, {"median", "4s"}, {"p99", "2s"}})),

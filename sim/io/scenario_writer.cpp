@@ -144,7 +144,7 @@ json scenario_to_json(const Scenario& s) {
   }
   json events = json::array();
   for (const ScenarioEvent& e : s.events) events.push_back(event_json(e));
-  return {
+  json out = {
       {"name", s.name},
       {"description", s.description},
       {"seed", s.seed},
@@ -184,6 +184,15 @@ json scenario_to_json(const Scenario& s) {
       {"platform", platform},
       {"events", events},
   };
+  if (s.origin) {
+    const ScenarioOrigin& o = *s.origin;
+    out["origin"] = {{"kind", "kubernetes"},
+                     {"files", o.files},
+                     {"workload", o.workload},
+                     {"container", o.container}};
+    if (!o.profile.empty()) out["origin"]["profile"] = o.profile;
+  }
+  return out;
 }
 
 }  // namespace drainsim

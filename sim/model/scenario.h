@@ -268,6 +268,16 @@ constexpr std::array<std::string_view, 9> names(ScenarioEvent::Kind) {
           "node_drain",      "directive", "delete_pod", "oom_kill_child"};
 }
 
+// Where a scenario written by `drainsim import k8s` came from (docs/import.md): the
+// manifests and the worker in them, which `tune --patch` reads again to write its
+// recommendation back as a patch of the same object.
+struct ScenarioOrigin {
+  std::vector<std::string> files;  // relative to the scenario file's directory, or absolute
+  std::string workload;            // the Deployment's or StatefulSet's name
+  std::string container;           // the worker container's name
+  std::string profile;             // the import's --profile; empty: read from the command
+};
+
 struct Scenario {
   std::string name;
   std::string description;
@@ -278,7 +288,8 @@ struct Scenario {
   BackendConfig backend;
   WorkerConfig worker;
   PlatformConfig platform;
-  std::vector<ScenarioEvent> events;  // sorted by `at`, stable
+  std::vector<ScenarioEvent> events;     // sorted by `at`, stable
+  std::optional<ScenarioOrigin> origin;  // imported scenarios only
 };
 
 }  // namespace drainsim
