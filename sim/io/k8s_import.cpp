@@ -13,6 +13,7 @@
 
 #include "base/parse.h"
 #include "io/json_reader.h"
+#include "io/k8s_command.h"
 #include "profiles/profile.h"
 
 namespace drainsim {
@@ -94,11 +95,6 @@ std::vector<std::string> strings(const Object& o, const YAML::Node& n, std::stri
     out.push_back(scalar(o, n[i], fmt::format("{}[{}]", path, i)));
   }
   return out;
-}
-
-std::string base_name(const std::string& word) {
-  const std::size_t slash = word.rfind('/');
-  return slash == std::string::npos ? word : word.substr(slash + 1);
 }
 
 // A scenario name from the workload's: letters, digits, '-' and '_'.
@@ -222,172 +218,6 @@ std::string name_of(const Object& o) {
   const YAML::Node n = at(at(o.node, "metadata"), "name");
   return is_scalar(n) ? n.Scalar() : std::string();
 }
-
-// How the container starts its worker: the words of its job system's command, with what
-// wraps it taken off.
-struct Launch {
-  std::vector<std::string> words;  // "sidekiq", "-c", "10", ...
-  bool pid1_shell = false;         // a shell stays PID 1 and does not forward TERM
-  bool init = false;               // tini or dumb-init is PID 1 and forwards signals
-  std::string shell_note;          // how the shell was read
-};
-
-// Simple commands of a shell script, split at ';', '&&', '||', '|', '&' and newlines
-// outside quotes. Rough, as a reader of a script must be: enough for a wrapper's line.
-std::vector<std::string> commands_of(const std::string& script) {
-  std::vector<std::string> out(1);
-  char quote = 0;
-  for (std::size_t i = 0; i < script.size(); ++i) {
-    const char c = script[i];
-    if (quote != 0) {
-      if (c == quote) quote = 0;
-      out.back() += c;
-    } else if (c == '\'' || c == '"') {
-      quote = c;
-      out.back() += c;
-    } else if (c == ';' || c == '\n' || c == '&' || c == '|') {
-      if (i + 1 < script.size() && (script[i + 1] == '&' || script[i + 1] == '|')) ++i;
-      out.emplace_back();
-    } else {
-      out.back() += c;
-    }
-  }
-  std::erase_if(out, [](const std::string& s) {
-    return std::all_of(s.begin(), s.end(),
-                       [](char c) { return std::isspace(static_cast<unsigned char>(c)); });
-  });
-  return out;
-}
-
-// `kill -TSTP 1` (or -SIGTSTP, -20, -s TSTP) and `sidekiqctl quiet`: the worker told to
-// stop fetching.
-bool is_quiet(const std::vector<std::string>& w) {
-  const std::string program = base_name(w[0]);
-  if (program == "sidekiqctl") return w.size() >= 2 && w[1] == "quiet";
-  if (program != "kill" || w.size() < 3) return false;
-  const auto tstp = [](const std::string& s) { return s == "TSTP" || s == "SIGTSTP" || s == "20"; };
-  return (w[1].size() > 1 && w[1][0] == '-' && tstp(w[1].substr(1))) ||
-         (w[1] == "-s" && w.size() >= 4 && tstp(w[2]));
-}
-
-// The value of the flag at w[i] when it is `short_name` or `long_name`: "-c 10" (i moves
-// past the value), "-c10", "--concurrency 10", "--concurrency=10". `short_name` may be
-// empty (a flag with no short form).
-std::optional<std::string> flag_value(const std::vector<std::string>& w, std::size_t& i,
-                                      std::string_view short_name, std::string_view long_name) {
-  const std::string& a = w[i];
-  if ((a == long_name || (!short_name.empty() && a == short_name)) && i + 1 < w.size()) {
-    return w[++i];
-  }
-  if (a.size() > long_name.size() && a.compare(0, long_name.size(), long_name) == 0 &&
-      a[long_name.size()] == '=') {
-    return a.substr(long_name.size() + 1);
-  }
-  if (!short_name.empty() && a.size() > 2 && a.compare(0, 2, short_name) == 0 && a[1] != '-') {
-    return a.substr(2);
-  }
-  return std::nullopt;
-}
-
-bool is_shell(const std::string& word) {
-  const std::string b = base_name(word);
-  return b == "sh" || b == "bash" || b == "ash" || b == "dash" || b == "zsh";
-}
-
-Launch launch_of(const Object& o, const std::vector<std::string>& argv, const std::string& path) {
-  Launch l;
-  std::vector<std::string> words = argv;
-  if (!words.empty() && (base_name(words[0]) == "tini" || base_name(words[0]) == "dumb-init")) {
-    l.init = true;
-    words.erase(words.begin());
-    while (!words.empty() && words[0].size() > 1 && words[0][0] == '-') {
-      const bool end = words[0] == "--";
-      words.erase(words.begin());
-      if (end) break;
-    }
-  }
-  if (words.size() >= 3 && is_shell(words[0]) && words[1] == "-c") {
-    const std::vector<std::string> commands = commands_of(words[2]);
-    if (commands.empty()) fail(o, path, "expected a command after -c, got an empty script");
-    bool ok = true;
-    std::vector<std::string> last = shell_words(commands.back(), &ok);
-    if (!ok)
-      fail(o, path,
-           fmt::format("expected a shell script, got an unclosed quote in {}", commands.back()));
-    if (!last.empty() && last[0] == "exec") {
-      last.erase(last.begin());
-      l.shell_note = fmt::format("{} -c ending in `exec`: the worker replaces the shell as PID 1",
-                                 base_name(words[0]));
-    } else {
-      l.pid1_shell = !l.init;
-      l.shell_note = commands.size() > 1
-                         ? fmt::format(
-                               "{} -c runs {} commands and the worker last, without `exec`: the "
-                               "shell stays PID 1 and does not forward TERM",
-                               base_name(words[0]), commands.size())
-                         : fmt::format(
-                               "{} -c without `exec`: the shell is PID 1 and does not forward TERM "
-                               "(bash and dash 0.5.11+ exec a lone simple command themselves: "
-                               "write `exec` to say so)",
-                               base_name(words[0]));
-      if (l.init) l.shell_note += "; the init before it forwards signals to the shell only";
-    }
-    words = last;
-  }
-  if (!words.empty() && base_name(words[0]) == "bundle" && words.size() > 1 && words[1] == "exec") {
-    words.erase(words.begin(), words.begin() + 2);
-  }
-  if (words.size() > 2 && (words[0] == "python" || words[0] == "python3") && words[1] == "-m") {
-    words.erase(words.begin(), words.begin() + 2);
-  }
-  l.words = words;
-  return l;
-}
-
-}  // namespace
-
-std::vector<std::string> shell_words(const std::string& line, bool* ok) {
-  std::vector<std::string> out;
-  std::string word;
-  bool in_word = false;
-  char quote = 0;
-  for (std::size_t i = 0; i < line.size(); ++i) {
-    const char c = line[i];
-    if (quote == '\'') {
-      if (c == '\'') {
-        quote = 0;
-      } else {
-        word += c;
-      }
-    } else if (quote == '"') {
-      if (c == '"') {
-        quote = 0;
-      } else if (c == '\\' && i + 1 < line.size() &&
-                 std::string_view("\"\\$`").find(line[i + 1]) != std::string_view::npos) {
-        word += line[++i];
-      } else {
-        word += c;
-      }
-    } else if (c == '\'' || c == '"') {
-      quote = c;
-      in_word = true;
-    } else if (c == '\\' && i + 1 < line.size()) {
-      word += line[++i];
-      in_word = true;
-    } else if (std::isspace(static_cast<unsigned char>(c))) {
-      if (in_word) out.push_back(std::exchange(word, {}));
-      in_word = false;
-    } else {
-      word += c;
-      in_word = true;
-    }
-  }
-  if (in_word) out.push_back(word);
-  if (ok != nullptr) *ok = quote == 0;
-  return out;
-}
-
-namespace {
 
 class Importer {
  public:
@@ -536,7 +366,12 @@ class Importer {
     // Where each part was written: the wrapper and the program in `command` unless it is
     // empty, the flags in `args` unless that is.
     const std::string head = command.empty() ? cpath + ".args" : cpath + ".command";
-    const Launch l = argv.empty() ? Launch{} : launch_of(workload_, argv, head);
+    Launch l;
+    try {
+      if (!argv.empty()) l = launch_of(argv);
+    } catch (const CommandError& e) {
+      fail(workload_, head, e.what());
+    }
     if (l.init) {
       set("platform.init", true, head,
           fmt::format("{} is PID 1 and forwards signals to the worker", base_name(argv[0])));
@@ -571,10 +406,14 @@ class Importer {
       }
       set("worker.profile", profile, "", "--profile");
     }
-    if (program == "sidekiq" && profile.rfind("sidekiq", 0) == 0) {
-      sidekiq_flags(l.words, flags_from);
+    try {
+      if (program == "sidekiq" && profile.rfind("sidekiq", 0) == 0) {
+        set_all(sidekiq_settings(l.words), flags_from);
+      }
+      if (program == "celery" && profile == "celery") set_all(celery_settings(l.words), flags_from);
+    } catch (const CommandError& e) {
+      fail(workload_, flags_from, e.what());
     }
-    if (program == "celery" && profile == "celery") celery_flags(l.words, flags_from);
     if (!has("worker.concurrency")) {
       set("worker.concurrency", find_profile(profile)->worker.concurrency, "",
           fmt::format("the {} profile's default: the command says nothing drainsim reads of it",
@@ -587,88 +426,11 @@ class Importer {
                        [&](const ImportedField& f) { return f.path == path; });
   }
 
-  // Sidekiq's cli.rb: -c/--concurrency, -t/--timeout (whole seconds), -q/--queue NAME[,W].
-  void sidekiq_flags(const std::vector<std::string>& w, const std::string& from) {
-    std::vector<std::string> queues;
-    bool concurrency = false, timeout = false;
-    for (std::size_t i = 1; i < w.size(); ++i) {
-      if (const auto c = flag_value(w, i, "-c", "--concurrency")) {
-        set("worker.concurrency", flag_int(*c, from, "-c", 1, 100000), from,
-            fmt::format("sidekiq -c {}", *c));
-        concurrency = true;
-      } else if (const auto t = flag_value(w, i, "-t", "--timeout")) {
-        set("worker.grace_period", fmt::format("{}s", flag_int(*t, from, "-t", 1, 1000000)), from,
-            fmt::format("sidekiq -t {}: its shutdown timeout, whole seconds", *t));
-        timeout = true;
-      } else if (const auto q = flag_value(w, i, "-q", "--queue")) {
-        const std::string name = q->substr(0, q->find(','));
-        if (std::find(queues.begin(), queues.end(), name) == queues.end()) queues.push_back(name);
-      } else if (const auto file = flag_value(w, i, "-C", "--config")) {
-        config_ = *file;
-      }
+  // The settings a job system's command-line reader gives, each at `from`.
+  void set_all(const std::vector<CommandSetting>& settings, const std::string& from) {
+    for (const CommandSetting& c : settings) {
+      set(c.path, c.value, c.from_command ? from : std::string(), c.note);
     }
-    const std::string config = config_.empty()
-                                   ? ""
-                                   : fmt::format(
-                                         " (its -C {} is not read: give -c and -t on the "
-                                         "command line to have them here)",
-                                         config_);
-    if (!concurrency) {
-      set("worker.concurrency", 5, "", "Sidekiq's default, as the command gives no -c" + config);
-    }
-    if (!timeout) {
-      set("worker.grace_period", "25s", "",
-          "Sidekiq's default, as the command gives no -t" + config);
-    }
-    if (!queues.empty()) {
-      set("worker.queues", queues, from,
-          "sidekiq -q in the order given; their weights are not modelled, the first is "
-          "fetched first");
-      set("workload.queue", queues.front(), from, "the jobs go to the worker's first queue");
-    }
-  }
-
-  // Celery's worker: -c/--concurrency, --prefetch-multiplier, -Q/--queues a,b.
-  void celery_flags(const std::vector<std::string>& w, const std::string& from) {
-    bool concurrency = false;
-    for (std::size_t i = 1; i < w.size(); ++i) {
-      if (const auto c = flag_value(w, i, "-c", "--concurrency")) {
-        set("worker.concurrency", flag_int(*c, from, "--concurrency", 1, 100000), from,
-            fmt::format("celery worker --concurrency {}", *c));
-        concurrency = true;
-      } else if (const auto m = flag_value(w, i, "", "--prefetch-multiplier")) {
-        set("worker.options.prefetch_multiplier",
-            flag_int(*m, from, "--prefetch-multiplier", 0, 100000), from,
-            fmt::format("celery worker --prefetch-multiplier {}", *m));
-      } else if (const auto q = flag_value(w, i, "-Q", "--queues")) {
-        std::vector<std::string> queues;
-        std::string_view rest = *q;
-        while (!rest.empty()) {
-          const std::size_t comma = rest.find(',');
-          if (comma != 0) queues.emplace_back(rest.substr(0, comma));
-          rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
-        }
-        if (!queues.empty()) {
-          set("worker.queues", queues, from, fmt::format("celery worker -Q {}", *q));
-          set("workload.queue", queues.front(), from, "the jobs go to the worker's first queue");
-        }
-      }
-    }
-    if (!concurrency) {
-      set("worker.concurrency", 10, "",
-          "drainsim's default: the command gives no --concurrency, and Celery's is the node's "
-          "CPU count, which the manifest does not say");
-    }
-  }
-
-  std::int64_t flag_int(const std::string& v, const std::string& from, std::string_view flag,
-                        std::int64_t min, std::int64_t max) {
-    const std::optional<std::int64_t> n = parse_number<std::int64_t>(v);
-    if (!n || *n < min || *n > max) {
-      fail(workload_, from,
-           fmt::format("{} {}: expected an integer from {} to {}", flag, v, min, max));
-    }
-    return *n;
   }
 
   // lifecycle.preStop: exec of sleep N (directly or in a shell), of a quiet (kill -TSTP 1,
@@ -828,7 +590,6 @@ class Importer {
   std::vector<Object> objects_;
   Object workload_;
   K8sImport out_;
-  std::string config_;
   std::string names_;  // the files', for messages about them all
 };
 

@@ -45,8 +45,4 @@ K8sImport import_k8s(const std::vector<ManifestFile>& files, const K8sImportOpti
 // The report: the workload, then a line per field with its value and its source.
 std::string import_report(const K8sImport& import);
 
-// Words of a shell command line as sh would split them: whitespace, single and double
-// quotes, backslashes (no expansions); `ok`, when given, is false for an unclosed quote.
-std::vector<std::string> shell_words(const std::string& line, bool* ok = nullptr);
-
 }  // namespace drainsim

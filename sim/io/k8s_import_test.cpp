@@ -303,14 +303,5 @@ spec:
   EXPECT_EQ(error_of(node, {"", "", "bullmqq"}).substr(0, 11), "--profile: ");
 }
 
-TEST(K8sImport, ShellWordsSplitAsShDoes) {
-  bool ok = false;
-  EXPECT_EQ(shell_words(R"(a 'b c' "d \"e\"" f\ g)", &ok),
-            (std::vector<std::string>{"a", "b c", "d \"e\"", "f g"}));
-  EXPECT_TRUE(ok);
-  shell_words("a 'b", &ok);
-  EXPECT_FALSE(ok);
-}
-
 }  // namespace
 }  // namespace drainsim
