@@ -18,6 +18,7 @@ namespace {
 struct ImportK8sArgs {
   std::vector<std::string> files;
   std::string workload, container, profile, out;
+  bool hpa = false;
 };
 
 int import_k8s_files(const ImportK8sArgs& args) {
@@ -28,7 +29,8 @@ int import_k8s_files(const ImportK8sArgs& args) {
     for (const std::string& f : args.files) {
       files.push_back({f, read_input_file(f, kMaxManifestBytes, "a manifest")});
     }
-    const K8sImport imported = import_k8s(files, {args.workload, args.container, args.profile});
+    const K8sImport imported =
+        import_k8s(files, {args.workload, args.container, args.profile, args.hpa});
     text = imported.scenario.dump(2) + "\n";
     report = import_report(imported);
     // What the import wrote must load: a manifest past drainsim's limits (replicas x
@@ -55,6 +57,9 @@ void declare_import_k8s(CLI::App* cmd, ImportK8sArgs& args) {
   cmd->add_option("--profile", args.profile,
                   "The job system (drainsim profiles lists them; default: read from the "
                   "container's command)");
+  cmd->add_flag("--hpa", args.hpa,
+                "Replay the HorizontalPodAutoscaler that targets the workload: start at its "
+                "maxReplicas, scale down to its minReplicas (an error when none does)");
   path_option(cmd->add_option("-o,--out", args.out, "Write the scenario here (default stdout)"));
 }
 

@@ -55,7 +55,12 @@ std::vector<std::string> commands_of(const std::string& script) {
   char quote = 0;
   for (std::size_t i = 0; i < script.size(); ++i) {
     const char c = script[i];
-    if (quote != 0) {
+    if (c == '\\' && quote != '\'' && i + 1 < script.size()) {
+      // A backslash-newline joins two lines (`exec \` then the program on the next one);
+      // any other escaped character is kept for shell_words, and splits nothing.
+      if (script[i + 1] != '\n') out.back() += script.substr(i, 2);
+      ++i;
+    } else if (quote != 0) {
       if (c == quote) quote = 0;
       out.back() += c;
     } else if (c == '\'' || c == '"') {
@@ -180,6 +185,44 @@ std::vector<CommandSetting> sidekiq_settings(const std::vector<std::string>& w) 
                    "sidekiq -q in the order given; their weights are not modelled, the first is "
                    "fetched first"});
     out.push_back({"workload.queue", queues.front(), "the jobs go to the worker's first queue"});
+  }
+  return out;
+}
+
+bool is_airflow_celery_worker(const std::vector<std::string>& w) {
+  return !w.empty() && base_name(w[0]) == "airflow" &&
+         ((w.size() >= 3 && w[1] == "celery" && w[2] == "worker") ||
+          (w.size() >= 2 && w[1] == "worker"));
+}
+
+std::vector<CommandSetting> airflow_celery_settings(const std::vector<std::string>& w) {
+  std::vector<CommandSetting> out;
+  bool concurrency = false;
+  for (std::size_t i = 1; i < w.size(); ++i) {
+    if (const auto c = flag_value(w, i, "-c", "--concurrency")) {
+      out.push_back({"worker.concurrency", flag_int(*c, "--concurrency", 1, 100000),
+                     fmt::format("airflow celery worker --concurrency {}", *c)});
+      concurrency = true;
+    } else if (const auto q = flag_value(w, i, "-q", "--queues")) {
+      std::vector<std::string> queues;
+      std::string_view rest = *q;
+      while (!rest.empty()) {
+        const std::size_t comma = rest.find(',');
+        if (comma != 0) queues.emplace_back(rest.substr(0, comma));
+        rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
+      }
+      if (!queues.empty()) {
+        out.push_back({"worker.queues", queues, fmt::format("airflow celery worker -q {}", *q)});
+        out.push_back(
+            {"workload.queue", queues.front(), "the jobs go to the worker's first queue"});
+      }
+    }
+  }
+  if (!concurrency) {
+    out.push_back({"worker.concurrency", 16,
+                   "Airflow's default [celery] worker_concurrency, as the command gives no "
+                   "--concurrency",
+                   false});
   }
   return out;
 }

@@ -47,12 +47,22 @@ std::vector<CommandSetting> sidekiq_settings(const std::vector<std::string>& wor
 // CommandError for a value out of bounds.
 std::vector<CommandSetting> celery_settings(const std::vector<std::string>& words);
 
+// `airflow celery worker` (Airflow 2 and later; `airflow worker` in 1.10): Celery's worker
+// under Airflow's command line.
+bool is_airflow_celery_worker(const std::vector<std::string>& words);
+
+// Airflow's celery worker: -c/--concurrency, -q/--queues a,b; without -c, Airflow's default
+// [celery] worker_concurrency, 16 (a default: the environment may set it). Throws
+// CommandError for a value out of bounds.
+std::vector<CommandSetting> airflow_celery_settings(const std::vector<std::string>& words);
+
 // Words of a shell command line as sh would split them: whitespace, single and double
 // quotes, backslashes (no expansions); `ok`, when given, is false for an unclosed quote.
 std::vector<std::string> shell_words(const std::string& line, bool* ok = nullptr);
 
 // Simple commands of a shell script, split at ';', '&&', '||', '|', '&' and newlines
-// outside quotes. Rough, as a reader of a script must be: enough for a wrapper's line.
+// outside quotes and escapes (a backslash-newline joins two lines). Rough, as a reader of a script
+// must be: enough for a wrapper's line.
 std::vector<std::string> commands_of(const std::string& script);
 
 // The last part of a path: "/usr/bin/tini" -> "tini".

@@ -19,5 +19,12 @@ TEST(K8sCommand, ShellWordsSplitAsShDoes) {
   EXPECT_FALSE(ok);
 }
 
+// Airflow 2's args as its chart writes them: `exec \` and the program on the next line.
+TEST(K8sCommand, ABackslashNewlineJoinsTheLinesOfAScript) {
+  EXPECT_EQ(commands_of("exec \\\nairflow celery worker"),
+            (std::vector<std::string>{"exec airflow celery worker"}));
+  EXPECT_EQ(commands_of("echo a\\;b; run"), (std::vector<std::string>{"echo a\\;b", " run"}));
+}
+
 }  // namespace
 }  // namespace drainsim

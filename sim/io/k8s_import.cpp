@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <map>
 #include <optional>
 #include <string_view>
 
@@ -245,6 +246,7 @@ class Importer {
     worker(c, cpath);
     pre_stop(c, cpath);
     strategy(spec, kind);
+    autoscaler(kind);
     workload_defaults();
     return std::move(out_);
   }
@@ -384,40 +386,173 @@ class Importer {
     });
     const std::string from = in_command ? cpath + ".command" : cpath + ".args";
     const std::string flags_from = args.empty() ? cpath + ".command" : cpath + ".args";
+    const bool airflow = is_airflow_celery_worker(l.words);
     std::string profile = options_.profile;
     if (profile.empty()) {
       if (program == "sidekiq") {
         profile = "sidekiq";
-      } else if (program == "celery") {
+      } else if (program == "celery" || airflow) {
         profile = "celery";
       } else if (argv.empty()) {
         fail(workload_, cpath,
              "no command or args: the image's own command starts the worker, which the "
              "manifest does not show: pass --profile NAME");
       } else {
+        const bool node = program == "node" || program == "npm" || program == "npx" ||
+                          program == "yarn" || program == "pnpm" || program == "bun";
         fail(workload_, from,
-             fmt::format("cannot tell the job system from `{}`: pass --profile NAME",
-                         fmt::join(argv, " ")));
+             fmt::format("cannot tell the job system from `{}`{}: pass --profile NAME",
+                         fmt::join(argv, " "),
+                         node ? " (a Node program: BullMQ, pg-boss, graphile-worker, ...)" : ""));
       }
-      set("worker.profile", profile, from, fmt::format("the command runs {}", program));
+      set("worker.profile", profile, from,
+          airflow ? "the command runs airflow celery worker: Celery's worker under Airflow's "
+                    "command line"
+                  : fmt::format("the command runs {}", program));
     } else {
       if (find_profile(profile) == nullptr) {
         throw InputError("--profile: " + unknown_profile(profile));
       }
       set("worker.profile", profile, "", "--profile");
     }
+    std::vector<CommandSetting> settings;
     try {
       if (program == "sidekiq" && profile.rfind("sidekiq", 0) == 0) {
-        set_all(sidekiq_settings(l.words), flags_from);
+        settings = sidekiq_settings(l.words);
+      } else if (program == "celery" && profile == "celery") {
+        settings = celery_settings(l.words);
+      } else if (airflow && profile == "celery") {
+        settings = airflow_celery_settings(l.words);
       }
-      if (program == "celery" && profile == "celery") set_all(celery_settings(l.words), flags_from);
     } catch (const CommandError& e) {
       fail(workload_, flags_from, e.what());
     }
+    environment(c, cpath, profile, airflow, settings);
+    set_all(settings, flags_from);
     if (!has("worker.concurrency")) {
       set("worker.concurrency", find_profile(profile)->worker.concurrency, "",
-          fmt::format("the {} profile's default: the command says nothing drainsim reads of it",
-                      profile));
+          fmt::format("the {} profile's default: the {} says nothing drainsim reads of it{}",
+                      profile, argv.empty() ? "manifest" : "command",
+                      unread_["worker.concurrency"]));
+    }
+  }
+
+  // What the container's `env` sets, for the settings its job system's deployments
+  // conventionally take from there (docs/import.md): each read replaces the command's
+  // default in `settings` (a flag on the command line wins). A variable from `valueFrom`
+  // (a ConfigMap, a Secret) cannot be read here: its default stays, and its note says so.
+  void environment(const YAML::Node& c, const std::string& cpath, const std::string& profile,
+                   bool airflow, std::vector<CommandSetting>& settings) {
+    struct Read {
+      const char* path;
+      std::vector<const char*> names;  // the first one the env has is read
+      const char* why;
+    };
+    std::vector<Read> reads;
+    if (profile.rfind("sidekiq", 0) == 0) {
+      reads = {{"worker.concurrency",
+                {"RAILS_MAX_THREADS"},
+                "Sidekiq's own: its cli.rb reads it when the command gives no -c"}};
+    } else if (airflow && profile == "celery") {
+      reads = {{"worker.concurrency",
+                {"AIRFLOW__CELERY__WORKER_CONCURRENCY"},
+                "Airflow's [celery] worker_concurrency"},
+               {"worker.options.prefetch_multiplier",
+                {"AIRFLOW__CELERY__WORKER_PREFETCH_MULTIPLIER"},
+                "Airflow's [celery] worker_prefetch_multiplier"}};
+    } else if (profile == "bullmq") {
+      reads = {{"worker.concurrency",
+                {"BULLMQ_CONCURRENCY", "WORKER_CONCURRENCY", "CONCURRENCY"},
+                "a name BullMQ workers conventionally read into new Worker's concurrency "
+                "(BullMQ itself reads no environment)"},
+               {"worker.queues",
+                {"QUEUE_NAME"},
+                "a name BullMQ workers conventionally read for their queue"}};
+    } else if (profile == "pg-boss") {
+      reads = {{"worker.concurrency",
+                {"PGBOSS_CONCURRENCY", "PG_BOSS_CONCURRENCY", "WORKER_CONCURRENCY", "CONCURRENCY"},
+                "a name pg-boss workers conventionally read into work()'s concurrency "
+                "(localConcurrency; teamSize in 9; pg-boss itself reads no environment)"},
+               {"worker.queues",
+                {"QUEUE_NAME"},
+                "a name pg-boss workers conventionally read for the queue they work()"}};
+    }
+    const std::string epath = cpath + ".env";
+    const YAML::Node env = child(workload_, c, "env", cpath);
+    if (present(env) && !is_sequence(env)) {
+      fail(workload_, epath, fmt::format("expected a list of variables, got {}", shown(env)));
+    }
+    // The index of each variable by name; a name given twice: the last one counts.
+    std::vector<std::pair<std::string, std::size_t>> vars;
+    for (std::size_t i = 0; present(env) && i < env.size(); ++i) {
+      const YAML::Node n = at(env[i], "name");
+      if (is_scalar(n)) vars.emplace_back(n.Scalar(), i);
+    }
+    const auto find = [&](const std::string& name) -> std::optional<std::size_t> {
+      std::optional<std::size_t> out;
+      for (const auto& [n, i] : vars) {
+        if (n == name) out = i;
+      }
+      return out;
+    };
+    std::vector<std::string> used;
+    for (const Read& r : reads) {
+      const bool flag = std::any_of(settings.begin(), settings.end(), [&](const CommandSetting& s) {
+        return s.path == r.path && s.from_command;
+      });
+      for (const char* name : r.names) {
+        const std::optional<std::size_t> i = find(name);
+        if (!i) continue;
+        used.emplace_back(name);
+        if (flag) break;  // the command line wins
+        const std::string vpath = fmt::format("{}[{}]", epath, *i);
+        const YAML::Node var = env[*i];
+        if (!present(at(var, "value"))) {
+          const YAML::Node from = at(var, "valueFrom");
+          const char* ref = present(at(from, "configMapKeyRef")) ? "a ConfigMap"
+                            : present(at(from, "secretKeyRef"))  ? "a Secret"
+                                                                 : "the pod";
+          unread_[r.path] +=
+              fmt::format("; {} ({}) comes from {} through valueFrom, which drainsim does not read",
+                          name, vpath, ref);
+          break;
+        }
+        const std::string text = scalar(workload_, at(var, "value"), vpath + ".value");
+        const std::string note = fmt::format("{}={}: {}", name, text, r.why);
+        std::erase_if(settings, [&](const CommandSetting& s) { return s.path == r.path; });
+        if (std::string_view(r.path) == "worker.queues") {
+          if (text.empty()) fail(workload_, vpath + ".value", "expected a queue name, got nothing");
+          set("worker.queues", json::array({text}), vpath + ".value", note);
+          set("workload.queue", text, vpath + ".value", "the jobs go to the worker's queue");
+        } else {
+          const bool concurrency = std::string_view(r.path) == "worker.concurrency";
+          const std::optional<std::int64_t> v = parse_number<std::int64_t>(text);
+          if (!v || *v < (concurrency ? 1 : 0) || *v > 100000) {
+            fail(workload_, vpath + ".value",
+                 fmt::format("{}: expected an integer from {} to 100000, got \"{}\"", name,
+                             concurrency ? 1 : 0, text));
+          }
+          set(r.path, *v, vpath + ".value", note);
+        }
+        break;
+      }
+    }
+    // A variable that looks like the worker's concurrency but is none drainsim reads for
+    // this system (GitLab's image passes SIDEKIQ_CONCURRENCY to sidekiq itself): said.
+    for (const auto& [name, i] : vars) {
+      if (name.find("CONCURRENCY") == std::string::npos ||
+          std::find(used.begin(), used.end(), name) != used.end()) {
+        continue;
+      }
+      const YAML::Node value = at(env[i], "value");
+      unread_["worker.concurrency"] += fmt::format(
+          "; the env's {} ({}[{}]{}) is not a setting drainsim reads for {}: if the image "
+          "passes it on, --set worker.concurrency={}",
+          name, epath, i, is_scalar(value) ? "=" + value.Scalar() : std::string(), profile,
+          is_scalar(value) ? value.Scalar() : std::string("N"));
+    }
+    for (CommandSetting& s : settings) {
+      if (!s.from_command) s.note += unread_[s.path];
     }
   }
 
@@ -573,24 +708,113 @@ class Importer {
     return integer(workload_, n, path, 0, 100000);
   }
 
+  // The HorizontalPodAutoscaler whose scaleTargetRef names the workload. With --hpa the
+  // scenario starts at its maxReplicas (the most pods it runs, the most a deploy meets) and
+  // scales down to its minReplicas once its scale-down stabilization window (default 300 s)
+  // has passed after the deploy began; without, the report mentions it.
+  void autoscaler(const std::string& kind) {
+    std::vector<const Object*> hpas;
+    for (const Object& o : objects_) {
+      const YAML::Node ref = at(at(o.node, "spec"), "scaleTargetRef");
+      const YAML::Node k = at(ref, "kind"), n = at(ref, "name");
+      if (kind_of(o) == "HorizontalPodAutoscaler" && is_scalar(k) && k.Scalar() == kind &&
+          is_scalar(n) && n.Scalar() == name_of(workload_)) {
+        hpas.push_back(&o);
+      }
+    }
+    ImportedField& replicas =
+        *std::find_if(out_.fields.begin(), out_.fields.end(),
+                      [](const ImportedField& f) { return f.path == "platform.replicas"; });
+    if (!options_.hpa) {
+      for (const Object* h : hpas) {
+        replicas.note += fmt::format(
+            "{}the HorizontalPodAutoscaler {} ({}) scales it: pass --hpa to replay its "
+            "maxReplicas and a scale-down to its minReplicas",
+            replicas.note.empty() ? "" : "; ", name_of(*h), where(*h, "spec.scaleTargetRef"));
+      }
+      return;
+    }
+    if (hpas.empty()) {
+      throw InputError(fmt::format(
+          "{}: no HorizontalPodAutoscaler whose spec.scaleTargetRef names {} {} (--hpa)", names_,
+          kind, name_of(workload_)));
+    }
+    if (hpas.size() > 1) {
+      throw InputError(
+          fmt::format("{}: {} HorizontalPodAutoscalers name {} {} (--hpa): "
+                      "expected one",
+                      names_, hpas.size(), kind, name_of(workload_)));
+    }
+    const Object& h = *hpas.front();
+    const YAML::Node spec = at(h.node, "spec");
+    const YAML::Node min_node = at(spec, "minReplicas");
+    const std::int64_t min =
+        present(min_node) ? integer(h, min_node, "spec.minReplicas", 0, 100000) : 1;
+    const std::int64_t max = integer(h, at(spec, "maxReplicas"), "spec.maxReplicas",
+                                     std::max<std::int64_t>(min, 1), 100000);
+    const YAML::Node window_node =
+        at(at(at(spec, "behavior"), "scaleDown"), "stabilizationWindowSeconds");
+    const std::int64_t window =
+        present(window_node)
+            ? integer(h, window_node, "spec.behavior.scaleDown.stabilizationWindowSeconds", 0, 3600)
+            : 300;
+    const std::string was =
+        replicas.source.empty() ? std::string("not given") : replicas.value.dump();
+    out_.scenario["platform"]["replicas"] = max;
+    replicas.value = max;
+    replicas.source = where(h, "spec.maxReplicas");
+    replicas.note = fmt::format(
+        "--hpa: the HorizontalPodAutoscaler's ceiling, the most pods a deploy meets (it "
+        "overrides the workload's spec.replicas, {})",
+        was);
+    hpa_min_ = min;
+    const std::string min_from = present(min_node) ? where(h, "spec.minReplicas") : std::string();
+    if (min >= max) {
+      replicas.note += "; minReplicas is the same: no scale-down to replay";
+      return;
+    }
+    // The deploy is replayed 2 minutes in (strategy()).
+    const std::int64_t at_s = 120 + window;
+    const json event{{"at", fmt::format("{}s", at_s)}, {"kind", "scale_down"}, {"replicas", min}};
+    json& events = out_.scenario["events"];
+    if (!events.is_array()) events = json::array();
+    events.push_back(event);
+    out_.fields.push_back(
+        {fmt::format("events[{}]", events.size() - 1), event, min_from,
+         fmt::format("--hpa: down to the HorizontalPodAutoscaler's minReplicas{} once its "
+                     "scale-down stabilization window ({} s, {}) has passed after the deploy "
+                     "began at 2 minutes: the earliest it acts on a load that fell then",
+                     present(min_node) ? "" : " (1, Kubernetes' default)", window,
+                     present(window_node) ? "spec.behavior.scaleDown.stabilizationWindowSeconds"
+                                          : "Kubernetes' default")});
+  }
+
   // The jobs: not in any manifest.
   void workload_defaults() {
     const json& platform = out_.scenario["platform"];
     const json& worker = out_.scenario["worker"];
-    const std::int64_t slots = platform.value("replicas", 1) * worker.value("concurrency", 10);
+    // With --hpa, the load it lets the autoscaler scale down to: half of minReplicas' slots.
+    const std::int64_t replicas = hpa_min_ ? std::max<std::int64_t>(*hpa_min_, 1)
+                                           : platform.value("replicas", std::int64_t{1});
+    const std::int64_t slots = replicas * worker.value("concurrency", 10);
     // A lognormal of median 1 s and p99 30 s has a mean of 2.9 s: half the slots busy.
     const double rate = std::max(0.1, std::round(slots / 2.9 * 0.5 * 10) / 10);
     set("workload.job_duration", json{{"kind", "lognormal"}, {"median", "1s"}, {"p99", "30s"}}, "",
         "drainsim's default: no durations given (real ones make the answer yours)");
     set("workload.arrival", json{{"kind", "poisson"}, {"rate_per_s", rate}}, "",
-        fmt::format("drainsim's default: half the {} slots busy on average", slots));
+        fmt::format("drainsim's default: half the {} slots{} busy on average", slots,
+                    hpa_min_ ? " of the HorizontalPodAutoscaler's minReplicas (a load it "
+                               "scales down to)"
+                             : ""));
   }
 
   const K8sImportOptions& options_;
   std::vector<Object> objects_;
   Object workload_;
   K8sImport out_;
-  std::string names_;  // the files', for messages about them all
+  std::string names_;                          // the files', for messages about them all
+  std::map<std::string, std::string> unread_;  // per scenario field: the env not read
+  std::optional<std::int64_t> hpa_min_;        // --hpa: its minReplicas
 };
 
 }  // namespace

@@ -17,6 +17,9 @@ struct K8sImportOptions {
   std::string workload;   // the Deployment's or StatefulSet's name; empty: the only one
   std::string container;  // the worker container's name; empty: the pod's only one
   std::string profile;    // the job system; empty: read from the container's command
+  // Replay the HorizontalPodAutoscaler whose scaleTargetRef names the workload: its
+  // maxReplicas, then a scale_down to its minReplicas. Without: an HPA is only reported.
+  bool hpa = false;
 };
 
 // A manifest file: its name in messages, and its text.
