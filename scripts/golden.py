@@ -201,6 +201,16 @@ def cases(c, source):
     c.run("import/sidekiq-deployment", ["import", "k8s", "examples/k8s/sidekiq-deployment.yaml",
                                         "-o", "imported.json"], files=["imported.json"])
     c.run("import/stdout", ["import", "k8s", "examples/k8s/sidekiq-deployment.yaml"])
+    # The fixtures shaped like real charts (docs/import.md, Examples).
+    c.run("import/gitlab-sidekiq-hpa", ["import", "k8s", "examples/k8s/gitlab-sidekiq.yaml",
+                                        "--profile", "sidekiq", "--hpa"])
+    c.run("import/airflow-celery-worker", ["import", "k8s",
+                                           "examples/k8s/airflow-celery-worker.yaml",
+                                           "--container", "worker"])
+    c.run("import/bullmq-worker", ["import", "k8s", "examples/k8s/bullmq-worker.yaml",
+                                   "--profile", "bullmq"])
+    c.run("error/import-hpa-none", ["import", "k8s", "examples/k8s/bullmq-worker.yaml",
+                                    "--profile", "bullmq", "--hpa"])
     c.run("run/imported", ["run", "imported.json", "--out", "imported-run.json"],
           files=["imported-run.json"], mask_wall=True)
     c.run("tune/patch", ["tune", "imported.json", "--grace-range", "0s..120s/5s", "--seeds", "2",

@@ -40,7 +40,7 @@ _drainsim_options() {
         "--threads --set --format --out --patch"
       ;;
     import) echo "--help" ;;
-    import-k8s) echo "--help --workload --container --profile --out" ;;
+    import-k8s) echo "--help --workload --container --profile --hpa --out" ;;
     validate) echo "--help --set --max-memory" ;;
     profiles) echo "--help --format" ;;
     conformance) echo "--help --profile --format --out" ;;

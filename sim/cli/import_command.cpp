@@ -20,6 +20,7 @@ namespace {
 struct ImportK8sArgs {
   std::vector<std::string> files;
   std::string workload, container, profile, out;
+  bool hpa = false;
 };
 
 // The scenario's origin (docs/scenario.md): the manifests relative to the directory the
@@ -54,7 +55,7 @@ int import_k8s_files(const ImportK8sArgs& args) {
     for (const std::string& f : args.files) {
       files.push_back({f, read_input_file(f, kMaxManifestBytes, "a manifest")});
     }
-    K8sImport imported = import_k8s(files, {args.workload, args.container, args.profile});
+    K8sImport imported = import_k8s(files, {args.workload, args.container, args.profile, args.hpa});
     const K8sAnchors& a = imported.anchors;
     // A strategic-merge patch finds the workload and its container by name.
     const bool named = !a.name.empty() && !a.container.empty();
@@ -91,6 +92,9 @@ void declare_import_k8s(CLI::App* cmd, ImportK8sArgs& args) {
   cmd->add_option("--profile", args.profile,
                   "The job system (drainsim profiles lists them; default: read from the "
                   "container's command)");
+  cmd->add_flag("--hpa", args.hpa,
+                "Replay the HorizontalPodAutoscaler that targets the workload: start at its "
+                "maxReplicas, scale down to its minReplicas (an error when none does)");
   path_option(cmd->add_option("-o,--out", args.out, "Write the scenario here (default stdout)"));
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <map>
 #include <optional>
 #include <string_view>
 
@@ -13,6 +14,7 @@
 
 #include "base/parse.h"
 #include "io/json_reader.h"
+#include "io/k8s_command.h"
 #include "profiles/profile.h"
 
 namespace drainsim {
@@ -218,177 +220,6 @@ std::string name_of(const Object& o) {
   return is_scalar(n) ? n.Scalar() : std::string();
 }
 
-// How the container starts its worker: the words of its job system's command, with what
-// wraps it taken off.
-struct Launch {
-  std::vector<std::string> words;  // "sidekiq", "-c", "10", ...
-  bool pid1_shell = false;         // a shell stays PID 1 and does not forward TERM
-  bool init = false;               // tini or dumb-init is PID 1 and forwards signals
-  std::string shell_note;          // how the shell was read
-};
-
-// Simple commands of a shell script, split at ';', '&&', '||', '|', '&' and newlines
-// outside quotes. Rough, as a reader of a script must be: enough for a wrapper's line.
-std::vector<std::string> commands_of(const std::string& script) {
-  std::vector<std::string> out(1);
-  char quote = 0;
-  for (std::size_t i = 0; i < script.size(); ++i) {
-    const char c = script[i];
-    if (quote != 0) {
-      if (c == quote) quote = 0;
-      out.back() += c;
-    } else if (c == '\'' || c == '"') {
-      quote = c;
-      out.back() += c;
-    } else if (c == ';' || c == '\n' || c == '&' || c == '|') {
-      if (i + 1 < script.size() && (script[i + 1] == '&' || script[i + 1] == '|')) ++i;
-      out.emplace_back();
-    } else {
-      out.back() += c;
-    }
-  }
-  std::erase_if(out, [](const std::string& s) {
-    return std::all_of(s.begin(), s.end(),
-                       [](char c) { return std::isspace(static_cast<unsigned char>(c)); });
-  });
-  return out;
-}
-
-// `kill -TSTP 1` (or -SIGTSTP, -20, -s TSTP) and `sidekiqctl quiet`: the worker told to
-// stop fetching.
-bool is_quiet(const std::vector<std::string>& w) {
-  const std::string program = base_name(w[0]);
-  if (program == "sidekiqctl") return w.size() >= 2 && w[1] == "quiet";
-  if (program != "kill" || w.size() < 3) return false;
-  const auto tstp = [](const std::string& s) { return s == "TSTP" || s == "SIGTSTP" || s == "20"; };
-  return (w[1].size() > 1 && w[1][0] == '-' && tstp(w[1].substr(1))) ||
-         (w[1] == "-s" && w.size() >= 4 && tstp(w[2]));
-}
-
-// The value of the flag at w[i] when it is `short_name` or `long_name`: "-c 10" (i moves
-// past the value), "-c10", "--concurrency 10", "--concurrency=10". `short_name` may be
-// empty (a flag with no short form).
-std::optional<std::string> flag_value(const std::vector<std::string>& w, std::size_t& i,
-                                      std::string_view short_name, std::string_view long_name) {
-  const std::string& a = w[i];
-  if ((a == long_name || (!short_name.empty() && a == short_name)) && i + 1 < w.size()) {
-    return w[++i];
-  }
-  if (a.size() > long_name.size() && a.compare(0, long_name.size(), long_name) == 0 &&
-      a[long_name.size()] == '=') {
-    return a.substr(long_name.size() + 1);
-  }
-  if (!short_name.empty() && a.size() > 2 && a.compare(0, 2, short_name) == 0 && a[1] != '-') {
-    return a.substr(2);
-  }
-  return std::nullopt;
-}
-
-Launch launch_of(const Object& o, const std::vector<std::string>& argv, const std::string& path) {
-  Launch l;
-  std::vector<std::string> words = argv;
-  if (!words.empty() && (base_name(words[0]) == "tini" || base_name(words[0]) == "dumb-init")) {
-    l.init = true;
-    words.erase(words.begin());
-    while (!words.empty() && words[0].size() > 1 && words[0][0] == '-') {
-      const bool end = words[0] == "--";
-      words.erase(words.begin());
-      if (end) break;
-    }
-  }
-  if (words.size() >= 3 && is_shell(words[0]) && words[1] == "-c") {
-    const std::vector<std::string> commands = commands_of(words[2]);
-    if (commands.empty()) fail(o, path, "expected a command after -c, got an empty script");
-    bool ok = true;
-    std::vector<std::string> last = shell_words(commands.back(), &ok);
-    if (!ok)
-      fail(o, path,
-           fmt::format("expected a shell script, got an unclosed quote in {}", commands.back()));
-    if (!last.empty() && last[0] == "exec") {
-      last.erase(last.begin());
-      l.shell_note = fmt::format("{} -c ending in `exec`: the worker replaces the shell as PID 1",
-                                 base_name(words[0]));
-    } else {
-      l.pid1_shell = !l.init;
-      l.shell_note = commands.size() > 1
-                         ? fmt::format(
-                               "{} -c runs {} commands and the worker last, without `exec`: the "
-                               "shell stays PID 1 and does not forward TERM",
-                               base_name(words[0]), commands.size())
-                         : fmt::format(
-                               "{} -c without `exec`: the shell is PID 1 and does not forward TERM "
-                               "(bash and dash 0.5.11+ exec a lone simple command themselves: "
-                               "write `exec` to say so)",
-                               base_name(words[0]));
-      if (l.init) l.shell_note += "; the init before it forwards signals to the shell only";
-    }
-    words = last;
-  }
-  if (!words.empty() && base_name(words[0]) == "bundle" && words.size() > 1 && words[1] == "exec") {
-    words.erase(words.begin(), words.begin() + 2);
-  }
-  if (words.size() > 2 && (words[0] == "python" || words[0] == "python3") && words[1] == "-m") {
-    words.erase(words.begin(), words.begin() + 2);
-  }
-  l.words = words;
-  return l;
-}
-
-}  // namespace
-
-std::string base_name(const std::string& word) {
-  const std::size_t slash = word.rfind('/');
-  return slash == std::string::npos ? word : word.substr(slash + 1);
-}
-
-bool is_shell(const std::string& word) {
-  const std::string b = base_name(word);
-  return b == "sh" || b == "bash" || b == "ash" || b == "dash" || b == "zsh";
-}
-
-std::vector<std::string> shell_words(const std::string& line, bool* ok) {
-  std::vector<std::string> out;
-  std::string word;
-  bool in_word = false;
-  char quote = 0;
-  for (std::size_t i = 0; i < line.size(); ++i) {
-    const char c = line[i];
-    if (quote == '\'') {
-      if (c == '\'') {
-        quote = 0;
-      } else {
-        word += c;
-      }
-    } else if (quote == '"') {
-      if (c == '"') {
-        quote = 0;
-      } else if (c == '\\' && i + 1 < line.size() &&
-                 std::string_view("\"\\$`").find(line[i + 1]) != std::string_view::npos) {
-        word += line[++i];
-      } else {
-        word += c;
-      }
-    } else if (c == '\'' || c == '"') {
-      quote = c;
-      in_word = true;
-    } else if (c == '\\' && i + 1 < line.size()) {
-      word += line[++i];
-      in_word = true;
-    } else if (std::isspace(static_cast<unsigned char>(c))) {
-      if (in_word) out.push_back(std::exchange(word, {}));
-      in_word = false;
-    } else {
-      word += c;
-      in_word = true;
-    }
-  }
-  if (in_word) out.push_back(word);
-  if (ok != nullptr) *ok = quote == 0;
-  return out;
-}
-
-namespace {
-
 class Importer {
  public:
   Importer(const std::vector<ManifestFile>& files, const K8sImportOptions& options)
@@ -419,6 +250,7 @@ class Importer {
     worker(c, cpath);
     pre_stop(c, cpath);
     strategy(spec, kind);
+    autoscaler(kind);
     workload_defaults();
     return std::move(out_);
   }
@@ -553,7 +385,12 @@ class Importer {
     // Where each part was written: the wrapper and the program in `command` unless it is
     // empty, the flags in `args` unless that is.
     const std::string head = command.empty() ? cpath + ".args" : cpath + ".command";
-    const Launch l = argv.empty() ? Launch{} : launch_of(workload_, argv, head);
+    Launch l;
+    try {
+      if (!argv.empty()) l = launch_of(argv);
+    } catch (const CommandError& e) {
+      fail(workload_, head, e.what());
+    }
     if (l.init) {
       set("platform.init", true, head,
           fmt::format("{} is PID 1 and forwards signals to the worker", base_name(argv[0])));
@@ -569,36 +406,173 @@ class Importer {
     });
     const std::string from = in_command ? cpath + ".command" : cpath + ".args";
     const std::string flags_from = args.empty() ? cpath + ".command" : cpath + ".args";
+    const bool airflow = is_airflow_celery_worker(l.words);
     std::string profile = options_.profile;
     if (profile.empty()) {
       if (program == "sidekiq") {
         profile = "sidekiq";
-      } else if (program == "celery") {
+      } else if (program == "celery" || airflow) {
         profile = "celery";
       } else if (argv.empty()) {
         fail(workload_, cpath,
              "no command or args: the image's own command starts the worker, which the "
              "manifest does not show: pass --profile NAME");
       } else {
+        const bool node = program == "node" || program == "npm" || program == "npx" ||
+                          program == "yarn" || program == "pnpm" || program == "bun";
         fail(workload_, from,
-             fmt::format("cannot tell the job system from `{}`: pass --profile NAME",
-                         fmt::join(argv, " ")));
+             fmt::format("cannot tell the job system from `{}`{}: pass --profile NAME",
+                         fmt::join(argv, " "),
+                         node ? " (a Node program: BullMQ, pg-boss, graphile-worker, ...)" : ""));
       }
-      set("worker.profile", profile, from, fmt::format("the command runs {}", program));
+      set("worker.profile", profile, from,
+          airflow ? "the command runs airflow celery worker: Celery's worker under Airflow's "
+                    "command line"
+                  : fmt::format("the command runs {}", program));
     } else {
       if (find_profile(profile) == nullptr) {
         throw InputError("--profile: " + unknown_profile(profile));
       }
       set("worker.profile", profile, "", "--profile");
     }
-    if (program == "sidekiq" && profile.rfind("sidekiq", 0) == 0) {
-      sidekiq_flags(l.words, flags_from);
+    std::vector<CommandSetting> settings;
+    try {
+      if (program == "sidekiq" && profile.rfind("sidekiq", 0) == 0) {
+        settings = sidekiq_settings(l.words);
+      } else if (program == "celery" && profile == "celery") {
+        settings = celery_settings(l.words);
+      } else if (airflow && profile == "celery") {
+        settings = airflow_celery_settings(l.words);
+      }
+    } catch (const CommandError& e) {
+      fail(workload_, flags_from, e.what());
     }
-    if (program == "celery" && profile == "celery") celery_flags(l.words, flags_from);
+    environment(c, cpath, profile, airflow, settings);
+    set_all(settings, flags_from);
     if (!has("worker.concurrency")) {
       set("worker.concurrency", find_profile(profile)->worker.concurrency, "",
-          fmt::format("the {} profile's default: the command says nothing drainsim reads of it",
-                      profile));
+          fmt::format("the {} profile's default: the {} says nothing drainsim reads of it{}",
+                      profile, argv.empty() ? "manifest" : "command",
+                      unread_["worker.concurrency"]));
+    }
+  }
+
+  // What the container's `env` sets, for the settings its job system's deployments
+  // conventionally take from there (docs/import.md): each read replaces the command's
+  // default in `settings` (a flag on the command line wins). A variable from `valueFrom`
+  // (a ConfigMap, a Secret) cannot be read here: its default stays, and its note says so.
+  void environment(const YAML::Node& c, const std::string& cpath, const std::string& profile,
+                   bool airflow, std::vector<CommandSetting>& settings) {
+    struct Read {
+      const char* path;
+      std::vector<const char*> names;  // the first one the env has is read
+      const char* why;
+    };
+    std::vector<Read> reads;
+    if (profile.rfind("sidekiq", 0) == 0) {
+      reads = {{"worker.concurrency",
+                {"RAILS_MAX_THREADS"},
+                "Sidekiq's own: its cli.rb reads it when the command gives no -c"}};
+    } else if (airflow && profile == "celery") {
+      reads = {{"worker.concurrency",
+                {"AIRFLOW__CELERY__WORKER_CONCURRENCY"},
+                "Airflow's [celery] worker_concurrency"},
+               {"worker.options.prefetch_multiplier",
+                {"AIRFLOW__CELERY__WORKER_PREFETCH_MULTIPLIER"},
+                "Airflow's [celery] worker_prefetch_multiplier"}};
+    } else if (profile == "bullmq") {
+      reads = {{"worker.concurrency",
+                {"BULLMQ_CONCURRENCY", "WORKER_CONCURRENCY", "CONCURRENCY"},
+                "a name BullMQ workers conventionally read into new Worker's concurrency "
+                "(BullMQ itself reads no environment)"},
+               {"worker.queues",
+                {"QUEUE_NAME"},
+                "a name BullMQ workers conventionally read for their queue"}};
+    } else if (profile == "pg-boss") {
+      reads = {{"worker.concurrency",
+                {"PGBOSS_CONCURRENCY", "PG_BOSS_CONCURRENCY", "WORKER_CONCURRENCY", "CONCURRENCY"},
+                "a name pg-boss workers conventionally read into work()'s concurrency "
+                "(localConcurrency; teamSize in 9; pg-boss itself reads no environment)"},
+               {"worker.queues",
+                {"QUEUE_NAME"},
+                "a name pg-boss workers conventionally read for the queue they work()"}};
+    }
+    const std::string epath = cpath + ".env";
+    const YAML::Node env = child(workload_, c, "env", cpath);
+    if (present(env) && !is_sequence(env)) {
+      fail(workload_, epath, fmt::format("expected a list of variables, got {}", shown(env)));
+    }
+    // The index of each variable by name; a name given twice: the last one counts.
+    std::vector<std::pair<std::string, std::size_t>> vars;
+    for (std::size_t i = 0; present(env) && i < env.size(); ++i) {
+      const YAML::Node n = at(env[i], "name");
+      if (is_scalar(n)) vars.emplace_back(n.Scalar(), i);
+    }
+    const auto find = [&](const std::string& name) -> std::optional<std::size_t> {
+      std::optional<std::size_t> out;
+      for (const auto& [n, i] : vars) {
+        if (n == name) out = i;
+      }
+      return out;
+    };
+    std::vector<std::string> used;
+    for (const Read& r : reads) {
+      const bool flag = std::any_of(settings.begin(), settings.end(), [&](const CommandSetting& s) {
+        return s.path == r.path && s.from_command;
+      });
+      for (const char* name : r.names) {
+        const std::optional<std::size_t> i = find(name);
+        if (!i) continue;
+        used.emplace_back(name);
+        if (flag) break;  // the command line wins
+        const std::string vpath = fmt::format("{}[{}]", epath, *i);
+        const YAML::Node var = env[*i];
+        if (!present(at(var, "value"))) {
+          const YAML::Node from = at(var, "valueFrom");
+          const char* ref = present(at(from, "configMapKeyRef")) ? "a ConfigMap"
+                            : present(at(from, "secretKeyRef"))  ? "a Secret"
+                                                                 : "the pod";
+          unread_[r.path] +=
+              fmt::format("; {} ({}) comes from {} through valueFrom, which drainsim does not read",
+                          name, vpath, ref);
+          break;
+        }
+        const std::string text = scalar(workload_, at(var, "value"), vpath + ".value");
+        const std::string note = fmt::format("{}={}: {}", name, text, r.why);
+        std::erase_if(settings, [&](const CommandSetting& s) { return s.path == r.path; });
+        if (std::string_view(r.path) == "worker.queues") {
+          if (text.empty()) fail(workload_, vpath + ".value", "expected a queue name, got nothing");
+          set("worker.queues", json::array({text}), vpath + ".value", note);
+          set("workload.queue", text, vpath + ".value", "the jobs go to the worker's queue");
+        } else {
+          const bool concurrency = std::string_view(r.path) == "worker.concurrency";
+          const std::optional<std::int64_t> v = parse_number<std::int64_t>(text);
+          if (!v || *v < (concurrency ? 1 : 0) || *v > 100000) {
+            fail(workload_, vpath + ".value",
+                 fmt::format("{}: expected an integer from {} to 100000, got \"{}\"", name,
+                             concurrency ? 1 : 0, text));
+          }
+          set(r.path, *v, vpath + ".value", note);
+        }
+        break;
+      }
+    }
+    // A variable that looks like the worker's concurrency but is none drainsim reads for
+    // this system (GitLab's image passes SIDEKIQ_CONCURRENCY to sidekiq itself): said.
+    for (const auto& [name, i] : vars) {
+      if (name.find("CONCURRENCY") == std::string::npos ||
+          std::find(used.begin(), used.end(), name) != used.end()) {
+        continue;
+      }
+      const YAML::Node value = at(env[i], "value");
+      unread_["worker.concurrency"] += fmt::format(
+          "; the env's {} ({}[{}]{}) is not a setting drainsim reads for {}: if the image "
+          "passes it on, --set worker.concurrency={}",
+          name, epath, i, is_scalar(value) ? "=" + value.Scalar() : std::string(), profile,
+          is_scalar(value) ? value.Scalar() : std::string("N"));
+    }
+    for (CommandSetting& s : settings) {
+      if (!s.from_command) s.note += unread_[s.path];
     }
   }
 
@@ -607,88 +581,11 @@ class Importer {
                        [&](const ImportedField& f) { return f.path == path; });
   }
 
-  // Sidekiq's cli.rb: -c/--concurrency, -t/--timeout (whole seconds), -q/--queue NAME[,W].
-  void sidekiq_flags(const std::vector<std::string>& w, const std::string& from) {
-    std::vector<std::string> queues;
-    bool concurrency = false, timeout = false;
-    for (std::size_t i = 1; i < w.size(); ++i) {
-      if (const auto c = flag_value(w, i, "-c", "--concurrency")) {
-        set("worker.concurrency", flag_int(*c, from, "-c", 1, 100000), from,
-            fmt::format("sidekiq -c {}", *c));
-        concurrency = true;
-      } else if (const auto t = flag_value(w, i, "-t", "--timeout")) {
-        set("worker.grace_period", fmt::format("{}s", flag_int(*t, from, "-t", 1, 1000000)), from,
-            fmt::format("sidekiq -t {}: its shutdown timeout, whole seconds", *t));
-        timeout = true;
-      } else if (const auto q = flag_value(w, i, "-q", "--queue")) {
-        const std::string name = q->substr(0, q->find(','));
-        if (std::find(queues.begin(), queues.end(), name) == queues.end()) queues.push_back(name);
-      } else if (const auto file = flag_value(w, i, "-C", "--config")) {
-        config_ = *file;
-      }
+  // The settings a job system's command-line reader gives, each at `from`.
+  void set_all(const std::vector<CommandSetting>& settings, const std::string& from) {
+    for (const CommandSetting& c : settings) {
+      set(c.path, c.value, c.from_command ? from : std::string(), c.note);
     }
-    const std::string config = config_.empty()
-                                   ? ""
-                                   : fmt::format(
-                                         " (its -C {} is not read: give -c and -t on the "
-                                         "command line to have them here)",
-                                         config_);
-    if (!concurrency) {
-      set("worker.concurrency", 5, "", "Sidekiq's default, as the command gives no -c" + config);
-    }
-    if (!timeout) {
-      set("worker.grace_period", "25s", "",
-          "Sidekiq's default, as the command gives no -t" + config);
-    }
-    if (!queues.empty()) {
-      set("worker.queues", queues, from,
-          "sidekiq -q in the order given; their weights are not modelled, the first is "
-          "fetched first");
-      set("workload.queue", queues.front(), from, "the jobs go to the worker's first queue");
-    }
-  }
-
-  // Celery's worker: -c/--concurrency, --prefetch-multiplier, -Q/--queues a,b.
-  void celery_flags(const std::vector<std::string>& w, const std::string& from) {
-    bool concurrency = false;
-    for (std::size_t i = 1; i < w.size(); ++i) {
-      if (const auto c = flag_value(w, i, "-c", "--concurrency")) {
-        set("worker.concurrency", flag_int(*c, from, "--concurrency", 1, 100000), from,
-            fmt::format("celery worker --concurrency {}", *c));
-        concurrency = true;
-      } else if (const auto m = flag_value(w, i, "", "--prefetch-multiplier")) {
-        set("worker.options.prefetch_multiplier",
-            flag_int(*m, from, "--prefetch-multiplier", 0, 100000), from,
-            fmt::format("celery worker --prefetch-multiplier {}", *m));
-      } else if (const auto q = flag_value(w, i, "-Q", "--queues")) {
-        std::vector<std::string> queues;
-        std::string_view rest = *q;
-        while (!rest.empty()) {
-          const std::size_t comma = rest.find(',');
-          if (comma != 0) queues.emplace_back(rest.substr(0, comma));
-          rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
-        }
-        if (!queues.empty()) {
-          set("worker.queues", queues, from, fmt::format("celery worker -Q {}", *q));
-          set("workload.queue", queues.front(), from, "the jobs go to the worker's first queue");
-        }
-      }
-    }
-    if (!concurrency) {
-      set("worker.concurrency", 10, "",
-          "drainsim's default: the command gives no --concurrency, and Celery's is the node's "
-          "CPU count, which the manifest does not say");
-    }
-  }
-
-  std::int64_t flag_int(const std::string& v, const std::string& from, std::string_view flag,
-                        std::int64_t min, std::int64_t max) {
-    const std::optional<std::int64_t> n = parse_number<std::int64_t>(v);
-    if (!n || *n < min || *n > max) {
-      fail(workload_, from,
-           fmt::format("{} {}: expected an integer from {} to {}", flag, v, min, max));
-    }
-    return *n;
   }
 
   // lifecycle.preStop: exec of sleep N (directly or in a shell), of a quiet (kill -TSTP 1,
@@ -835,25 +732,113 @@ class Importer {
     return integer(workload_, n, path, 0, 100000);
   }
 
+  // The HorizontalPodAutoscaler whose scaleTargetRef names the workload. With --hpa the
+  // scenario starts at its maxReplicas (the most pods it runs, the most a deploy meets) and
+  // scales down to its minReplicas once its scale-down stabilization window (default 300 s)
+  // has passed after the deploy began; without, the report mentions it.
+  void autoscaler(const std::string& kind) {
+    std::vector<const Object*> hpas;
+    for (const Object& o : objects_) {
+      const YAML::Node ref = at(at(o.node, "spec"), "scaleTargetRef");
+      const YAML::Node k = at(ref, "kind"), n = at(ref, "name");
+      if (kind_of(o) == "HorizontalPodAutoscaler" && is_scalar(k) && k.Scalar() == kind &&
+          is_scalar(n) && n.Scalar() == name_of(workload_)) {
+        hpas.push_back(&o);
+      }
+    }
+    ImportedField& replicas =
+        *std::find_if(out_.fields.begin(), out_.fields.end(),
+                      [](const ImportedField& f) { return f.path == "platform.replicas"; });
+    if (!options_.hpa) {
+      for (const Object* h : hpas) {
+        replicas.note += fmt::format(
+            "{}the HorizontalPodAutoscaler {} ({}) scales it: pass --hpa to replay its "
+            "maxReplicas and a scale-down to its minReplicas",
+            replicas.note.empty() ? "" : "; ", name_of(*h), where(*h, "spec.scaleTargetRef"));
+      }
+      return;
+    }
+    if (hpas.empty()) {
+      throw InputError(fmt::format(
+          "{}: no HorizontalPodAutoscaler whose spec.scaleTargetRef names {} {} (--hpa)", names_,
+          kind, name_of(workload_)));
+    }
+    if (hpas.size() > 1) {
+      throw InputError(
+          fmt::format("{}: {} HorizontalPodAutoscalers name {} {} (--hpa): "
+                      "expected one",
+                      names_, hpas.size(), kind, name_of(workload_)));
+    }
+    const Object& h = *hpas.front();
+    const YAML::Node spec = at(h.node, "spec");
+    const YAML::Node min_node = at(spec, "minReplicas");
+    const std::int64_t min =
+        present(min_node) ? integer(h, min_node, "spec.minReplicas", 0, 100000) : 1;
+    const std::int64_t max = integer(h, at(spec, "maxReplicas"), "spec.maxReplicas",
+                                     std::max<std::int64_t>(min, 1), 100000);
+    const YAML::Node window_node =
+        at(at(at(spec, "behavior"), "scaleDown"), "stabilizationWindowSeconds");
+    const std::int64_t window =
+        present(window_node)
+            ? integer(h, window_node, "spec.behavior.scaleDown.stabilizationWindowSeconds", 0, 3600)
+            : 300;
+    const std::string was =
+        replicas.source.empty() ? std::string("not given") : replicas.value.dump();
+    out_.scenario["platform"]["replicas"] = max;
+    replicas.value = max;
+    replicas.source = where(h, "spec.maxReplicas");
+    replicas.note = fmt::format(
+        "--hpa: the HorizontalPodAutoscaler's ceiling, the most pods a deploy meets (it "
+        "overrides the workload's spec.replicas, {})",
+        was);
+    hpa_min_ = min;
+    const std::string min_from = present(min_node) ? where(h, "spec.minReplicas") : std::string();
+    if (min >= max) {
+      replicas.note += "; minReplicas is the same: no scale-down to replay";
+      return;
+    }
+    // The deploy is replayed 2 minutes in (strategy()).
+    const std::int64_t at_s = 120 + window;
+    const json event{{"at", fmt::format("{}s", at_s)}, {"kind", "scale_down"}, {"replicas", min}};
+    json& events = out_.scenario["events"];
+    if (!events.is_array()) events = json::array();
+    events.push_back(event);
+    out_.fields.push_back(
+        {fmt::format("events[{}]", events.size() - 1), event, min_from,
+         fmt::format("--hpa: down to the HorizontalPodAutoscaler's minReplicas{} once its "
+                     "scale-down stabilization window ({} s, {}) has passed after the deploy "
+                     "began at 2 minutes: the earliest it acts on a load that fell then",
+                     present(min_node) ? "" : " (1, Kubernetes' default)", window,
+                     present(window_node) ? "spec.behavior.scaleDown.stabilizationWindowSeconds"
+                                          : "Kubernetes' default")});
+  }
+
   // The jobs: not in any manifest.
   void workload_defaults() {
     const json& platform = out_.scenario["platform"];
     const json& worker = out_.scenario["worker"];
-    const std::int64_t slots = platform.value("replicas", 1) * worker.value("concurrency", 10);
+    // With --hpa, the load it lets the autoscaler scale down to: half of minReplicas' slots.
+    const std::int64_t replicas = hpa_min_ ? std::max<std::int64_t>(*hpa_min_, 1)
+                                           : platform.value("replicas", std::int64_t{1});
+    const std::int64_t slots = replicas * worker.value("concurrency", 10);
     // A lognormal of median 1 s and p99 30 s has a mean of 2.9 s: half the slots busy.
     const double rate = std::max(0.1, std::round(slots / 2.9 * 0.5 * 10) / 10);
     set("workload.job_duration", json{{"kind", "lognormal"}, {"median", "1s"}, {"p99", "30s"}}, "",
         "drainsim's default: no durations given (real ones make the answer yours)");
     set("workload.arrival", json{{"kind", "poisson"}, {"rate_per_s", rate}}, "",
-        fmt::format("drainsim's default: half the {} slots busy on average", slots));
+        fmt::format("drainsim's default: half the {} slots{} busy on average", slots,
+                    hpa_min_ ? " of the HorizontalPodAutoscaler's minReplicas (a load it "
+                               "scales down to)"
+                             : ""));
   }
 
   const K8sImportOptions& options_;
   std::vector<Object> objects_;
   Object workload_;
   K8sImport out_;
-  std::string config_;
-  std::string names_;  // the files', for messages about them all
+  std::string names_;                          // the files', for messages about them all
+  std::map<std::string, std::string> unread_;  // per scenario field: the env not read
+  std::optional<std::int64_t> hpa_min_;        // --hpa: its minReplicas
 };
 
 }  // namespace

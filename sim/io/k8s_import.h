@@ -17,6 +17,9 @@ struct K8sImportOptions {
   std::string workload;   // the Deployment's or StatefulSet's name; empty: the only one
   std::string container;  // the worker container's name; empty: the pod's only one
   std::string profile;    // the job system; empty: read from the container's command
+  // Replay the HorizontalPodAutoscaler whose scaleTargetRef names the workload: its
+  // maxReplicas, then a scale_down to its minReplicas. Without: an HPA is only reported.
+  bool hpa = false;
 };
 
 // A manifest file: its name in messages, and its text.
@@ -57,15 +60,5 @@ K8sImport import_k8s(const std::vector<ManifestFile>& files, const K8sImportOpti
 
 // The report: the workload, then a line per field with its value and its source.
 std::string import_report(const K8sImport& import);
-
-// Words of a shell command line as sh would split them: whitespace, single and double
-// quotes, backslashes (no expansions); `ok`, when given, is false for an unclosed quote.
-std::vector<std::string> shell_words(const std::string& line, bool* ok = nullptr);
-
-// A command word's program: "/usr/bin/sidekiq" -> "sidekiq".
-std::string base_name(const std::string& word);
-
-// Whether the word runs a POSIX-like shell (sh, bash, ash, dash, zsh).
-bool is_shell(const std::string& word);
 
 }  // namespace drainsim

@@ -252,7 +252,8 @@ spec:
   template: {spec: {containers: [{name: w, command: [node, worker.js]}]}}
 )"),
             "deploy.yaml: spec.template.spec.containers[0].command: cannot tell the job system "
-            "from `node worker.js`: pass --profile NAME");
+            "from `node worker.js` (a Node program: BullMQ, pg-boss, graphile-worker, ...): pass "
+            "--profile NAME");
   // A second document is named by its number.
   EXPECT_EQ(error_of(R"(kind: ConfigMap
 ---
@@ -303,13 +304,124 @@ spec:
   EXPECT_EQ(error_of(node, {"", "", "bullmqq"}).substr(0, 11), "--profile: ");
 }
 
-TEST(K8sImport, ShellWordsSplitAsShDoes) {
-  bool ok = false;
-  EXPECT_EQ(shell_words(R"(a 'b c' "d \"e\"" f\ g)", &ok),
-            (std::vector<std::string>{"a", "b c", "d \"e\"", "f g"}));
-  EXPECT_TRUE(ok);
-  shell_words("a 'b", &ok);
-  EXPECT_FALSE(ok);
+// pg-boss's settings from the env: the first of PGBOSS_CONCURRENCY, PG_BOSS_CONCURRENCY,
+// WORKER_CONCURRENCY, CONCURRENCY, and QUEUE_NAME; a Secret's value is not read.
+TEST(K8sImport, PgBossSettingsFromTheEnvironment) {
+  const std::string text = R"(kind: Deployment
+metadata: {name: w}
+spec:
+  template:
+    spec:
+      containers:
+        - name: w
+          command: [npm, start]
+          env:
+            - {name: CONCURRENCY, value: "3"}
+            - {name: PGBOSS_CONCURRENCY, value: "12"}
+            - {name: QUEUE_NAME, value: invoices}
+)";
+  EXPECT_EQ(error_of(text),
+            "deploy.yaml: spec.template.spec.containers[0].command: cannot tell the job system "
+            "from `npm start` (a Node program: BullMQ, pg-boss, graphile-worker, ...): pass "
+            "--profile NAME");
+  const K8sImport i = import_one(text, {"", "", "pg-boss", false});
+  EXPECT_EQ(i.scenario["worker"]["concurrency"], 12);
+  EXPECT_EQ(field(i, "worker.concurrency").source,
+            "deploy.yaml: spec.template.spec.containers[0].env[1].value");
+  EXPECT_EQ(field(i, "worker.concurrency").note.substr(0, 20), "PGBOSS_CONCURRENCY=1");
+  EXPECT_EQ(i.scenario["worker"]["queues"], json::parse(R"(["invoices"])"));
+  EXPECT_EQ(i.scenario["workload"]["queue"], "invoices");
+  loads(i);
+
+  // From a Secret: the profile's default (pg-boss: 10), and the note says why.
+  std::string secret = text;
+  secret.replace(secret.find(R"({name: PGBOSS_CONCURRENCY, value: "12"})"), 39,
+                 "{name: PGBOSS_CONCURRENCY, valueFrom: {secretKeyRef: {name: s, key: k}}}");
+  const K8sImport s = import_one(secret, {"", "", "pg-boss", false});
+  EXPECT_EQ(s.scenario["worker"]["concurrency"], 10);
+  EXPECT_EQ(field(s, "worker.concurrency").source, "");
+  EXPECT_NE(field(s, "worker.concurrency")
+                .note.find("PGBOSS_CONCURRENCY (spec.template.spec.containers[0].env[1]) comes "
+                           "from a Secret through valueFrom, which drainsim does not read"),
+            std::string::npos)
+      << field(s, "worker.concurrency").note;
+
+  std::string bad = text;
+  bad.replace(bad.find("\"12\""), 4, "twelve");
+  EXPECT_EQ(error_of(bad, {"", "", "pg-boss", false}),
+            "deploy.yaml: spec.template.spec.containers[0].env[1].value: PGBOSS_CONCURRENCY: "
+            "expected an integer from 1 to 100000, got \"twelve\"");
+}
+
+// A flag on the command line wins over the env; Sidekiq's own RAILS_MAX_THREADS when no -c.
+TEST(K8sImport, SidekiqReadsRailsMaxThreadsWhenTheCommandGivesNoC) {
+  const std::string text = R"(kind: Deployment
+metadata: {name: w}
+spec:
+  template:
+    spec:
+      containers:
+        - name: w
+          command: [bundle, exec, sidekiq, ARGS]
+          env: [{name: RAILS_MAX_THREADS, value: "7"}]
+)";
+  auto with = [&](const std::string& args) {
+    std::string t = text;
+    t.replace(t.find("ARGS"), 4, args);
+    return import_one(t);
+  };
+  const K8sImport env = with("-t, 9");
+  EXPECT_EQ(env.scenario["worker"]["concurrency"], 7);
+  EXPECT_EQ(field(env, "worker.concurrency").source,
+            "deploy.yaml: spec.template.spec.containers[0].env[0].value");
+  const K8sImport flag = with("-c, 3");
+  EXPECT_EQ(flag.scenario["worker"]["concurrency"], 3);
+  EXPECT_EQ(field(flag, "worker.concurrency").note, "sidekiq -c 3");
+}
+
+// --hpa: an HPA with its own window and minReplicas; none, or one for another workload, is
+// an error; without --hpa, an HPA for another workload is not mentioned.
+TEST(K8sImport, HpaReplaysItsRange) {
+  const std::string deploy = R"(kind: Deployment
+metadata: {name: w}
+spec:
+  replicas: 4
+  template: {spec: {containers: [{name: w, args: [sidekiq, -c, "10"]}]}}
+---
+apiVersion: autoscaling/v1
+kind: HorizontalPodAutoscaler
+metadata: {name: w-hpa}
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: TARGET}
+  minReplicas: 2
+  maxReplicas: 8
+  behavior: {scaleDown: {stabilizationWindowSeconds: 60}}
+)";
+  auto text = [&](const std::string& target) {
+    std::string t = deploy;
+    t.replace(t.find("TARGET"), 6, target);
+    return t;
+  };
+  const K8sImport i = import_one(text("w"), {"", "", "", true});
+  EXPECT_EQ(i.scenario["platform"]["replicas"], 8);
+  EXPECT_EQ(field(i, "platform.replicas").note,
+            "--hpa: the HorizontalPodAutoscaler's ceiling, the most pods a deploy meets (it "
+            "overrides the workload's spec.replicas, 4)");
+  // 2 minutes + 60 s; the load on minReplicas' 2 x 10 slots: 20 / 2.9 / 2 = 3.4 jobs/s.
+  EXPECT_EQ(i.scenario["events"][1],
+            json::parse(R"({"at": "180s", "kind": "scale_down", "replicas": 2})"));
+  EXPECT_NE(field(i, "events[1]").note.find("(60 s, spec.behavior.scaleDown."), std::string::npos);
+  EXPECT_EQ(i.scenario["workload"]["arrival"]["rate_per_s"], 3.4);
+  loads(i);
+  EXPECT_EQ(error_of(text("other"), {"", "", "", true}),
+            "deploy.yaml: no HorizontalPodAutoscaler whose spec.scaleTargetRef names Deployment "
+            "w (--hpa)");
+  EXPECT_EQ(field(import_one(text("other")), "platform.replicas").note, "");
+  std::string inverted = text("w");
+  inverted.replace(inverted.find("maxReplicas: 8"), 14, "maxReplicas: 1");
+  EXPECT_EQ(error_of(inverted, {"", "", "", true}),
+            "deploy.yaml: document 2: spec.maxReplicas: expected an integer from 2 to 100000, "
+            "got \"1\"");
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 
 #include "base/names.h"
 #include "io/json_reader.h"
+#include "io/k8s_command.h"
 
 namespace drainsim {
 
