@@ -43,6 +43,17 @@ std::int64_t flag_int(const std::string& v, std::string_view flag, std::int64_t 
   return *n;
 }
 
+// "a,b,,c" -> a, b, c: a comma-separated list of queues, empty names dropped.
+std::vector<std::string> comma_list(std::string_view text) {
+  std::vector<std::string> out;
+  while (!text.empty()) {
+    const std::size_t comma = text.find(',');
+    if (comma != 0) out.emplace_back(text.substr(0, comma));
+    text = comma == std::string_view::npos ? std::string_view{} : text.substr(comma + 1);
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string base_name(const std::string& word) {
@@ -204,13 +215,7 @@ std::vector<CommandSetting> airflow_celery_settings(const std::vector<std::strin
                      fmt::format("airflow celery worker --concurrency {}", *c)});
       concurrency = true;
     } else if (const auto q = flag_value(w, i, "-q", "--queues")) {
-      std::vector<std::string> queues;
-      std::string_view rest = *q;
-      while (!rest.empty()) {
-        const std::size_t comma = rest.find(',');
-        if (comma != 0) queues.emplace_back(rest.substr(0, comma));
-        rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
-      }
+      const std::vector<std::string> queues = comma_list(*q);
       if (!queues.empty()) {
         out.push_back({"worker.queues", queues, fmt::format("airflow celery worker -q {}", *q)});
         out.push_back(
@@ -240,13 +245,7 @@ std::vector<CommandSetting> celery_settings(const std::vector<std::string>& w) {
                      flag_int(*m, "--prefetch-multiplier", 0, 100000),
                      fmt::format("celery worker --prefetch-multiplier {}", *m)});
     } else if (const auto q = flag_value(w, i, "-Q", "--queues")) {
-      std::vector<std::string> queues;
-      std::string_view rest = *q;
-      while (!rest.empty()) {
-        const std::size_t comma = rest.find(',');
-        if (comma != 0) queues.emplace_back(rest.substr(0, comma));
-        rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
-      }
+      const std::vector<std::string> queues = comma_list(*q);
       if (!queues.empty()) {
         out.push_back({"worker.queues", queues, fmt::format("celery worker -Q {}", *q)});
         out.push_back(
