@@ -213,6 +213,8 @@ def cases(c, source):
                                     "--profile", "bullmq", "--hpa"])
     c.run("run/imported", ["run", "imported.json", "--out", "imported-run.json"],
           files=["imported-run.json"], mask_wall=True)
+    c.run("run/suggest", ["run", "imported.json", "--out", "suggested-run.json", "--suggest",
+                          "suggested.yaml"], files=["suggested-run.json"], mask_wall=True)
     c.run("tune/patch", ["tune", "imported.json", "--grace-range", "0s..120s/5s", "--seeds", "2",
                          "--threads", "1", "--max-interrupted", "0.1%", "--patch", "fix.yaml"],
           files=["fix.yaml"])

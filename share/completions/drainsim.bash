@@ -20,7 +20,8 @@ _drainsim_options() {
   case $1 in
     run)
       echo "--help --seed --set --max-memory --timeline --out --engine --max-events" \
-        "--progress-events --progress-time --fail-on --deploys-per-day $run_engine $system"
+        "--progress-events --progress-time --fail-on --deploys-per-day --suggest $run_engine" \
+        "$system"
       ;;
     real)
       echo "--help --seed --set --max-memory $system --repeats --seeds --tolerances --case" \
@@ -145,7 +146,7 @@ _drainsim() {
     conformance:--format | tune:--format) _drainsim_words "text json"; return ;;
     export:--format) _drainsim_words "chrome-trace"; return ;;
     *:--out) _drainsim_files; return ;;
-    tune:--patch) _drainsim_files "*.yaml"; return ;;
+    tune:--patch | run:--suggest) _drainsim_files "*.yaml"; return ;;
     *:--csv) _drainsim_files "*.csv"; return ;;
     *:--worker-log) _drainsim_files; return ;;
     *:--tolerances) _drainsim_files "*.json"; return ;;

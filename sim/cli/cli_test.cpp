@@ -643,9 +643,10 @@ TEST_F(Cli, ImportK8sWritesAScenarioThatLoadsAndSaysWhereEachFieldCameFrom) {
   EXPECT_NE(r.err.find("bad.yaml: spec.replicas: expected an integer"), std::string::npos) << r.err;
 }
 
-// The import names its manifests relative to the scenario; tune --patch reads them from
-// there, wherever it runs, and writes the recommendation it printed into a patch of them.
-TEST_F(Cli, TunePatchWritesTheRecommendationIntoTheImportedManifest) {
+// The import names its manifests relative to the scenario; tune --patch (and run
+// --suggest) reads them from there, wherever it runs, and writes the recommendation it
+// printed into a patch of them.
+TEST_F(Cli, TunePatchAndRunSuggestWriteTheRecommendationIntoTheImportedManifest) {
   namespace fs = std::filesystem;
   fs::create_directories(dir_ / "k8s");
   fs::create_directories(dir_ / "scen");
@@ -666,8 +667,7 @@ TEST_F(Cli, TunePatchWritesTheRecommendationIntoTheImportedManifest) {
   s["duration"] = "5m";
   std::ofstream(dir_ / "scen" / "ours.json") << s.dump(2);
   r = shell("(cd scen && '" + std::string(DRAINSIM_BINARY) +
-            "' tune ours.json --seeds 3 --grace-range 0s..40s/1s --format json --out ../tune.json "
-            "--patch ../fix.yaml)");
+            "' tune ours.json --format json --out ../tune.json --patch ../fix.yaml)");
   ASSERT_EQ(r.code, 0) << r.err;
   const nlohmann::json t = nlohmann::json::parse(slurp(dir_ / "tune.json"));
   const double grace = t["recommended"]["grace_period_s"];
@@ -686,6 +686,18 @@ TEST_F(Cli, TunePatchWritesTheRecommendationIntoTheImportedManifest) {
                        "../fix.yaml"),
             std::string::npos)
       << r.out;
+  // run --suggest: the run, then tune's search with its defaults and the same patch.
+  r = shell("(cd scen && '" + std::string(DRAINSIM_BINARY) +
+            "' run ours.json --out ../run.json --suggest ../suggested.yaml)");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("audit: ok"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("recommended grace_period: " +
+                       t["recommended"]["grace_period"].get<std::string>() + "\n"),
+            std::string::npos)
+      << r.out;
+  const std::string suggested = slurp(dir_ / "suggested.yaml");
+  EXPECT_EQ(suggested.substr(suggested.find("\nspec:")), patch.substr(patch.find("\nspec:")));
+  EXPECT_NE(r.out.find("--patch-file ../suggested.yaml"), std::string::npos) << r.out;
   // A scenario not imported has nothing to patch; a manifest gone is said by name.
   r = drainsim("tune '" + std::string(DRAINSIM_SOURCE_DIR) +
                "/scenarios/rolling-restart.json' --patch fix2.yaml");
@@ -699,6 +711,11 @@ TEST_F(Cli, TunePatchWritesTheRecommendationIntoTheImportedManifest) {
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("error: k8s/app.yaml: "), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(dir_ / "fix2.yaml"));
+  // run --suggest says so before it runs: no results file.
+  r = drainsim("run scen/ours.json --out run2.json --suggest fix2.yaml");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("error: k8s/app.yaml: "), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir_ / "run2.json"));
 }
 
 TEST_F(Cli, ValidateAcceptsEveryShippedScenario) {

@@ -13,7 +13,9 @@
 #include <fmt/format.h>
 
 #include "analysis/thresholds.h"
+#include "analysis/tune.h"
 #include "cli/common.h"
+#include "cli/manifest_patch.h"
 #include "cli/progress.h"
 #include "cli/run_common.h"
 #include "cli/stop_signal.h"
@@ -31,6 +33,7 @@ struct RunArgs {
   std::string fault;
   // virtual: a limit of events (0: none), and when a run shows its progress
   std::vector<std::string> fail_on;  // thresholds (analysis/thresholds.h)
+  std::string suggest;               // the patch file of --suggest
   double deploys_per_day = 0;
   std::uint64_t max_events = 0;
   std::uint64_t progress_events = 100'000'000;
@@ -64,6 +67,42 @@ void add_limit_options(CLI::App* cmd, RunArgs& args) {
 std::string default_results_path(const Scenario& s, Engine engine) {
   if (engine == Engine::kVirtual) return fmt::format("results/{}-{}.json", s.name, s.seed);
   return fmt::format("results/{}-{}.{}.json", s.name, s.seed, to_string(engine));
+}
+
+// --suggest: tune's search with its defaults on the scenario, its answer, and the patch of
+// the imported manifest when it recommends a setting. False when the patch cannot be
+// written.
+bool suggest(const RunArgs& args, const K8sImport& manifest) {
+  std::optional<TuneSpec> spec = default_tune_spec(args.what.file, args.what.sets);
+  if (!spec) return false;
+  const ProgressReport progress("tune", isatty(STDERR_FILENO));
+  spec->progress = tune_progress(progress);
+  Tune t;
+  try {
+    t = run_tune(*spec);
+  } catch (const InputError& e) {
+    fmt::print(stderr, "{}error: --suggest: {}\n", progress.clear(), e.what());
+    return false;
+  }
+  fmt::print(stderr, "{}", progress.clear());
+  // The answer's lines (recommendation, paired grace, preStop, or why none): the first of
+  // tune's report, up to its targets.
+  const std::string text = tune_text(t);
+  const std::size_t targets = text.find("\ntargets:");
+  std::string command = "drainsim tune " + args.what.file;
+  for (const std::string& set : args.what.sets) command += " --set '" + set + "'";
+  fmt::print("\nsuggested by tune's search with its defaults ({} for the whole report):\n{}\n",
+             command, text.substr(0, targets));
+  if (!t.recommended()) {
+    fmt::print("no patch written: nothing on tune's grid meets its targets\n");
+    return true;
+  }
+  try {
+    return write_manifest_patch(t, false, manifest, args.suggest, stdout);
+  } catch (const InputError& e) {
+    fmt::print(stderr, "error: --suggest: {}\n", e.what());
+    return false;
+  }
 }
 
 int run(const RunArgs& args) {
@@ -111,9 +150,19 @@ int run(const RunArgs& args) {
     }
     path = default_results_path(s, options.engine);
   }
-  if (!outputs_ok({{args.out.empty() ? "" : "--out", path, "the results file"}},
+  if (!outputs_ok({{args.out.empty() ? "" : "--out", path, "the results file"},
+                   {"--suggest", args.suggest, "the patch"}},
                   {args.what.file})) {
     return kBadInput;
+  }
+  std::optional<K8sImport> manifest;
+  if (!args.suggest.empty()) {
+    try {
+      manifest = imported_manifests(args.what.file, s, "--suggest");
+    } catch (const InputError& e) {
+      fmt::print(stderr, "error: {}\n", e.what());
+      return kBadInput;
+    }
   }
   // A run on the wall clock says how far it got, on a terminal (a CI log gets no bar).
   const ProgressReport progress("run", isatty(STDERR_FILENO));
@@ -168,6 +217,7 @@ int run(const RunArgs& args) {
                out.failed ? "run.failed" : "run.interrupted");
     return out.failed ? kRunFailed : kInterrupted;
   }
+  if (manifest && reported != kBadInput && !suggest(args, *manifest)) return kBadInput;
   if (reported != 0 || thresholds.empty()) return reported;
   const std::vector<std::string> broken = broken_thresholds(thresholds, out.summary);
   if (broken.empty()) {
@@ -196,6 +246,11 @@ void declare_run(CLI::App* cmd, RunArgs& args) {
                   "Also say what the scenario's deploys cost a day at this many deploys (their "
                   "figures per deploy, times N)")
       ->check(CLI::PositiveNumber);
+  path_option(cmd->add_option(
+      "--suggest", args.suggest,
+      "For a scenario from drainsim import k8s: after the run, search the settings as "
+      "drainsim tune does with its defaults, and write its recommendation here as a "
+      "strategic-merge patch of the manifest"));
   cmd->add_option("--fail-on", args.fail_on,
                   "Exit 1 when the run breaks this threshold, METRIC OP VALUE over any summary "
                   "metric (results/README.md), OP one of > >= < <= == !=; repeatable, e.g. "

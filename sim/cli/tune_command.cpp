@@ -2,7 +2,6 @@
 #include <unistd.h>
 
 #include <cstdio>
-#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
@@ -11,12 +10,11 @@
 
 #include "analysis/sweep.h"
 #include "analysis/tune.h"
-#include "base/input_file.h"
 #include "base/parse.h"
 #include "cli/common.h"
+#include "cli/manifest_patch.h"
 #include "cli/progress.h"
 #include "io/k8s_import.h"
-#include "io/k8s_patch.h"
 #include "io/scenario_reader.h"
 
 namespace drainsim::cli {
@@ -42,53 +40,11 @@ struct TuneArgs {
   std::string patch;
 };
 
-// The manifests an imported scenario names (its origin), read and imported again: what
-// --patch rewrites. Throws InputError.
-K8sImport manifests_of(const TuneArgs& args, const Scenario& s) {
-  if (!s.origin) {
-    throw InputError(fmt::format(
-        "--patch: {} has no origin: it was not written by drainsim import k8s, so there is "
-        "no manifest to patch",
-        args.scenario));
-  }
-  namespace fs = std::filesystem;
-  const fs::path dir = fs::path(args.scenario).parent_path();
-  std::vector<ManifestFile> files;
-  for (const std::string& f : s.origin->files) {
-    const std::string path = fs::path(f).is_absolute() ? f : (dir / f).lexically_normal().string();
-    files.push_back({path, read_input_file(path, kMaxManifestBytes, "a manifest")});
-  }
-  return import_k8s(files, {s.origin->workload, s.origin->container, s.origin->profile});
-}
-
-// Writes the patch of the recommendation (io/k8s_patch.h) and says what it changes.
-bool write_patch(const TuneArgs& args, const TuneSpec& spec, const Tune& t,
-                 const K8sImport& manifest) {
-  const TuneSetting* r = t.recommended();
-  K8sSettings settings{r->grace, r->platform_grace, std::nullopt};
-  const TuneSearch& best = t.searches[*t.best];
-  if (t.knob == TuneKnob::kPreStopTimeout) {
-    settings.pre_stop = best.pre_stop;
-    settings.pre_stop->timeout = r->pre_stop_timeout;
-  } else if (!spec.pre_stops.empty()) {
-    settings.pre_stop = best.pre_stop;  // tune chose among preStops: write its choice
-  }
-  const K8sPatch patch = k8s_patch(manifest, t.base.worker.profile, settings, args.patch);
-  if (!emit(patch.yaml, args.patch)) return false;
-  // Beside the report on stdout, or on stderr when stdout carries JSON.
-  std::FILE* to = args.format == OutputFormat::kJson && args.out.empty() ? stderr : stdout;
-  fmt::print(to, "\npatch written to {} ({}):\n", args.patch, manifest.workload);
-  for (const std::string& c : patch.changes) fmt::print(to, "  {}\n", c);
-  for (const std::string& n : patch.notes) fmt::print(to, "  note: {}\n", n);
-  fmt::print(to, "apply it with:\n  {}\n", patch.kubectl);
-  return true;
-}
-
-// 0 when a setting meets the targets, 1 when none on the grid does.
-int tune(const TuneArgs& args) {
-  const auto bad = [](const std::string& what) {
+// The search the options ask for; nullopt (said) for a bad option.
+std::optional<TuneSpec> tune_spec(const TuneArgs& args) {
+  const auto bad = [](const std::string& what) -> std::optional<TuneSpec> {
     fmt::print(stderr, "error: {}\n", what);
-    return kBadInput;
+    return std::nullopt;
   };
   const auto duration = [](const std::string& text) { return parse_duration(text); };
   TuneSpec spec;
@@ -181,19 +137,28 @@ int tune(const TuneArgs& args) {
   }
   spec.margin = *margin;
   spec.safety_margin = *safety;
-  const ProgressReport progress("tune", isatty(STDERR_FILENO));
-  spec.progress = [&](Duration pre_stop, std::size_t settings, std::size_t runs) {
-    fmt::print(stderr, "{}",
-               progress.status(fmt::format("preStop {}: {} settings evaluated, {} runs",
-                                           format_duration(pre_stop), settings, runs)));
+  return spec;
+}
+
+// 0 when a setting meets the targets, 1 when none on the grid does.
+int tune(const TuneArgs& args) {
+  const auto bad = [](const std::string& what) {
+    fmt::print(stderr, "error: {}\n", what);
+    return kBadInput;
   };
+  std::optional<TuneSpec> parsed = tune_spec(args);
+  if (!parsed) return kBadInput;
+  TuneSpec& spec = *parsed;
+  const ProgressReport progress("tune", isatty(STDERR_FILENO));
+  spec.progress = tune_progress(progress);
   if (!outputs_ok({{"--out", args.out}, {"--patch", args.patch, "the patch"}}, {args.scenario})) {
     return kBadInput;
   }
   std::optional<K8sImport> manifest;
   if (!args.patch.empty()) {
     try {
-      manifest = manifests_of(args, load_scenario_file(args.scenario, args.sets));
+      manifest = imported_manifests(args.scenario, load_scenario_file(args.scenario, args.sets),
+                                    "--patch");
     } catch (const InputError& e) {
       return bad(e.what());
     }
@@ -223,7 +188,11 @@ int tune(const TuneArgs& args) {
   if (!result.audits_ok()) return kAuditFailed;
   if (manifest && result.recommended()) {
     try {
-      if (!write_patch(args, spec, result, *manifest)) return kBadInput;
+      // Beside the report on stdout, or on stderr when stdout carries JSON.
+      std::FILE* to = args.format == OutputFormat::kJson && args.out.empty() ? stderr : stdout;
+      if (!write_manifest_patch(result, !spec.pre_stops.empty(), *manifest, args.patch, to)) {
+        return kBadInput;
+      }
     } catch (const InputError& e) {
       return bad(e.what());
     }
@@ -278,6 +247,23 @@ void declare_tune(CLI::App* cmd, TuneArgs& args) {
 }
 
 }  // namespace
+
+std::optional<TuneSpec> default_tune_spec(const std::string& scenario,
+                                          const std::vector<std::string>& sets) {
+  TuneArgs args;
+  args.scenario = scenario;
+  args.sets = sets;
+  return tune_spec(args);
+}
+
+std::function<void(Duration, std::size_t, std::size_t)> tune_progress(
+    const ProgressReport& progress) {
+  return [&progress](Duration pre_stop, std::size_t settings, std::size_t runs) {
+    fmt::print(stderr, "{}",
+               progress.status(fmt::format("preStop {}: {} settings evaluated, {} runs",
+                                           format_duration(pre_stop), settings, runs)));
+  };
+}
 
 void add_tune_commands(CLI::App& app, std::vector<Command>& out) {
   out.push_back(subcommand(
