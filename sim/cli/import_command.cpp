@@ -11,6 +11,7 @@
 
 #include "base/duration.h"
 #include "base/input_file.h"
+#include "base/parse.h"
 #include "cli/common.h"
 #include "io/duration_data.h"
 #include "io/k8s_import.h"
@@ -101,7 +102,14 @@ void declare_import_k8s(CLI::App* cmd, ImportK8sArgs& args) {
          "--rate", [&args](const double& rate) { args.arrival.rate = rate; },
          "Arrivals per second, Poisson (default: from --window or a log's timestamps, else half "
          "the slots busy)")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Validator(
+          [](std::string& text) -> std::string {
+            const std::optional<double> rate = parse_number<double>(text);
+            if (rate && *rate > 0) return "";
+            return fmt::format("expected a number of jobs per second > 0, got \"{}\"",
+                               text.substr(0, 40));
+          },
+          "N"));
   path_option(cmd->add_option("-o,--out", args.out, "Write the scenario here (default stdout)"));
 }
 
