@@ -40,7 +40,10 @@ _drainsim_options() {
         "--threads --set --format --out"
       ;;
     import) echo "--help" ;;
-    import-k8s) echo "--help --workload --container --profile --out" ;;
+    import-k8s)
+      echo "--help --workload --container --profile --durations --metric --match --window" \
+        "--rate --out"
+      ;;
     validate) echo "--help --set --max-memory" ;;
     profiles) echo "--help --format" ;;
     conformance) echo "--help --profile --format --out" ;;
@@ -160,7 +163,8 @@ _drainsim() {
       *:--max-deploy-duration | *:--grace-range | *:--pre-stop | *:--platform-range | \
       *:--timeout-range | *:--max-memory | *:--max-events | *:--progress-events | \
       *:--progress-time | *:--worker-log-max | *:--case | \
-      *:--margin | *:--safety-margin | *:--format)
+      *:--margin | *:--safety-margin | *:--format | *:--metric | *:--match | *:--window | \
+      *:--rate)
       return
       ;;
   esac
