@@ -213,6 +213,15 @@ def cases(c, source):
                                     "--profile", "bullmq", "--hpa"])
     c.run("run/imported", ["run", "imported.json", "--out", "imported-run.json"],
           files=["imported-run.json"], mask_wall=True)
+    c.run("import/durations", ["import", "k8s", "examples/k8s/sidekiq-deployment.yaml",
+                               "--durations", "examples/k8s/sidekiq-durations.prom",
+                               "--metric", "sidekiq_job_runtime_seconds",
+                               "--match", 'queue="default"', "--window", "1h",
+                               "-o", "imported-durations.json"],
+          files=["imported-durations.json"])
+    c.run("run/imported-durations", ["run", "imported-durations.json", "--out",
+                                     "imported-durations-run.json"],
+          files=["imported-durations-run.json"], mask_wall=True)
     c.run("run/suggest", ["run", "imported.json", "--out", "suggested-run.json", "--suggest",
                           "suggested.yaml"], files=["suggested-run.json"], mask_wall=True)
     c.run("tune/patch", ["tune", "imported.json", "--grace-range", "0s..120s/5s", "--seeds", "2",
@@ -275,6 +284,27 @@ def cases(c, source):
                                      "--container", "web"])
     c.run("error/import-missing-file", ["import", "k8s", "broken/no-such-file.yaml"])
     c.run("error/import-no-source", ["import"])
+    # --durations: the file, the line or JSON path, what was expected; exit 2.
+    c.write("broken/durations.prom",
+            "# TYPE t histogram\nt_bucket{le=\"1\"} 5\nt_bucket{le=\"2.5\"} 7\n"
+            "t_bucket{le=\"5\"} 6\nt_bucket{le=\"+Inf\"} 7\n")
+    c.write("broken/durations.json", '[0.5, 1.2, "fast"]\n')
+    c.write("broken/durations.csv", "elapsed\n1.5\n-2\n")
+    c.write("broken/list.csv", "elapsed\n1.5\n3\n")
+    for name in ("prom", "json", "csv"):
+        c.run(f"error/import-durations-{name}", ["import", "k8s",
+                                                 "examples/k8s/sidekiq-deployment.yaml",
+                                                 "--durations", f"broken/durations.{name}"])
+    c.run("error/import-durations-series", ["import", "k8s",
+                                            "examples/k8s/sidekiq-deployment.yaml",
+                                            "--durations", "examples/k8s/sidekiq-durations.prom",
+                                            "--metric", "sidekiq_job_runtime_seconds"])
+    c.run("error/import-durations-window", ["import", "k8s",
+                                            "examples/k8s/sidekiq-deployment.yaml",
+                                            "--durations", "broken/list.csv",
+                                            "--window", "1h"])
+    c.run("error/import-window-value", ["import", "k8s", "examples/k8s/sidekiq-deployment.yaml",
+                                        "--window", "soon"])
     c.run("error/export-not-json", ["export", "--format", "chrome-trace",
                                     "broken/syntax-error.json"])
     c.run("error/export-missing", ["export", "--format", "chrome-trace", "nothing.json"])

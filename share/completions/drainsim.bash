@@ -41,7 +41,10 @@ _drainsim_options() {
         "--threads --set --format --out --patch"
       ;;
     import) echo "--help" ;;
-    import-k8s) echo "--help --workload --container --profile --hpa --out" ;;
+    import-k8s)
+      echo "--help --workload --container --profile --hpa --durations --metric --match" \
+        "--window --rate --out"
+      ;;
     validate) echo "--help --set --max-memory" ;;
     profiles) echo "--help --format" ;;
     conformance) echo "--help --profile --format --out" ;;
@@ -162,7 +165,8 @@ _drainsim() {
       *:--max-deploy-duration | *:--grace-range | *:--pre-stop | *:--platform-range | \
       *:--timeout-range | *:--max-memory | *:--max-events | *:--progress-events | \
       *:--progress-time | *:--worker-log-max | *:--case | \
-      *:--margin | *:--safety-margin | *:--format)
+      *:--margin | *:--safety-margin | *:--format | *:--metric | *:--match | *:--window | \
+      *:--rate)
       return
       ;;
   esac

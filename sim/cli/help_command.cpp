@@ -122,7 +122,18 @@ int parse_failed(const CLI::App& app, const CLI::ParseError& e, int argc, char**
     }
     return kBadInput;
   }
-  const std::string name = cmd->get_name();
+  std::string name = cmd->get_name();
+  // A command of commands (import k8s): the options are its command's.
+  if (first + 1 < argc && argv[first + 1][0] != '-') {
+    const std::string word = argv[first + 1];
+    const auto subs =
+        cmd->get_subcommands([&](const CLI::App* sub) { return sub->get_name() == word; });
+    if (!subs.empty()) {
+      cmd = subs.front();
+      name += " " + word;
+      ++first;
+    }
+  }
   for (int i = first + 1; i < argc; ++i) {
     const std::string word = argv[i];
     if (word == "--") break;

@@ -1,16 +1,21 @@
 // `drainsim import k8s`: a scenario from the worker's Kubernetes manifests
-// (io/k8s_import.h, docs/import.md). The scenario goes to --out (or stdout), checked by
-// the scenario reader first; the report of where each field came from goes to stdout
-// beside a file, to stderr beside the scenario on stdout.
+// (io/k8s_import.h, docs/import.md), and its jobs from real durations and rates when given
+// (io/duration_data.h). The scenario goes to --out (or stdout), checked by the scenario
+// reader first; the report of where each field came from goes to stdout beside a file, to
+// stderr beside the scenario on stdout.
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "base/duration.h"
 #include "base/input_file.h"
+#include "base/parse.h"
 #include "cli/common.h"
+#include "io/duration_data.h"
 #include "io/k8s_import.h"
 #include "io/scenario_reader.h"
 
@@ -21,6 +26,8 @@ struct ImportK8sArgs {
   std::vector<std::string> files;
   std::string workload, container, profile, out;
   bool hpa = false;
+  std::string durations, metric, match;
+  ArrivalOptions arrival;
 };
 
 // The scenario's origin (docs/scenario.md): the manifests relative to the directory the
@@ -48,7 +55,9 @@ nlohmann::json origin(const ImportK8sArgs& args, const K8sImport& imported) {
 }
 
 int import_k8s_files(const ImportK8sArgs& args) {
-  if (!outputs_ok({{"--out", args.out, "the scenario"}}, args.files)) return kBadInput;
+  std::vector<std::string> inputs = args.files;
+  if (!args.durations.empty()) inputs.push_back(args.durations);
+  if (!outputs_ok({{"--out", args.out, "the scenario"}}, inputs)) return kBadInput;
   std::string text, report;
   try {
     std::vector<ManifestFile> files;
@@ -56,6 +65,17 @@ int import_k8s_files(const ImportK8sArgs& args) {
       files.push_back({f, read_input_file(f, kMaxManifestBytes, "a manifest")});
     }
     K8sImport imported = import_k8s(files, {args.workload, args.container, args.profile, args.hpa});
+    if (args.durations.empty() && (!args.metric.empty() || !args.match.empty())) {
+      throw InputError(fmt::format("{}: expected --durations FILE, a Prometheus histogram",
+                                   args.metric.empty() ? "--match" : "--metric"));
+    }
+    std::optional<DurationData> durations;
+    if (!args.durations.empty()) {
+      durations = read_durations(
+          args.durations, read_input_file(args.durations, kMaxDurationsBytes, "a durations file"),
+          {args.metric, args.match});
+    }
+    apply_durations(imported, durations ? &*durations : nullptr, args.arrival);
     const K8sAnchors& a = imported.anchors;
     // A strategic-merge patch finds the workload and its container by name.
     const bool named = !a.name.empty() && !a.container.empty();
@@ -95,6 +115,41 @@ void declare_import_k8s(CLI::App* cmd, ImportK8sArgs& args) {
   cmd->add_flag("--hpa", args.hpa,
                 "Replay the HorizontalPodAutoscaler that targets the workload: start at its "
                 "maxReplicas, scale down to its minReplicas (an error when none does)");
+  path_option(cmd->add_option(
+      "--durations", args.durations,
+      "Real job durations: a Prometheus histogram (text exposition, e.g. "
+      "sidekiq_job_runtime_seconds_bucket), a CSV or JSON list of seconds, or a Sidekiq or "
+      "Celery log; they become workload.job_duration"));
+  cmd->add_option("--metric", args.metric,
+                  "The histogram in --durations to read, by name (default: the only one)");
+  cmd->add_option("--match", args.match,
+                  "The histogram's series to read: label=\"value\",... all of which it has "
+                  "(default: the only one)");
+  cmd->add_option_function<std::string>(
+         "--window",
+         [&args](const std::string& text) { args.arrival.window = *parse_duration(text); },
+         "How long the histogram's _count covers (the exporter's uptime): arrivals at "
+         "count/window per second")
+      ->check(CLI::Validator(
+          [](std::string& text) -> std::string {
+            const std::optional<Duration> d = parse_duration(text);
+            if (d && *d > 0) return "";
+            return fmt::format("expected a duration > 0 like \"1h\", got \"{}\"",
+                               text.substr(0, 40));
+          },
+          "DURATION"));
+  cmd->add_option_function<double>(
+         "--rate", [&args](const double& rate) { args.arrival.rate = rate; },
+         "Arrivals per second, Poisson (default: from --window or a log's timestamps, else half "
+         "the slots busy)")
+      ->check(CLI::Validator(
+          [](std::string& text) -> std::string {
+            const std::optional<double> rate = parse_number<double>(text);
+            if (rate && *rate > 0) return "";
+            return fmt::format("expected a number of jobs per second > 0, got \"{}\"",
+                               text.substr(0, 40));
+          },
+          "N"));
   path_option(cmd->add_option("-o,--out", args.out, "Write the scenario here (default stdout)"));
 }
 

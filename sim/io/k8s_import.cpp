@@ -821,15 +821,18 @@ class Importer {
     const std::int64_t replicas = hpa_min_ ? std::max<std::int64_t>(*hpa_min_, 1)
                                            : platform.value("replicas", std::int64_t{1});
     const std::int64_t slots = replicas * worker.value("concurrency", 10);
+    out_.default_slots = slots;
+    if (hpa_min_) {
+      out_.default_slots_what =
+          " of the HorizontalPodAutoscaler's minReplicas (a load it scales down to)";
+    }
     // A lognormal of median 1 s and p99 30 s has a mean of 2.9 s: half the slots busy.
     const double rate = std::max(0.1, std::round(slots / 2.9 * 0.5 * 10) / 10);
     set("workload.job_duration", json{{"kind", "lognormal"}, {"median", "1s"}, {"p99", "30s"}}, "",
         "drainsim's default: no durations given (real ones make the answer yours)");
     set("workload.arrival", json{{"kind", "poisson"}, {"rate_per_s", rate}}, "",
         fmt::format("drainsim's default: half the {} slots{} busy on average", slots,
-                    hpa_min_ ? " of the HorizontalPodAutoscaler's minReplicas (a load it "
-                               "scales down to)"
-                             : ""));
+                    out_.default_slots_what));
   }
 
   const K8sImportOptions& options_;
@@ -855,12 +858,37 @@ K8sImport import_k8s(const std::vector<ManifestFile>& files, const K8sImportOpti
   }
 }
 
+namespace {
+
+// A field's value in the report: its JSON, with a long list (an empirical distribution's
+// values or buckets) shown by its length.
+std::string report_value(const json& v) {
+  if (v.is_string()) return v.get<std::string>();
+  if (!v.is_object()) return v.dump();
+  json brief = v;
+  std::vector<std::string> shortened;
+  for (auto& [key, member] : brief.items()) {
+    if (member.is_array() && member.dump().size() > 60) {
+      member = fmt::format("[{} entries]", member.size());
+      shortened.push_back(member.dump());
+    }
+  }
+  std::string out = brief.dump();
+  for (const std::string& s : shortened) {
+    const std::size_t at = out.find(s);
+    if (at != std::string::npos) out.replace(at, s.size(), s.substr(1, s.size() - 2));
+  }
+  return out;
+}
+
+}  // namespace
+
 std::string import_report(const K8sImport& import) {
   std::string out = fmt::format("imported {}\n", import.workload);
   std::size_t width = 0;
   for (const ImportedField& f : import.fields) width = std::max(width, f.path.size());
   for (const ImportedField& f : import.fields) {
-    std::string value = f.value.is_string() ? f.value.get<std::string>() : f.value.dump();
+    std::string value = report_value(f.value);
     std::string why = f.source.empty() ? f.note
                       : f.note.empty() ? f.source
                                        : f.source + "; " + f.note;

@@ -53,6 +53,11 @@ struct K8sImport {
   std::vector<ImportedField> fields;  // in the order the report gives them
   std::string workload;               // "Deployment sidekiq (deploy.yaml)"
   K8sAnchors anchors;
+  // The slots drainsim's default arrival rate keeps half busy (for real durations without
+  // a rate too), and what they are when not the pods' ("of the HorizontalPodAutoscaler's
+  // minReplicas ...").
+  std::int64_t default_slots = 0;
+  std::string default_slots_what;
 };
 
 // The scenario of the worker the manifests describe. Throws InputError.
