@@ -222,11 +222,17 @@ def cases(c, source):
     c.run("run/imported-durations", ["run", "imported-durations.json", "--out",
                                      "imported-durations-run.json"],
           files=["imported-durations-run.json"], mask_wall=True)
-    c.run("run/suggest", ["run", "imported.json", "--out", "suggested-run.json", "--suggest",
-                          "suggested.yaml"], files=["suggested-run.json"], mask_wall=True)
-    c.run("tune/patch", ["tune", "imported.json", "--grace-range", "0s..120s/5s", "--seeds", "2",
-                         "--threads", "1", "--max-interrupted", "0.1%", "--patch", "fix.yaml"],
-          files=["fix.yaml"])
+    # The README's: the example's durations as given, then tune's answer as a patch.
+    c.run("import/durations-as-given", ["import", "k8s", "examples/k8s/sidekiq-deployment.yaml",
+                                         "--durations", "examples/k8s/sidekiq-durations.prom",
+                                         "-o", "ours.json"], files=["ours.json"])
+    c.run("tune/patch", ["tune", "ours.json", "--grace-range", "0s..10m/5s", "--seeds", "4",
+                         "--threads", "1", "--patch", "fix.yaml"], files=["fix.yaml"])
+    c.run("run/suggest", ["run", "ours.json", "--out", "suggested-run.json", "--suggest",
+                          "suggested.yaml"], files=["suggested-run.json", "suggested.yaml"],
+          mask_wall=True)
+    c.run("run/suggest-nothing", ["run", "imported.json", "--out", "unsuggested-run.json",
+                                  "--suggest", "unsuggested.yaml"], mask_wall=True)
 
     # Bad input: the message (file, JSON path, what was expected) and exit 2.
     base = json.load(open(os.path.join(source, "scenarios", "oom-kill.json")))

@@ -54,6 +54,16 @@ nlohmann::json origin(const ImportK8sArgs& args, const K8sImport& imported) {
   return o;
 }
 
+// The queues the imported worker reads (its worker.queues, else the workload's queue;
+// none when the manifest does not say).
+std::vector<std::string> queues_of(const nlohmann::json& scenario) {
+  const nlohmann::json worker = scenario.value("worker", nlohmann::json::object());
+  if (worker.contains("queues")) return worker["queues"].get<std::vector<std::string>>();
+  const nlohmann::json workload = scenario.value("workload", nlohmann::json::object());
+  if (workload.contains("queue")) return {workload["queue"].get<std::string>()};
+  return {};
+}
+
 int import_k8s_files(const ImportK8sArgs& args) {
   std::vector<std::string> inputs = args.files;
   if (!args.durations.empty()) inputs.push_back(args.durations);
@@ -73,7 +83,7 @@ int import_k8s_files(const ImportK8sArgs& args) {
     if (!args.durations.empty()) {
       durations = read_durations(
           args.durations, read_input_file(args.durations, kMaxDurationsBytes, "a durations file"),
-          {args.metric, args.match});
+          {args.metric, args.match, queues_of(imported.scenario)});
     }
     apply_durations(imported, durations ? &*durations : nullptr, args.arrival);
     const K8sAnchors& a = imported.anchors;

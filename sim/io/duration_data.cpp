@@ -442,6 +442,7 @@ DurationData read_prometheus(const std::string& file, const std::string& text,
                                                     fmt::join(declared, ", "))));
   }
   const PromFamily* chosen = nullptr;
+  std::string metric_note;  // how it was chosen, when not by --metric or as the only one
   if (!options.metric.empty()) {
     std::string want = options.metric;
     if (ends_with(want, "_bucket")) want.resize(want.size() - 7);
@@ -453,8 +454,28 @@ DurationData read_prometheus(const std::string& file, const std::string& text,
                              in_quotes(options.metric), listed(names)));
     }
   } else if (histograms.size() > 1) {
-    fail(file, fmt::format("{} histograms ({}): pass --metric NAME to choose one",
-                           histograms.size(), listed(names)));
+    // The one named for the jobs' runtime, when exactly one is (yabeda-sidekiq serves
+    // sidekiq_job_runtime_seconds beside sidekiq_job_latency_seconds, the wait before it).
+    std::vector<const PromFamily*> runtimes;
+    for (const PromFamily* f : histograms) {
+      const std::string n = lower(f->name);
+      const auto has = [&](std::string_view w) { return n.find(w) != std::string::npos; };
+      if ((has("runtime") || has("duration") || has("elapsed") || has("execution")) &&
+          !has("latency") && !has("wait") && !has("queue_time")) {
+        runtimes.push_back(f);
+      }
+    }
+    if (runtimes.size() != 1) {
+      fail(file, fmt::format("{} histograms ({}): pass --metric NAME to choose one",
+                             histograms.size(), listed(names)));
+    }
+    chosen = runtimes.front();
+    std::vector<std::string> others;
+    for (const std::string& n : names) {
+      if (n != chosen->name) others.push_back(n);
+    }
+    metric_note = fmt::format(" (the histogram named for the jobs' runtime; --metric to read {})",
+                              listed(others));
   } else {
     chosen = histograms.front();
   }
@@ -478,48 +499,100 @@ DurationData read_prometheus(const std::string& file, const std::string& text,
     fail(file, fmt::format("no series of {} matches --match '{}': it has {}", chosen->name,
                            options.match, listed(all)));
   }
-  if (matched.size() > 1) {
-    fail(file,
-         fmt::format("{} series of {}{}: {}: pass --match 'label=\"value\",...' to choose one "
-                     "(drainsim does not add series up)",
-                     matched.size(), chosen->name,
-                     options.match.empty() ? "" : fmt::format(" match --match '{}'", options.match),
-                     listed(kept)));
+  // Several series (a job class, a pod each): without --match, those of the worker's
+  // queues when they are labelled by queue. They are the same worker's jobs, so they are
+  // summed, bucket by bucket: their mixture, each weighed by its own count.
+  std::string series_note;
+  const auto queue_of = [](const PromSeries& x) -> std::optional<std::string> {
+    for (const auto& [k, v] : x.label_list) {
+      if (k == "queue" || k == "queue_name") return v;
+    }
+    return std::nullopt;
+  };
+  if (matched.size() > 1 && options.match.empty() && !options.queues.empty() &&
+      std::all_of(matched.begin(), matched.end(),
+                  [&](const PromSeries* x) { return queue_of(*x).has_value(); })) {
+    std::vector<const PromSeries*> theirs;
+    for (const PromSeries* x : matched) {
+      const std::string q = *queue_of(*x);
+      if (std::find(options.queues.begin(), options.queues.end(), q) != options.queues.end()) {
+        theirs.push_back(x);
+      }
+    }
+    if (theirs.empty()) {
+      fail(file, fmt::format("no series of {} has one of the worker's queues ({}): it has {}: "
+                             "pass --match 'label=\"value\",...' to choose",
+                             chosen->name, fmt::join(options.queues, ", "), listed(all)));
+    }
+    if (theirs.size() < matched.size()) {
+      series_note = fmt::format(" of the worker's queues ({})", fmt::join(options.queues, ", "));
+    }
+    matched = theirs;
   }
-  const PromSeries& series = *matched.front();
-  const std::string series_name = chosen->name + series.labels;
 
-  std::vector<PromBucket> b = series.buckets;
-  std::stable_sort(b.begin(), b.end(),
-                   [](const PromBucket& x, const PromBucket& y) { return x.le < y.le; });
-  for (std::size_t i = 1; i < b.size(); ++i) {
-    if (b[i].le == b[i - 1].le) {
-      const PromBucket& second = b[i].line > b[i - 1].line ? b[i] : b[i - 1];
-      const PromBucket& first = b[i].line > b[i - 1].line ? b[i - 1] : b[i];
-      fail_at(file, second.line,
-              fmt::format("{}: a second bucket le=\"{}\" (the first on line {})", series_name,
-                          second.le_text, first.line));
+  // Each series' buckets in increasing le, checked: one bucket per le, cumulative counts.
+  const auto checked = [&](const PromSeries& series) {
+    const std::string series_name = chosen->name + series.labels;
+    std::vector<PromBucket> b = series.buckets;
+    std::stable_sort(b.begin(), b.end(),
+                     [](const PromBucket& x, const PromBucket& y) { return x.le < y.le; });
+    for (std::size_t i = 1; i < b.size(); ++i) {
+      if (b[i].le == b[i - 1].le) {
+        const PromBucket& second = b[i].line > b[i - 1].line ? b[i] : b[i - 1];
+        const PromBucket& first = b[i].line > b[i - 1].line ? b[i - 1] : b[i];
+        fail_at(file, second.line,
+                fmt::format("{}: a second bucket le=\"{}\" (the first on line {})", series_name,
+                            second.le_text, first.line));
+      }
+      if (b[i].cumulative < b[i - 1].cumulative) {
+        fail_at(file, b[i].line,
+                fmt::format("{}: le=\"{}\" counts {} jobs, fewer than le=\"{}\" (line {}) with "
+                            "{}: expected cumulative counts, each bucket counting every job at "
+                            "or below its le",
+                            series_name, b[i].le_text, number(b[i].cumulative), b[i - 1].le_text,
+                            b[i - 1].line, number(b[i - 1].cumulative)));
+      }
     }
-    if (b[i].cumulative < b[i - 1].cumulative) {
-      fail_at(file, b[i].line,
-              fmt::format("{}: le=\"{}\" counts {} jobs, fewer than le=\"{}\" (line {}) with {}: "
-                          "expected cumulative counts, each bucket counting every job at or "
-                          "below its le",
-                          series_name, b[i].le_text, number(b[i].cumulative), b[i - 1].le_text,
-                          b[i - 1].line, number(b[i - 1].cumulative)));
+    if (std::isinf(b.front().le)) {
+      fail_at(file, b.front().line,
+              fmt::format("{}: only the le=\"+Inf\" bucket: expected buckets with finite le, as "
+                          "the durations are unknown without them",
+                          series_name));
     }
+    return b;
+  };
+  std::vector<PromBucket> b = checked(*matched.front());
+  PromSeries series = *matched.front();  // the sum of the series: its _sum and _count
+  for (std::size_t k = 1; k < matched.size(); ++k) {
+    const PromSeries& x = *matched[k];
+    const std::vector<PromBucket> more = checked(x);
+    const bool same =
+        more.size() == b.size() &&
+        std::equal(more.begin(), more.end(), b.begin(),
+                   [](const PromBucket& p, const PromBucket& q) { return p.le == q.le; });
+    if (!same) {
+      fail(file, fmt::format("{}{} and {}{} have different buckets, so they cannot be summed: "
+                             "pass --match 'label=\"value\",...' to choose one",
+                             chosen->name, matched.front()->labels, chosen->name, x.labels));
+    }
+    for (std::size_t i = 0; i < b.size(); ++i) b[i].cumulative += more[i].cumulative;
+    series.sum = series.sum && x.sum ? std::optional<double>(*series.sum + *x.sum) : std::nullopt;
+    series.count =
+        series.count && x.count ? std::optional<double>(*series.count + *x.count) : std::nullopt;
   }
-  if (std::isinf(b.front().le)) {
-    fail_at(file, b.front().line,
-            fmt::format("{}: only the le=\"+Inf\" bucket: expected buckets with finite le, as "
-                        "the durations are unknown without them",
-                        series_name));
-  }
+  std::vector<std::string> summed;
+  for (const PromSeries* x : matched) summed.push_back(x->labels);
+  const std::string series_name =
+      matched.size() == 1
+          ? chosen->name + series.labels +
+                (series_note.empty() ? "" : fmt::format(" (the series{})", series_note))
+          : fmt::format("{}, {} series summed{} ({})", chosen->name, matched.size(), series_note,
+                        listed(summed));
 
   DurationData d;
   d.file = file;
   d.format = "Prometheus histogram";
-  d.source = series_name;
+  d.source = series_name + metric_note;
   // Prometheus' base unit is the second; a histogram named in milliseconds is read as such.
   const double divisor =
       ends_with(chosen->name, "_milliseconds") || ends_with(chosen->name, "_ms") ? 1000 : 1;
@@ -539,7 +612,10 @@ DurationData read_prometheus(const std::string& file, const std::string& text,
   if (jobs == 0) fail(file, fmt::format("{}: no jobs: every bucket counts 0", series_name));
   if (series.sum) d.sum = *series.sum / divisor;
   d.count = series.count ? *series.count : jobs;
-  d.count_source = series.count
+  d.count_source = matched.size() > 1
+                       ? fmt::format("{}_{} of the {} series", chosen->name,
+                                     series.count ? "count" : "bucket{le=\"+Inf\"}", matched.size())
+                   : series.count
                        ? chosen->name + "_count" + series.labels
                        : fmt::format("{}_bucket{{le=\"{}\"}}", chosen->name, b.back().le_text);
   return d;

@@ -25,8 +25,13 @@ inline constexpr std::size_t kMaxValues = 10000;
 inline constexpr std::size_t kValueBuckets = 1000;
 
 struct DurationReadOptions {
-  std::string metric;  // the Prometheus histogram to read; empty: the file's only one
-  std::string match;   // `label="value",...`: its series; empty: the histogram's only one
+  // The Prometheus histogram to read; empty: the file's only one, or the only one named for
+  // the jobs' runtime (runtime, duration, elapsed, execution; not latency or wait).
+  std::string metric;
+  std::string match;  // `label="value",...`: its series; empty: all of them
+  // The worker's queues: without `match`, the series labelled by queue (`queue`,
+  // `queue_name`) are read for these queues only. Several series left are summed.
+  std::vector<std::string> queues;
 };
 
 // A histogram bucket of its own jobs (not cumulative): those above the previous le and at

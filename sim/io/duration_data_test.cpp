@@ -136,22 +136,44 @@ job_seconds_bucket{ queue = "b" , worker="Y", le="+Inf", } 4
 job_seconds_count{queue="b",worker="Y"} 4
 )";
 
-TEST(DurationData, MatchChoosesTheSeriesAndSeveralWithoutItAreAnError) {
-  const DurationData d = read_durations("jobs.prom", kTwoQueues, {"", "queue=\"b\""});
+TEST(DurationData, MatchOrTheWorkersQueuesChooseTheSeriesAndSeveralAreSummed) {
+  const DurationData d = read_durations("jobs.prom", kTwoQueues, {"", "queue=\"b\"", {}});
   EXPECT_EQ(d.source, "job_seconds{queue=\"b\",worker=\"Y\"}");
   ASSERT_EQ(d.buckets.size(), 2u);
   EXPECT_EQ(d.buckets[0].count, 3);
   EXPECT_EQ(d.buckets[1].count, 1);
-  EXPECT_EQ(read_durations("jobs.prom", kTwoQueues, {"", "worker=X, queue=a"}).source,
+  EXPECT_EQ(read_durations("jobs.prom", kTwoQueues, {"", "worker=X, queue=a", {}}).source,
             "job_seconds{queue=\"a\",worker=\"X\"}");
-  EXPECT_EQ(error_of("jobs.prom", kTwoQueues),
-            "jobs.prom: 2 series of job_seconds: job_seconds{queue=\"a\",worker=\"X\"}, "
-            "job_seconds{queue=\"b\",worker=\"Y\"}: pass --match 'label=\"value\",...' to choose "
-            "one (drainsim does not add series up)");
-  EXPECT_EQ(error_of("jobs.prom", kTwoQueues, {"", "queue=\"c\""}),
+  // Neither --match nor queues: both, summed bucket by bucket (le 1: 1 + 3; +Inf: 0 + 1).
+  const DurationData both = read_durations("jobs.prom", kTwoQueues);
+  EXPECT_EQ(both.source,
+            "job_seconds, 2 series summed ({queue=\"a\",worker=\"X\"}, "
+            "{queue=\"b\",worker=\"Y\"})");
+  ASSERT_EQ(both.buckets.size(), 2u);
+  EXPECT_EQ(both.buckets[0].count, 4);
+  EXPECT_EQ(both.buckets[1].count, 1);
+  // queue a has no _count: the sum's count is the buckets'.
+  EXPECT_EQ(both.count, 5);
+  EXPECT_EQ(both.count_source, "job_seconds_bucket{le=\"+Inf\"} of the 2 series");
+  // The worker's queues choose among series labelled by queue.
+  const DurationData b = read_durations("jobs.prom", kTwoQueues, {"", "", {"b", "z"}});
+  EXPECT_EQ(b.source,
+            "job_seconds{queue=\"b\",worker=\"Y\"} (the series of the worker's queues (b, z))");
+  EXPECT_EQ(b.count, 4);
+  EXPECT_EQ(error_of("jobs.prom", kTwoQueues, {"", "", {"c"}}),
+            "jobs.prom: no series of job_seconds has one of the worker's queues (c): it has "
+            "job_seconds{queue=\"a\",worker=\"X\"}, job_seconds{queue=\"b\",worker=\"Y\"}: "
+            "pass --match 'label=\"value\",...' to choose");
+  // Series with other buckets cannot be summed.
+  EXPECT_EQ(error_of("jobs.prom",
+                     std::string(kTwoQueues) + "job_seconds_bucket{queue=\"c\",le=\"2\"} 1\n"),
+            "jobs.prom: job_seconds{queue=\"a\",worker=\"X\"} and job_seconds{queue=\"c\"} have "
+            "different buckets, so they cannot be summed: pass --match 'label=\"value\",...' to "
+            "choose one");
+  EXPECT_EQ(error_of("jobs.prom", kTwoQueues, {"", "queue=\"c\"", {}}),
             "jobs.prom: no series of job_seconds matches --match 'queue=\"c\"': it has "
             "job_seconds{queue=\"a\",worker=\"X\"}, job_seconds{queue=\"b\",worker=\"Y\"}");
-  EXPECT_EQ(error_of("jobs.prom", kTwoQueues, {"", "queue"}),
+  EXPECT_EQ(error_of("jobs.prom", kTwoQueues, {"", "queue", {}}),
             "--match \"queue\": expected label=\"value\", several separated by commas "
             "(queue=\"default\",worker=\"ImportJob\")");
 }
@@ -162,8 +184,8 @@ TEST(DurationData, SeveralHistogramsNeedMetric) {
       "wait_seconds_bucket{le=\"0.5\"} 4\nwait_seconds_bucket{le=\"+Inf\"} 4\n";
   EXPECT_EQ(error_of("m.prom", text),
             "m.prom: 2 histograms (job_seconds, wait_seconds): pass --metric NAME to choose one");
-  EXPECT_EQ(read_durations("m.prom", text, {"wait_seconds_bucket", ""}).source, "wait_seconds");
-  EXPECT_EQ(error_of("m.prom", text, {"nope", ""}),
+  EXPECT_EQ(read_durations("m.prom", text, {"wait_seconds_bucket", "", {}}).source, "wait_seconds");
+  EXPECT_EQ(error_of("m.prom", text, {"nope", "", {}}),
             "m.prom: no histogram named \"nope\" (--metric): the file has job_seconds, "
             "wait_seconds");
 }
@@ -253,7 +275,7 @@ TEST(DurationData, BadListsNameTheLineOrTheJsonPath) {
   EXPECT_EQ(error_of("d.csv", " \n\n"),
             "d.csv: empty: expected job durations (a Prometheus histogram, a CSV or JSON list, a "
             "Sidekiq or Celery log)");
-  EXPECT_EQ(error_of("d.csv", "1\n2\n", {"", "queue=\"a\""}),
+  EXPECT_EQ(error_of("d.csv", "1\n2\n", {"", "queue=\"a\"", {}}),
             "d.csv: --match is for a Prometheus histogram, and this file is not one");
 }
 
@@ -400,20 +422,29 @@ TEST(DurationData, ExampleDeploymentWithItsDurations) {
       {{"sidekiq-deployment.yaml",
         read_input_file(dir + "sidekiq-deployment.yaml", kMaxManifestBytes, "a manifest")}},
       {});
-  EXPECT_EQ(error_of("sidekiq-durations.prom",
-                     read_input_file(dir + "sidekiq-durations.prom", kMaxDurationsBytes, "x")),
-            "sidekiq-durations.prom: 2 histograms (sidekiq_job_latency_seconds, "
-            "sidekiq_job_runtime_seconds): pass --metric NAME to choose one");
+  // Without --metric: the runtime's, not the latency's; without --match: the worker's two
+  // queues' series summed, 12000 + 2595 jobs.
+  const DurationData all =
+      read_durations("sidekiq-durations.prom",
+                     read_input_file(dir + "sidekiq-durations.prom", kMaxDurationsBytes, "x"),
+                     {"", "", {"default", "mailers"}});
+  EXPECT_EQ(all.source,
+            "sidekiq_job_runtime_seconds, 2 series summed ({queue=\"default\",worker="
+            "\"ImportJob\"}, {queue=\"mailers\",worker=\"ActionMailer::MailDeliveryJob\"}) (the "
+            "histogram named for the jobs' runtime; --metric to read sidekiq_job_latency_seconds)");
+  EXPECT_EQ(all.count, 14595);
+  EXPECT_DOUBLE_EQ(*all.sum, 21107.196 + 802.53);
   const DurationData d =
       read_durations("sidekiq-durations.prom",
                      read_input_file(dir + "sidekiq-durations.prom", kMaxDurationsBytes, "x"),
-                     {"sidekiq_job_runtime_seconds", "queue=\"default\""});
+                     {"sidekiq_job_runtime_seconds", "queue=\"default\"", {}});
   apply_durations(i, &d, {std::nullopt, kHour});
   const json& w = i.scenario["workload"];
-  // The 14 non-empty buckets of 12000 jobs; the first (10ms, 25ms] with 3.
-  ASSERT_EQ(w["job_duration"]["histogram"].size(), 14u);
+  // The 13 non-empty buckets of 12000 jobs; the first (10ms, 25ms] with 3, the last
+  // (2m, 5m] with 9.
+  ASSERT_EQ(w["job_duration"]["histogram"].size(), 13u);
   EXPECT_EQ(w["job_duration"]["histogram"][0], json::parse(R"({"le": "25ms", "weight": 3})"));
-  EXPECT_EQ(w["job_duration"]["histogram"][13], json::parse(R"({"le": "30m", "weight": 1})"));
+  EXPECT_EQ(w["job_duration"]["histogram"][12], json::parse(R"({"le": "5m", "weight": 9})"));
   // 12000 jobs in an hour.
   EXPECT_EQ(w["arrival"], json::parse(R"({"kind": "poisson", "rate_per_s": 3.333})"));
   const ImportedField& f = field(i, "workload.job_duration");
@@ -423,8 +454,8 @@ TEST(DurationData, ExampleDeploymentWithItsDurations) {
   // Sidekiq's -t 25 is inside (10s, 30s]: above it between the 105 jobs above 30s and the
   // 371 above 10s, of 12000; the pod's 30s is an le: 105.
   EXPECT_EQ(f.note,
-            "Prometheus histogram: 12000 jobs, the shortest in (10ms, 25ms], the longest in (5m, "
-            "30m]; between 0.9 % and 3.1 % above the worker's grace of 25s (inside the bucket "
+            "Prometheus histogram: 12000 jobs, the shortest in (10ms, 25ms], the longest in (2m, "
+            "5m]; between 0.9 % and 3.1 % above the worker's grace of 25s (inside the bucket "
             "(10s, 30s]), 0.9 % above the pod's termination grace of 30s; empty buckets dropped");
   EXPECT_NO_THROW(parse_scenario(i.scenario.dump(), "imported")) << i.scenario.dump(2);
 }
