@@ -958,31 +958,6 @@ DurationData read_durations(const std::string& file, const std::string& text,
 namespace {
 namespace durations_io {
 
-// Sets the scenario's field at `path` and its report line, in place of the import's own.
-void set_field(K8sImport& import, const std::string& path, json value, std::string source,
-               std::string note) {
-  json* at = &import.scenario;
-  std::string_view rest = path;
-  while (true) {
-    const std::size_t dot = rest.find('.');
-    json& next = (*at)[std::string(rest.substr(0, dot))];
-    if (dot == std::string_view::npos) {
-      next = value;
-      break;
-    }
-    at = &next;
-    rest.remove_prefix(dot + 1);
-  }
-  ImportedField field{path, std::move(value), std::move(source), std::move(note)};
-  for (ImportedField& f : import.fields) {
-    if (f.path == path) {
-      f = std::move(field);
-      return;
-    }
-  }
-  import.fields.push_back(std::move(field));
-}
-
 // A grace the report compares the durations with: its name and value.
 struct Grace {
   std::string name;  // "the worker's grace"

@@ -259,20 +259,8 @@ class Importer {
   // Records the field and sets it in the scenario; `path` is the scenario's, `from` the
   // YAML path in the workload (empty: drainsim chose the value, `note` says why).
   void set(const std::string& path, json value, const std::string& from, std::string note) {
-    json* at = &out_.scenario;
-    std::string_view rest = path;
-    while (true) {
-      const std::size_t dot = rest.find('.');
-      json& next = (*at)[std::string(rest.substr(0, dot))];
-      if (dot == std::string_view::npos) {
-        next = value;
-        break;
-      }
-      at = &next;
-      rest.remove_prefix(dot + 1);
-    }
-    out_.fields.push_back({path, std::move(value),
-                           from.empty() ? std::string() : where(workload_, from), std::move(note)});
+    set_field(out_, path, std::move(value), from.empty() ? std::string() : where(workload_, from),
+              std::move(note));
   }
 
   void anchor_workload(const std::string& kind) {
@@ -882,6 +870,21 @@ std::string report_value(const json& v) {
 }
 
 }  // namespace
+
+void set_field(K8sImport& import, const std::string& path, json value, std::string source,
+               std::string note) {
+  std::string pointer = "/" + path;
+  std::replace(pointer.begin(), pointer.end(), '.', '/');
+  import.scenario[json::json_pointer(pointer)] = value;
+  ImportedField field{path, std::move(value), std::move(source), std::move(note)};
+  for (ImportedField& f : import.fields) {
+    if (f.path == path) {
+      f = std::move(field);
+      return;
+    }
+  }
+  import.fields.push_back(std::move(field));
+}
 
 std::string import_report(const K8sImport& import) {
   std::string out = fmt::format("imported {}\n", import.workload);

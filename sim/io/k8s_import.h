@@ -63,6 +63,11 @@ struct K8sImport {
 // The scenario of the worker the manifests describe. Throws InputError.
 K8sImport import_k8s(const std::vector<ManifestFile>& files, const K8sImportOptions& options);
 
+// Sets the scenario's field at the dotted `path` ("workload.arrival") and its report line,
+// in place of one the import gave it before.
+void set_field(K8sImport& import, const std::string& path, nlohmann::json value, std::string source,
+               std::string note);
+
 // The report: the workload, then a line per field with its value and its source.
 std::string import_report(const K8sImport& import);
 
