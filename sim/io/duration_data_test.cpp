@@ -12,11 +12,13 @@
 #include "base/input_file.h"
 #include "io/json_reader.h"
 #include "io/scenario_reader.h"
+#include "testing/test_import.h"
 
 namespace drainsim {
 namespace {
 
 using nlohmann::json;
+using test::field;
 
 std::string error_of(const std::string& file, const std::string& text,
                      const DurationReadOptions& options = {}) {
@@ -37,15 +39,6 @@ K8sImport small_import() {
   i.fields.push_back({"workload.arrival", "default", "", "drainsim's default"});
   i.default_slots = 10;  // as import_k8s sizes its default load: the pods' slots
   return i;
-}
-
-const ImportedField& field(const K8sImport& i, const std::string& path) {
-  for (const ImportedField& f : i.fields) {
-    if (f.path == path) return f;
-  }
-  static const ImportedField none{"(none)", nullptr, "", ""};
-  ADD_FAILURE() << "no field " << path;
-  return none;
 }
 
 // 8 jobs: 2 at most 1s, none in (1s, 2s], 5 in (2s, 5s], 1 above 5s; 30s in all.

@@ -11,11 +11,14 @@
 #include "io/json_reader.h"
 #include "io/k8s_import.h"
 #include "io/scenario_reader.h"
+#include "testing/test_import.h"
 
 namespace drainsim {
 namespace {
 
 using nlohmann::json;
+using test::field;
+using test::loads;
 
 std::string fixture_text(const std::string& name) {
   std::ifstream in(std::string(DRAINSIM_SOURCE_DIR) + "/examples/k8s/" + name);
@@ -36,19 +39,6 @@ std::string error_of(const std::string& name, K8sImportOptions options = {}) {
     return e.what();
   }
   return "";
-}
-
-const ImportedField& field(const K8sImport& i, const std::string& path) {
-  for (const ImportedField& f : i.fields) {
-    if (f.path == path) return f;
-  }
-  static const ImportedField none{"(none)", nullptr, "", ""};
-  ADD_FAILURE() << "no field " << path;
-  return none;
-}
-
-void loads(const K8sImport& i) {
-  EXPECT_NO_THROW(parse_scenario(i.scenario.dump(), "imported")) << i.scenario.dump(2);
 }
 
 // The Apache Airflow chart's workers: a StatefulSet (document 3, after the ConfigMap and

@@ -10,11 +10,14 @@
 
 #include "io/json_reader.h"
 #include "io/scenario_reader.h"
+#include "testing/test_import.h"
 
 namespace drainsim {
 namespace {
 
 using nlohmann::json;
+using test::field;
+using test::loads;
 
 K8sImport import_one(const std::string& text, K8sImportOptions options = {}) {
   return import_k8s({{"deploy.yaml", text}}, options);
@@ -27,20 +30,6 @@ std::string error_of(const std::string& text, K8sImportOptions options = {}) {
     return e.what();
   }
   return "";
-}
-
-const ImportedField& field(const K8sImport& i, const std::string& path) {
-  for (const ImportedField& f : i.fields) {
-    if (f.path == path) return f;
-  }
-  static const ImportedField none{"(none)", nullptr, "", ""};
-  ADD_FAILURE() << "no field " << path;
-  return none;
-}
-
-// The scenario loads, and its name and duration are there.
-void loads(const K8sImport& i) {
-  EXPECT_NO_THROW(parse_scenario(i.scenario.dump(), "imported")) << i.scenario.dump(2);
 }
 
 // A Sidekiq Deployment shaped like public charts' (Mastodon's): the command in exec form
