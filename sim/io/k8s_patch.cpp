@@ -12,12 +12,11 @@
 #include "base/names.h"
 #include "io/json_reader.h"
 #include "io/k8s_command.h"
+#include "profiles/system_settings.h"
 
 namespace drainsim {
 
 namespace {
-
-std::int64_t whole_seconds(Duration d) { return (d + kSecond - 1) / kSecond; }
 
 // A word of a shell script as written: its span, and its text with the quotes taken off
 // (roughly: enough to recognise a program, a flag or a number).
@@ -204,7 +203,7 @@ class Patcher {
 
  private:
   void grace() {
-    const std::int64_t s = whole_seconds(settings_.platform_grace);
+    const std::int64_t s = snippet::seconds_up(settings_.platform_grace);
     const ImportedField* f = field(import_, "platform.termination_grace_period");
     const std::string now = f != nullptr && f->source.empty() ? "not set (Kubernetes' default, 30)"
                                                               : seconds_text(f, "30");
@@ -231,7 +230,7 @@ class Patcher {
       return;
     }
     // Sidekiq's cli.rb takes whole seconds and refuses 0.
-    const std::int64_t s = std::max<std::int64_t>(1, whole_seconds(settings_.worker_grace));
+    const std::int64_t s = std::max<std::int64_t>(1, snippet::seconds_up(settings_.worker_grace));
     if (settings_.worker_grace % kSecond != 0 || settings_.worker_grace < kSecond) {
       out_.notes.push_back(fmt::format(
           "the worker grace {} is -t {}: Sidekiq takes whole seconds, at least 1", grace, s));
@@ -302,7 +301,7 @@ class Patcher {
       out_.changes.push_back(fmt::format("{}: removed (it was {})", path, now_kind));
       return;
     }
-    const std::int64_t s = whole_seconds(p.duration);
+    const std::int64_t s = snippet::seconds_up(p.duration);
     if (p.duration % kSecond != 0) {
       out_.notes.push_back(
           fmt::format("the preStop's {} is rounded up to {}s", format_duration(p.duration), s));
@@ -355,7 +354,7 @@ class Patcher {
     e << YAML::Key << "template" << YAML::Value << YAML::BeginMap;
     e << YAML::Key << "spec" << YAML::Value << YAML::BeginMap;
     e << YAML::Key << "terminationGracePeriodSeconds" << YAML::Value
-      << whole_seconds(settings_.platform_grace);
+      << snippet::seconds_up(settings_.platform_grace);
     e << YAML::Key << "containers" << YAML::Value << YAML::BeginSeq << YAML::BeginMap;
     e << YAML::Key << "name" << YAML::Value << a_.container;
     // A list of strings is replaced whole by a strategic merge: each goes as it now is.
